@@ -1,0 +1,1 @@
+"""Built-in checks, one module per family; installed as ``context_doctor.checks``."""

@@ -1,0 +1,147 @@
+"""Cross-tier agreement: the index, the directories and the CONTEXT.md header."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.corpus import Source
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import NO_INDEX, NOT_TERMINAL, Context, check
+
+
+def _verdict_words(completed: bool) -> str:
+    return "completed" if completed else "not completed"
+
+
+@check(
+    "status-agreement",
+    severity=Severity.DEFECT,
+    skips=(NO_INDEX,),
+    summary="index.yaml and the project disagree, or the index entry is invalid",
+    remedy="Make index.yaml and the CONTEXT.md header tell the same story: register the project, "
+    "fix the entry, or update the header's Status.",
+    explanation="""
+        The index is how agents resolve a project by name, and the CONTEXT.md header is what
+        they read first; when the two disagree one of them is lying. Fires for a project
+        directory with no index entry, project directories with no index.yaml at all, an index
+        status and a header whose completion readings disagree (terminal statuses read as
+        completed; everything else as not completed), an entry that violates
+        schemas/index.schema.json (naming the entry and field), and a duplicate id (naming
+        both entries). Problems of the index file as a whole, or of entries without an id, are
+        reported once per source. Skipped for single-project repositories, which have no
+        index.""",
+)
+def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
+    index = project.source.index
+    if index is None:
+        yield Issue(
+            f"{project.rel_dir}/ is a project directory but there is no index.yaml registering it",
+            project.source.index_rel_path,
+            remedy="Create projects/index.yaml with an entry (`id`, `status`) for every project.",
+        )
+        return
+    entry = project.entry
+    if entry is None:
+        yield Issue(
+            f"project directory {project.rel_dir}/ has no entry in index.yaml",
+            index.rel_path,
+            remedy=f"Add `- id: {project.id}` with its `status` to index.yaml.",
+        )
+        return
+    for problem in entry.problems:
+        yield Issue(f"index.yaml {entry.label()}: {problem}", index.rel_path, entry.line)
+    for duplicate in project.duplicate_entries:
+        yield Issue(
+            f"id `{project.id}` is registered twice in index.yaml: {entry.label()} and "
+            f"{duplicate.label()}",
+            index.rel_path,
+            duplicate.line,
+            remedy="Remove or rename one of the duplicate entries.",
+        )
+    reading = project.header_reads_completed
+    if reading is None or project.status is None:
+        return
+    index_completed = project.is_terminal
+    if reading != index_completed:
+        status_field = (project.header("Status") or project.header("Phase"))[0]
+        yield Issue(
+            f"index.yaml says status `{project.status}` ({_verdict_words(index_completed)}) but the "
+            f"CONTEXT.md header reads {_verdict_words(reading)} (`{status_field.name}: "
+            f"{status_field.value[:60]}`)",
+            project.context.rel_path,
+            status_field.line,
+        )
+
+
+@status_agreement.for_source
+def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
+    yield from source.index_issues()
+
+
+@check(
+    "record-unreadable",
+    severity=Severity.DEFECT,
+    needs_context=False,
+    summary="a tier file cannot be read, or the header gives no completion verdict",
+    remedy="Re-save the file as UTF-8 text (defect); give CONTEXT.md a `**Status:**` header such as "
+    "`Active` or `Completed` (warning).",
+    explanation="""
+        A defect when a tier file (CONTEXT.md, REFERENCE.md, a reference/ topic, a session log)
+        cannot be read or is not UTF-8: every check that needs the file is skipped for that
+        project (coverage reason `unreadable`) while the rest of the corpus is still audited.
+        A warning when the CONTEXT.md header's Status and Phase give no completion verdict, so
+        the cross-check with index.yaml cannot run; that part is not asked of dormant
+        projects.""",
+)
+def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
+    if not project.directory_exists:
+        return
+    for document in project.tier_documents():
+        if document.problem is not None:
+            yield Issue(f"{document.rel_path} {document.problem}", document.rel_path)
+    context = project.context
+    if project.is_dormant or not context.exists or context.problem or context.is_blank:
+        return
+    if project.header_reads_completed is None:
+        fields = project.header("Status") or project.header("Phase")
+        shown = f" (`{fields[0].name}: {fields[0].value[:60]}`)" if fields else ""
+        yield Issue(
+            f"the CONTEXT.md header gives no completion verdict{shown}: the cross-check with "
+            "index.yaml cannot run",
+            context.rel_path,
+            fields[0].line if fields else None,
+            severity=Severity.WARNING,
+            remedy="Add `**Status:** Active` (or Paused / Completed) to the CONTEXT.md header.",
+        )
+
+
+@check(
+    "completed-date",
+    severity=Severity.WARNING,
+    needs_context=False,
+    skips=(NOT_TERMINAL,),
+    summary="a terminal project has no readable completed_date",
+    remedy="Add `completed_date: YYYY-MM-DD` to the project's index.yaml entry.",
+    explanation="""
+        `completed_date` anchors the question of whether a finished project is still being
+        worked; without it the doctor must fall back to `last_session`, which closing work
+        legitimately runs past. Fires when the field is missing or not a real YYYY-MM-DD date.
+        Skipped for projects that are not completed or archived.""",
+)
+def completed_date(project: Project, ctx: Context) -> Iterator[Issue]:
+    entry = project.entry
+    assert entry is not None  # terminal implies an index entry
+    raw = entry.fields.get("completed_date")
+    if raw is None:
+        yield Issue(
+            f"status `{project.status}` but no `completed_date`",
+            project.source.index_rel_path,
+            entry.line,
+        )
+    elif entry.date_field("completed_date") is None:
+        yield Issue(
+            f"`completed_date: {raw}` is not a real YYYY-MM-DD date",
+            project.source.index_rel_path,
+            entry.line,
+        )

@@ -1,0 +1,142 @@
+"""The sharded semantic tier: ``reference/<topic>.md`` under a REFERENCE.md index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, check
+
+
+@check(
+    "reference-shard",
+    severity=Severity.WARNING,
+    skips=(DORMANT, SHARDED, BOUNDED),
+    summary="a standing project's REFERENCE.md has outgrown one file",
+    remedy="Shard it: move each topic to reference/<topic>.md and turn REFERENCE.md into an index "
+    "linking every topic. Do not narrow the project's scope.",
+    explanation="""
+        A standing project (`bounded: false`) exists to accumulate operating knowledge, so a
+        REFERENCE.md over 300 lines (`budgets.reference_lines`) is not a scope problem: it has
+        outgrown one file. The remedy is to shard into reference/, where the index is held to
+        150 lines and each topic to 300. Skipped for bounded, sharded and dormant projects.""",
+)
+def reference_shard(project: Project, ctx: Context) -> Iterator[Issue]:
+    budget = ctx.settings.budget("reference_lines")
+    if project.reference.exists and project.reference.line_count > budget:
+        yield Issue(
+            f"REFERENCE.md is {project.reference.line_count} lines (over {budget}) in a standing "
+            "project: shard it into reference/",
+            project.reference.rel_path,
+        )
+
+
+@check(
+    "reference-index-budget",
+    severity=Severity.WARNING,
+    skips=(NOT_SHARDED,),
+    summary="once sharded, REFERENCE.md is over 150 lines",
+    remedy="Move content from REFERENCE.md into reference/<topic>.md files; keep it an index.",
+    explanation="""
+        After sharding, REFERENCE.md is the index over reference/ and is held to 150 lines
+        (`budgets.reference_index_lines`). Over that, the index has started holding content
+        again. Skipped for projects without a reference/ directory.""",
+)
+def reference_index_budget(project: Project, ctx: Context) -> Iterator[Issue]:
+    budget = ctx.settings.budget("reference_index_lines")
+    if project.reference.exists and project.reference.line_count > budget:
+        yield Issue(
+            f"REFERENCE.md (the reference/ index) is {project.reference.line_count} lines, "
+            f"over the {budget}-line index budget",
+            project.reference.rel_path,
+        )
+
+
+@check(
+    "reference-topic-budget",
+    severity=Severity.WARNING,
+    skips=(NOT_SHARDED,),
+    summary="a reference/<topic>.md is over 300 lines",
+    remedy="Split the topic into narrower topics, each linked from REFERENCE.md.",
+    explanation="""
+        Each topic file gets the old single-file budget of 300 lines
+        (`budgets.reference_topic_lines`). Skipped for projects without a reference/
+        directory.""",
+)
+def reference_topic_budget(project: Project, ctx: Context) -> Iterator[Issue]:
+    budget = ctx.settings.budget("reference_topic_lines")
+    for topic in project.topics:
+        if topic.line_count > budget:
+            yield Issue(
+                f"{PurePosixPath(topic.rel_path).name} is {topic.line_count} lines, "
+                f"over the {budget}-line topic budget",
+                topic.rel_path,
+            )
+
+
+def _link_targets(project: Project) -> set[str]:
+    """Repository-relative paths that REFERENCE.md's Markdown links point at."""
+    base = PurePosixPath(project.reference.rel_path).parent
+    targets: set[str] = set()
+    for link in project.reference.links:
+        parts = urlsplit(link.href)
+        if parts.scheme or parts.netloc or not parts.path:
+            continue
+        resolved: list[str] = []
+        for piece in (base / unquote(parts.path)).parts:
+            if piece == "..":
+                if resolved:
+                    resolved.pop()
+            elif piece not in (".", ""):
+                resolved.append(piece)
+        targets.add("/".join(resolved))
+    return targets
+
+
+@check(
+    "reference-index-orphan",
+    severity=Severity.WARNING,
+    skips=(NOT_SHARDED,),
+    summary="a reference/ topic file is not linked from REFERENCE.md",
+    remedy="Add a Markdown link to the topic in REFERENCE.md's index (or delete the topic).",
+    explanation="""
+        Sharding is safe only while every topic is reachable from the index an agent reads at
+        session start. A topic no Markdown link in REFERENCE.md targets is lost content. Only
+        real link targets count (resolved relative to REFERENCE.md, fragments ignored): a
+        topic's name mentioned in prose or in a code block does not. When REFERENCE.md itself
+        is missing, `reference-index-missing` reports that instead. Skipped for projects
+        without a reference/ directory.""",
+)
+def reference_index_orphan(project: Project, ctx: Context) -> Iterator[Issue]:
+    if not project.reference.exists:
+        return
+    linked = _link_targets(project)
+    for topic in project.topics:
+        if topic.rel_path not in linked:
+            yield Issue(
+                f"{PurePosixPath(topic.rel_path).name} is not linked from REFERENCE.md",
+                topic.rel_path,
+            )
+
+
+@check(
+    "reference-index-missing",
+    severity=Severity.DEFECT,
+    skips=(NOT_SHARDED,),
+    summary="reference/ exists but REFERENCE.md does not",
+    remedy="Create REFERENCE.md as an index with one Markdown link per reference/<topic>.md.",
+    explanation="""
+        Without an index every topic in reference/ is unreachable from session start, which
+        makes sharding a way to lose content. Skipped for projects without a reference/
+        directory.""",
+)
+def reference_index_missing(project: Project, ctx: Context) -> Iterator[Issue]:
+    if not project.reference.exists:
+        yield Issue(
+            f"reference/ holds {len(project.topics)} topic file(s) but there is no REFERENCE.md index",
+            project.reference.rel_path,
+        )
+

@@ -1,0 +1,50 @@
+"""The status vocabulary: four values, enforced rather than assumed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model import lifecycle
+from context_doctor.model.project import Project
+from context_doctor.registry import NO_INDEX, NOT_REGISTERED, Context, check
+
+
+@check(
+    "status-vocabulary",
+    severity=Severity.DEFECT,
+    needs_context=False,
+    skips=(NO_INDEX, NOT_REGISTERED),
+    summary="an index status outside active, paused, completed, archived",
+    remedy="Use one of `active`, `paused`, `completed`, `archived`; express the rest with qualifier "
+    "fields (`bounded`, `superseded_by`, `wake_when`, `blocked_by`, `completed_date`).",
+    explanation="""
+        `status` answers one question, does this project claim attention, with four values. A
+        status the doctor does not recognise silently disables every check keyed off it, so an
+        unknown value is a defect (and the project is treated as live). A retired value is a
+        warning naming its replacement: `complete` -> `completed`, `superseded` -> `archived` +
+        `superseded_by`, `new` -> `active`, `ongoing` -> `active` + `bounded: false`. Never
+        skipped for dormant projects; skipped only where there is no index entry to read.""",
+)
+def status_vocabulary(project: Project, ctx: Context) -> Iterator[Issue]:
+    entry = project.entry
+    assert entry is not None
+    status = project.status
+    if status is None or status in lifecycle.CANONICAL:
+        return
+    index_path = project.source.index_rel_path
+    if status in lifecycle.RETIRED:
+        yield Issue(
+            f"status `{status}` is retired: use {lifecycle.RETIRED[status]}",
+            index_path,
+            entry.line,
+            severity=Severity.WARNING,
+            remedy=f"Replace `status: {status}` with {lifecycle.RETIRED[status]}.",
+        )
+    else:
+        yield Issue(
+            f"status `{status}` is not in the vocabulary (active, paused, completed, archived); "
+            "the project is treated as live",
+            index_path,
+            entry.line,
+        )

@@ -1,0 +1,151 @@
+"""Tier structure: the files a project needs, and content in the wrong tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.model.text import first_date
+from context_doctor.registry import DORMANT, Context, check
+
+
+@check(
+    "context-present",
+    severity=Severity.DEFECT,
+    needs_context=False,
+    summary="CONTEXT.md is missing, empty or has no heading",
+    remedy="Create CONTEXT.md from the working-context template (header, Current State, What's Next).",
+    explanation="""
+        CONTEXT.md is the working memory an agent loads at every session start; without it a
+        cold resume starts from nothing. A missing or empty file is a defect and no other
+        per-project check runs on that project (their coverage says `no CONTEXT.md`). A project
+        registered in index.yaml with no directory at all is the same defect, unless it is
+        `archived`. A CONTEXT.md with no Markdown heading is a warning: it cannot carry the
+        sections the other checks read.""",
+)
+def context_present(project: Project, ctx: Context) -> Iterator[Issue]:
+    if not project.directory_exists:
+        if project.status != "archived":
+            yield Issue(
+                f"project `{project.id}` is registered in index.yaml but {project.rel_dir}/ does not exist",
+                project.source.index_rel_path,
+                project.entry.line if project.entry else None,
+                remedy="Restore the project directory, or set its status to `archived` in index.yaml.",
+            )
+        return
+    context = project.context
+    if not context.exists:
+        yield Issue("CONTEXT.md is missing", context.rel_path)
+    elif context.problem is None and context.is_blank:
+        yield Issue("CONTEXT.md is empty", context.rel_path)
+    elif context.problem is None and not context.headings:
+        yield Issue(
+            "CONTEXT.md has no Markdown heading",
+            context.rel_path,
+            severity=Severity.WARNING,
+            remedy="Start CONTEXT.md with `# <Project> — Working Context` and `##` sections.",
+        )
+
+
+@check(
+    "sessions-present",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="CONTEXT.md is long and there is no sessions/ archive",
+    remedy="Create sessions/YYYY-MM.md and move session summaries older than a week into it.",
+    explanation="""
+        Once CONTEXT.md passes 80 lines (configurable as `budgets.sessions_after_lines`) it has
+        history to archive; without a sessions/ directory that history has nowhere to go and
+        working memory keeps growing. Skipped for dormant projects, which no longer grow.""",
+)
+def sessions_present(project: Project, ctx: Context) -> Iterator[Issue]:
+    limit = ctx.settings.budget("sessions_after_lines")
+    if not project.has_sessions_dir and project.context.line_count > limit:
+        yield Issue(
+            f"CONTEXT.md is {project.context.line_count} lines and there is no sessions/ directory "
+            f"to archive into (expected once it passes {limit})",
+            project.context.rel_path,
+        )
+
+
+@check(
+    "reference-present",
+    severity=Severity.DEFECT,
+    skips=(DORMANT,),
+    summary="no REFERENCE.md after two or more recorded sessions",
+    remedy="Create REFERENCE.md and move stable facts (people, URLs, architecture) into it.",
+    explanation="""
+        After two sessions on different days a project has stable facts (where things live,
+        who owns what) that belong in REFERENCE.md, not in working memory. Counted from the
+        distinct dates of the session log's entries. Skipped for dormant projects.""",
+)
+def reference_present(project: Project, ctx: Context) -> Iterator[Issue]:
+    sessions = len(project.session_dates)
+    if sessions >= 2 and not project.reference.exists:
+        yield Issue(
+            f"{sessions} sessions are recorded but there is no REFERENCE.md",
+            project.reference.rel_path,
+        )
+
+
+@check(
+    "completed-items-in-context",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="CONTEXT.md still holds checked [x] items",
+    remedy="Archive finished items to sessions/YYYY-MM.md, verify they are there, then remove them.",
+    explanation="""
+        Completed task checklists are cold content: they belong in the session archive and
+        only cost working-memory budget in CONTEXT.md. Reported once per file, at the first
+        checked item. Skipped for dormant projects.""",
+)
+def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
+    done = [item for item in project.context.list_items if item.checked]
+    if done:
+        plural = "s" if len(done) > 1 else ""
+        yield Issue(
+            f"CONTEXT.md holds {len(done)} checked item{plural} (first: {done[0].text[:60]!r})",
+            project.context.rel_path,
+            done[0].line,
+        )
+
+
+@check(
+    "stale-session-in-context",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="a dated session summary in CONTEXT.md is more than a week older than the newest session",
+    remedy="Move that summary to sessions/YYYY-MM.md; keep only the last one or two in CONTEXT.md.",
+    explanation="""
+        CONTEXT.md may carry the last one or two session summaries. A heading that carries a
+        date more than 7 days (`budgets.stale_session_days`) older than the project's newest
+        session (its newest session-log entry, or the newest dated heading in CONTEXT.md
+        itself) is history that should have been archived. Measured against the newest
+        session rather than today, so an idle project's one recent summary never fires.
+        Skipped for dormant projects.""",
+)
+def stale_session_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
+    dated = []
+    for heading in project.context.headings:
+        if heading.level < 2:
+            continue
+        found = first_date(heading.text)
+        if found is not None and found[1] is not None:
+            dated.append((heading, found[1]))
+    if not dated:
+        return
+    candidates = [day for _, day in dated]
+    if project.newest_session is not None and project.newest_session.date is not None:
+        candidates.append(project.newest_session.date)
+    newest = max(candidates)
+    limit = timedelta(days=ctx.settings.budget("stale_session_days"))
+    for heading, day in dated:
+        if newest - day > limit:
+            yield Issue(
+                f"session summary `{heading.text[:60]}` ({day.isoformat()}) is "
+                f"{(newest - day).days} days older than the newest session ({newest.isoformat()})",
+                project.context.rel_path,
+                heading.line,
+            )

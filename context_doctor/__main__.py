@@ -1,0 +1,3 @@
+from context_doctor.cli import main
+
+main()

@@ -1,0 +1,251 @@
+"""The ``context-doctor`` command line (SPEC §3)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from context_doctor import __version__
+from context_doctor.config import Settings, resolve_settings
+from context_doctor.corpus import Corpus, discover
+from context_doctor.engine import run
+from context_doctor.errors import DoctorError
+from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
+from context_doctor.render.jsonout import error_json, report_json
+from context_doctor.render.text import (
+    console_for,
+    render_concise,
+    render_human,
+    render_quiet,
+    render_statistics,
+)
+from context_doctor.report import Report
+
+FORMATS = ("human", "concise", "json")
+
+
+def _fail(error: DoctorError, as_json: bool) -> NoReturn:
+    if as_json:
+        click.echo(error_json(error.problem, error.remedy), nl=False)
+    click.echo(f"context-doctor: error: {error.one_line()}", err=True)
+    sys.exit(2)
+
+
+@contextmanager
+def guarded(as_json: bool, debug: bool) -> Iterator[None]:
+    """Exit 2 for anything that stops the doctor establishing ground truth, never a traceback."""
+    try:
+        yield
+    except DoctorError as error:
+        _fail(error, as_json)
+    except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        if debug:
+            traceback.print_exc()
+        _fail(
+            DoctorError(
+                f"internal error: {error.__class__.__name__}: {error}",
+                "rerun with --debug for the traceback and report it",
+            ),
+            as_json,
+        )
+
+
+def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date:
+    if value is None:
+        return date.today()
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a YYYY-MM-DD date") from None
+
+
+def _split_names(values: tuple[str, ...]) -> list[str]:
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def select_checks(registry: dict[str, CheckSpec], settings: Settings) -> list[CheckSpec]:
+    chosen = (
+        resolve_names(settings.select, registry, settings.origin("select"))
+        if settings.select is not None
+        else list(registry)
+    )
+    ignored = set(resolve_names(settings.ignore, registry, settings.origin("ignore")))
+    resolve_names(list(settings.severity), registry, "severity settings")
+    return [registry[name] for name in sorted(set(chosen)) if name not in ignored]
+
+
+def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:
+    click.echo(f"config file: {settings.config_file or '(none found; defaults)'}")
+    click.echo("sources:")
+    for source in corpus.sources:
+        click.echo(f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'})")
+    click.echo(f"select = {[spec.name for spec in checks]}  # {settings.origin('select')}")
+    click.echo(f"ignore = {sorted(settings.ignore)}  # {settings.origin('ignore')}")
+    for name, level in sorted(settings.severity.items()):
+        click.echo(f"severity.{name} = {level.value!r}  # {settings.origin(f'severity.{name}')}")
+    for name, number in sorted(settings.budgets.items()):
+        click.echo(f"budgets.{name} = {number}  # {settings.origin(f'budgets.{name}')}")
+
+
+def emit(report: Report, output_format: str, quiet: bool, statistics: bool) -> None:
+    if output_format == "json":
+        click.echo(report_json(report), nl=False)
+        return
+    console = console_for(sys.stdout)
+    renderer: Callable[..., None]
+    if quiet:
+        renderer = render_quiet
+    elif statistics:
+        renderer = render_statistics
+    elif output_format == "concise":
+        renderer = render_concise
+    else:
+        renderer = render_human
+    renderer(report, console)
+
+
+def audit(
+    corpus: Corpus,
+    *,
+    today: date,
+    readiness: str,
+    select: list[str],
+    ignore: list[str],
+    config: Path | None,
+) -> tuple[Report, Settings, list[CheckSpec]]:
+    registry = load_checks()
+    resolve_names(select, registry, "--select")
+    resolve_names(ignore, registry, "--ignore")
+    roots = [source.root for source in corpus.sources]
+    settings = resolve_settings(roots, config, select or None, ignore or None)
+    checks = select_checks(registry, settings)
+    ctx = Context(today=today, readiness=readiness, settings=settings)
+    return run(corpus, checks, ctx), settings, checks
+
+
+def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--today", callback=_parse_today, metavar="YYYY-MM-DD",
+                     help="The date to judge freshness against (default: the local date)."),
+        click.option("--readiness", type=click.Choice(["local", "remote"]), default="local",
+                     show_default=True, help="remote: durability problems are defects."),
+        click.option("--select", multiple=True, metavar="NAMES",
+                     help="Run only these checks (comma-separated; replaces the config's select)."),
+        click.option("--ignore", multiple=True, metavar="NAMES",
+                     help="Skip these checks (comma-separated; adds to the config's ignore)."),
+        click.option("--output-format", type=click.Choice(FORMATS), default="human", show_default=True),
+        click.option("--json", "as_json", is_flag=True, help="Alias of --output-format json."),
+        click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line."),
+        click.option("--statistics", is_flag=True, help="Print counts per check instead of findings."),
+        click.option("--warnings-as-defects", is_flag=True, help="Exit 1 on warnings too."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even with defects (2 still means 2)."),
+        click.option("--config", type=click.Path(path_type=Path), help="Configuration file to use."),
+        click.option("--debug", is_flag=True, help="Show tracebacks of internal errors."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="context-doctor")
+def cli() -> None:
+    """Audit the durable context layer AI agents resume long-running work from."""
+
+
+@cli.command("check")
+@click.argument("paths", nargs=-1, type=str)
+@click.option("--source", "sources", multiple=True, metavar="PATH",
+              help="A knowledge repository root holding projects/ (repeatable).")
+@click.option("--project", "projects", multiple=True, metavar="PATH", help="One project directory.")
+@click.option("--allow-shallow", is_flag=True,
+              help="Audit a shallow clone; history-dependent checks report what they cannot verify.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
+@output_options
+def check_command(
+    paths: tuple[str, ...],
+    sources: tuple[str, ...],
+    projects: tuple[str, ...],
+    allow_shallow: bool,
+    show_settings: bool,
+    today: date,
+    readiness: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str,
+    as_json: bool,
+    quiet: bool,
+    statistics: bool,
+    warnings_as_defects: bool,
+    exit_zero: bool,
+    config: Path | None,
+    debug: bool,
+) -> None:
+    """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
+    output_format = "json" if as_json else output_format
+    with guarded(output_format == "json", debug):
+        corpus = discover(paths, sources, projects)
+        report, settings, checks = audit(
+            corpus,
+            today=today,
+            readiness=readiness,
+            select=_split_names(select),
+            ignore=_split_names(ignore),
+            config=config,
+        )
+        if show_settings:
+            print_settings(settings, checks, corpus)
+            return
+        if not corpus.projects:
+            where = ", ".join(str(source.projects_path) for source in corpus.sources)
+            raise DoctorError(
+                f"nothing to audit: no projects found in {where}",
+                "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
+            )
+        emit(report, output_format, quiet, statistics)
+    sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
+
+
+@cli.command("explain")
+@click.argument("name", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Explain every check.")
+def explain_command(name: str | None, show_all: bool) -> None:
+    """What a check means, why it matters, how to fix it and what skips it."""
+    with guarded(False, False):
+        registry = load_checks()
+        if show_all:
+            names = list(registry)
+        elif name:
+            names = resolve_names([name], registry, "the command line")
+        else:
+            raise DoctorError("explain needs a check NAME or --all", "run `context-doctor explain --all`")
+        from context_doctor.explain import explain_text
+
+        click.echo("\n\n".join(explain_text(registry[item]) for item in names))
+
+
+@cli.command("demo")
+@click.option("--today", metavar="YYYY-MM-DD", help="Audit date (default: the demo story's date).")
+@click.option("--output-format", type=click.Choice(FORMATS), default="human", show_default=True)
+@click.option("--keep", type=click.Path(path_type=Path, file_okay=False),
+              help="Build the demo corpus here and keep it, instead of a temporary directory.")
+def demo_command(today: str | None, output_format: str, keep: Path | None) -> None:
+    """Build the bundled demo knowledge base in a temporary directory and audit it."""
+    with guarded(output_format == "json", False):
+        from context_doctor.demo import run_demo
+
+        code = run_demo(today=today, output_format=output_format, keep=keep)
+    sys.exit(code)
+
+
+def main() -> None:
+    cli(prog_name="context-doctor")

@@ -1,0 +1,137 @@
+"""Configuration: defaults, then one config file, then the command line.
+
+The file is ``--config FILE``; else the first source root (in discovery
+order) holding ``context-doctor.toml`` or a ``[tool.context-doctor]`` table in
+``pyproject.toml``.  One file applies to the whole run, as in ruff when it is
+given ``--config``: ``--show-settings`` says which file it was, so a second
+source's file being ignored is visible rather than silent.
+
+On the command line ``--select`` replaces the file's ``select`` and
+``--ignore`` adds to the file's ``ignore`` (ruff's rule-selection order).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jsonschema import ValidationError
+
+from context_doctor.errors import DoctorError
+from context_doctor.findings import Severity
+from context_doctor.yamlio import read_text, validator
+
+DEFAULT_BUDGETS: dict[str, int] = {
+    "context_lines": 150,
+    "completed_context_lines": 80,
+    "sessions_after_lines": 80,
+    "reference_lines": 300,
+    "reference_index_lines": 150,
+    "reference_topic_lines": 300,
+    "stale_session_days": 7,
+}
+
+
+@dataclass
+class Settings:
+    select: list[str] | None = None  # None: every registered check
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
+    config_file: Path | None = None
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def budget(self, name: str) -> int:
+        return self.budgets[name]
+
+    def origin(self, key: str) -> str:
+        return self.origins.get(key, "default")
+
+
+def _error_key(error: ValidationError) -> tuple[str, Any]:
+    parts = [str(part) for part in error.absolute_path]
+    value: Any = error.instance
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        unexpected = sorted(key for key in error.instance if key not in allowed)
+        if unexpected:
+            parts.append(unexpected[0])
+            value = error.instance[unexpected[0]]
+    return ".".join(parts) or "(top level)", value
+
+
+def validate_config(data: dict[str, Any], origin: str) -> None:
+    errors = sorted(validator("config.schema.json").iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        key, value = _error_key(errors[0])
+        unknown = errors[0].validator == "additionalProperties"
+        what = "unknown key" if unknown else errors[0].message
+        raise DoctorError(
+            f"config {origin}: key `{key}` = {value!r}: {what}",
+            "fix or remove that key (see `context-doctor check --show-settings`)",
+        )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(read_text(path, "config file"))
+    except tomllib.TOMLDecodeError as error:
+        raise DoctorError(f"config {path} is not valid TOML: {error}", "fix the TOML syntax") from error
+
+
+def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[str, Any]] | None:
+    if explicit is not None:
+        if not explicit.is_file():
+            raise DoctorError(f"config file {explicit} does not exist", "check the --config path")
+        data = _read_toml(explicit)
+        if explicit.name == "pyproject.toml":
+            data = data.get("tool", {}).get("context-doctor", {})
+        return explicit, data
+    for root in roots:
+        dedicated = root / "context-doctor.toml"
+        if dedicated.is_file():
+            return dedicated, _read_toml(dedicated)
+        pyproject = root / "pyproject.toml"
+        if pyproject.is_file():
+            table = _read_toml(pyproject).get("tool", {}).get("context-doctor")
+            if table is not None:
+                return pyproject, table
+    return None
+
+
+def resolve_settings(
+    roots: list[Path],
+    explicit: Path | None,
+    cli_select: list[str] | None,
+    cli_ignore: list[str] | None,
+) -> Settings:
+    settings = Settings()
+    found = find_config(roots, explicit)
+    if found is not None:
+        path, data = found
+        validate_config(data, str(path))
+        settings.config_file = path
+        origin = str(path)
+        if "select" in data:
+            settings.select = list(data["select"])
+            settings.origins["select"] = origin
+        if "ignore" in data:
+            settings.ignore = list(data["ignore"])
+            settings.origins["ignore"] = origin
+        for name, level in data.get("severity", {}).items():
+            settings.severity[name] = Severity(level)
+            settings.origins[f"severity.{name}"] = origin
+        for name, number in data.get("budgets", {}).items():
+            settings.budgets[name] = int(number)
+            settings.origins[f"budgets.{name}"] = origin
+    if cli_select:
+        settings.select = cli_select
+        settings.origins["select"] = "--select"
+    if cli_ignore:
+        settings.ignore = [*settings.ignore, *cli_ignore]
+        settings.origins["ignore"] = (
+            "--ignore" if "ignore" not in settings.origins else f"{settings.origins['ignore']} + --ignore"
+        )
+    return settings

@@ -1,0 +1,207 @@
+"""Corpus discovery (SPEC §1 "Sources and projects").
+
+Where the sources come from, in order: ``--source``/``--project``/PATH
+arguments; else ``$SYNTHESIS_HOME/console.yaml``; else the current directory.
+Every path problem is a :class:`DoctorError` (exit 2) that names the path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from context_doctor.errors import DoctorError
+from context_doctor.findings import Issue
+from context_doctor.gitfacts import Repository, repository_for
+from context_doctor.model.index import Index, load_index
+from context_doctor.model.project import Project
+from context_doctor.yamlio import load_yaml, plain, validator
+
+DEFAULT_PROJECTS_DIR = "projects"
+
+
+@dataclass
+class Source:
+    name: str
+    root: Path
+    projects_dir: str | None  # None: a single-project repository
+    repository: Repository
+    only: set[str] | None = None  # --project narrows a source to these ids
+    index: Index | None = None
+    projects: list[Project] = field(default_factory=list)
+
+    @property
+    def is_single_project(self) -> bool:
+        return self.projects_dir is None
+
+    @property
+    def projects_path(self) -> Path:
+        return self.root / (self.projects_dir or ".")
+
+    @property
+    def index_rel_path(self) -> str:
+        return self.repository.relative(self.projects_path / "index.yaml")
+
+    def index_issues(self) -> list[Issue]:
+        """Index problems that belong to no single project (shape, entries without an id)."""
+        if self.index is None:
+            return []
+        issues = [Issue(f"index.yaml {problem}", self.index.rel_path) for problem in self.index.problems]
+        for entry in self.index.entries:
+            if entry.project_id is None:
+                for problem in entry.problems or ["has no `id`"]:
+                    issues.append(
+                        Issue(f"index.yaml {entry.label()}: {problem}", self.index.rel_path, entry.line)
+                    )
+        return issues
+
+
+@dataclass
+class Corpus:
+    sources: list[Source]
+    from_console: bool = False
+    console_path: Path | None = None
+
+    @property
+    def projects(self) -> list[Project]:
+        return [project for source in self.sources for project in source.projects]
+
+
+def synthesis_home() -> Path:
+    configured = os.environ.get("SYNTHESIS_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".synthesis"
+
+
+def _existing_directory(raw: str | Path, what: str) -> Path:
+    path = Path(raw).expanduser()
+    if not path.exists():
+        raise DoctorError(f"{what} {path} does not exist", "check the path")
+    if not path.is_dir():
+        raise DoctorError(f"{what} {path} is not a directory", "pass a directory")
+    return path.resolve()
+
+
+def _source(name: str, root: Path, projects_dir: str | None, only: set[str] | None = None) -> Source:
+    return Source(name=name, root=root, projects_dir=projects_dir, repository=repository_for(root), only=only)
+
+
+def _source_for_directory(path: Path, what: str) -> Source:
+    """A directory holding ``projects/`` or, failing that, a top-level ``CONTEXT.md``."""
+    if (path / DEFAULT_PROJECTS_DIR).is_dir():
+        return _source(path.name, path, DEFAULT_PROJECTS_DIR)
+    if (path / "CONTEXT.md").is_file():
+        return _project_source(path, what)
+    raise DoctorError(
+        f"{what} {path} holds neither a projects/ directory nor a CONTEXT.md",
+        "point at a knowledge repository root or at one project directory",
+    )
+
+
+def _project_source(path: Path, what: str) -> Source:
+    """One project: inside a projects directory, or a single-project repository."""
+    parent = path.parent
+    repository = repository_for(path)
+    if not (parent / "index.yaml").is_file() and repository.toplevel == path:
+        return Source(name=path.name, root=path, projects_dir=None, repository=repository)
+    if not (path / "CONTEXT.md").exists() and not (parent / "index.yaml").is_file():
+        raise DoctorError(
+            f"{what} {path} has no CONTEXT.md and its parent has no index.yaml",
+            "point --project at a project directory (projects/<id>/)",
+        )
+    return _source(parent.parent.name, parent.parent, parent.name, only={path.name})
+
+
+def _console_sources(console: Path) -> list[Source]:
+    data = load_yaml(console, "console file")
+    errors = sorted(validator("console.schema.json").iter_errors(plain(data)), key=lambda e: list(e.path))
+    if errors:
+        error = errors[0]
+        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise DoctorError(
+            f"console file {console}: {where}: {error.message}",
+            "every source needs `name`, `root` and `projects_dir`",
+        )
+    sources: list[Source] = []
+    for item in data["sources"]:
+        root = _existing_directory(str(item["root"]), f"console source `{item['name']}` root")
+        projects_dir = str(item["projects_dir"])
+        if not (root / projects_dir).is_dir():
+            raise DoctorError(
+                f"console source `{item['name']}`: {root / projects_dir} does not exist",
+                "fix `projects_dir` in console.yaml",
+            )
+        sources.append(_source(str(item["name"]), root, projects_dir))
+    return sources
+
+
+def _merge(sources: list[Source]) -> list[Source]:
+    """Collapse repeats of one source; --project narrowings of it become a union."""
+    merged: dict[tuple[Path, str | None], Source] = {}
+    for source in sources:
+        key = (source.root, source.projects_dir)
+        kept = merged.get(key)
+        if kept is None:
+            merged[key] = source
+        elif kept.only is not None:
+            kept.only = None if source.only is None else kept.only | source.only
+    return list(merged.values())
+
+
+def discover(
+    paths: tuple[str, ...] = (),
+    sources: tuple[str, ...] = (),
+    projects: tuple[str, ...] = (),
+    *,
+    cwd: Path | None = None,
+    home: Path | None = None,
+) -> Corpus:
+    found: list[Source] = []
+    for raw in sources:
+        found.append(_source_for_directory(_existing_directory(raw, "source"), "source"))
+    for raw in projects:
+        found.append(_project_source(_existing_directory(raw, "project"), "project"))
+    for raw in paths:
+        found.append(_source_for_directory(_existing_directory(raw, "path"), "path"))
+    corpus = Corpus(sources=found)
+    if not found:
+        console = (home or synthesis_home()) / "console.yaml"
+        if console.is_file():
+            corpus = Corpus(_console_sources(console), from_console=True, console_path=console)
+        else:
+            here = (cwd or Path.cwd()).resolve()
+            corpus = Corpus([_source_for_directory(here, "current directory")])
+    corpus.sources = _merge(corpus.sources)
+    for source in corpus.sources:
+        populate(source)
+    return corpus
+
+
+def populate(source: Source) -> None:
+    """Read the index and list the projects: directories and registered ids alike."""
+    if source.is_single_project:
+        source.projects = [Project(source, source.root.name, source.root, None)]
+        return
+    projects_path = source.projects_path
+    index_path = projects_path / "index.yaml"
+    if index_path.is_file():
+        source.index = load_index(index_path, source.repository.relative(index_path))
+    by_id = source.index.by_id() if source.index else {}
+    directories = {
+        child.name
+        for child in projects_path.iterdir()
+        if child.is_dir() and not child.name.startswith((".", "_"))
+    }
+    ids = sorted(directories | set(by_id))
+    if source.only is not None:
+        ids = [project_id for project_id in ids if project_id in source.only]
+    source.projects = [
+        Project(
+            source,
+            project_id,
+            projects_path / project_id,
+            by_id[project_id][0] if project_id in by_id else None,
+            by_id.get(project_id, [])[1:],
+        )
+        for project_id in ids
+    ]

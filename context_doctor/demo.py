@@ -1,0 +1,32 @@
+"""``context-doctor demo``: build the bundled demo knowledge base and audit it."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import date
+from pathlib import Path
+
+import click
+
+from context_doctor.cli import audit, emit
+from context_doctor.corpus import discover
+from context_doctor.testing import build_scenario, scenario_today
+
+DEMO = "demo"
+
+
+def run_demo(*, today: str | None, output_format: str, keep: Path | None) -> int:
+    audit_day = date.fromisoformat(today) if today else scenario_today(DEMO) or date.today()
+    with tempfile.TemporaryDirectory(prefix="context-doctor-demo-") as scratch:
+        root = (keep or Path(scratch)) / "demo-kb"
+        if root.exists():
+            raise click.UsageError(f"{root} already exists; choose another --keep directory")
+        build_scenario(DEMO, root)
+        if output_format != "json":
+            click.echo(f"Demo knowledge base built at {root} (audit date {audit_day}).\n", err=True)
+        corpus = discover(sources=(str(root),))
+        report, _, _ = audit(
+            corpus, today=audit_day, readiness="local", select=[], ignore=[], config=None
+        )
+        emit(report, output_format, quiet=False, statistics=False)
+        return report.exit_code()

@@ -1,0 +1,99 @@
+"""The engine: every selected check on every project, examined or skipped with a reason.
+
+Coverage is recorded here and only here, so no check can forget it: before a
+check sees a project the engine asks its own gate (is there a readable
+CONTEXT.md at all?) and then the check's skip rules; a check that trips over
+an unreadable file mid-way is counted as skipped (``unreadable``) and its
+partial findings are dropped, because ``record-unreadable`` reports the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+from context_doctor.corpus import Corpus
+from context_doctor.errors import Unreadable, Unverifiable
+from context_doctor.findings import Finding, Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import CheckSpec, Context
+from context_doctor.report import Coverage, Report, SourceSummary
+
+
+def _gate(spec: CheckSpec, project: Project) -> str | None:
+    if spec.needs_context:
+        if not project.directory_exists or not project.context.exists:
+            return "no CONTEXT.md"
+        if project.context.problem is not None:
+            return "unreadable"
+        if project.context.is_blank:
+            return "empty CONTEXT.md"
+    return spec.skip_reason(project)
+
+
+def _stamp(
+    spec: CheckSpec, issues: Iterable[Issue], source: str, project: str | None, ctx: Context
+) -> list[Finding]:
+    override = ctx.settings.severity.get(spec.name)
+    return [
+        Finding(
+            check=spec.name,
+            severity=override or issue.severity or spec.severity,
+            source=source,
+            project=project,
+            path=issue.path,
+            line=issue.line,
+            message=issue.message,
+            remedy=issue.remedy or spec.remedy,
+        )
+        for issue in issues
+    ]
+
+
+def _run_one(spec: CheckSpec, project: Project, ctx: Context, coverage: Coverage) -> list[Finding]:
+    reason = _gate(spec, project)
+    if reason is not None:
+        coverage.skip(reason)
+        return []
+    try:
+        issues = list(spec.function(project, ctx))
+    except Unreadable:
+        coverage.skip("unreadable")
+        return []
+    except Unverifiable as gap:
+        issues = [
+            Issue(
+                f"could not be verified: {gap.reason}",
+                gap.path or project.context.rel_path,
+                gap.line,
+                severity=Severity.WARNING,
+            )
+        ]
+    coverage.examined += 1
+    return _stamp(spec, issues, project.source.name, project.id, ctx)
+
+
+def run(corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime | None = None) -> Report:
+    coverage = {spec.name: Coverage() for spec in checks}
+    findings: list[Finding] = []
+    for source in corpus.sources:
+        for spec in checks:
+            if spec.source_function is not None:
+                findings += _stamp(spec, spec.source_function(source, ctx), source.name, None, ctx)
+        for project in source.projects:
+            for spec in checks:
+                findings += _run_one(spec, project, ctx, coverage[spec.name])
+    findings.sort(key=Finding.sort_key)
+    stamped = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    return Report(
+        today=ctx.today,
+        readiness=ctx.readiness,
+        generated_at=stamped,
+        sources=[
+            SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects)) for s in corpus.sources
+        ],
+        projects_audited=len(corpus.projects),
+        findings=findings,
+        coverage=coverage,
+        projects_with_findings=len({(f.source, f.project) for f in findings if f.project}),
+    )

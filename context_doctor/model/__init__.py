@@ -1,0 +1,1 @@
+"""The project model: files read once, parsed lazily, shared by every check."""

@@ -1,0 +1,47 @@
+"""The completion reading of a CONTEXT.md header (SPEC §1 "Completion reading")."""
+
+from __future__ import annotations
+
+import re
+
+from context_doctor.model.documents import HeaderField
+
+_CLAUSE_END = re.compile(r"—|\||,|;|\(|\.|--")
+_NOT_COMPLETE = re.compile(r"\bnot\s+(?:yet\s+)?complete(?:d)?\b")
+_ON_HOLD = re.compile(r"\b(?:paused|on\s+hold|parked)\b")
+_ACTIVE = re.compile(r"\bactive\b")
+_COMPLETION = re.compile(r"\b(?:complete|completed|shipped|closed|done|archived|superseded)\b")
+
+
+def _verdict_of(text: str) -> bool | None:
+    lowered = text.casefold()
+    if _NOT_COMPLETE.search(lowered) or _ON_HOLD.search(lowered):
+        return False
+    active = _ACTIVE.search(lowered)
+    completion = _COMPLETION.search(lowered)
+    if active and completion:
+        return completion.start() < active.start()
+    if completion:
+        return True
+    if active:
+        return False
+    return None
+
+
+def value_verdict(value: str) -> bool | None:
+    """True: reads completed; False: reads not completed; None: says nothing."""
+    clause = _CLAUSE_END.split(value, maxsplit=1)[0]
+    verdict = _verdict_of(clause)
+    if verdict is None:
+        verdict = _verdict_of(value)
+    return verdict
+
+
+def completion_reading(status: list[HeaderField], phase: list[HeaderField]) -> bool | None:
+    """Status values in order, first verdict wins; only then the Phase values."""
+    for fields in (status, phase):
+        for field in fields:
+            verdict = value_verdict(field.value)
+            if verdict is not None:
+                return verdict
+    return None

@@ -1,0 +1,87 @@
+"""``projects/index.yaml``: the registry of a source's projects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from context_doctor.model.text import parse_iso_date
+from context_doctor.yamlio import line_of, load_yaml, plain, validator
+
+
+@dataclass
+class IndexEntry:
+    position: int  # 1-based position in the list
+    line: int | None
+    fields: dict[str, Any]
+    project_id: str | None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> object:
+        return self.fields.get("status")
+
+    def date_field(self, name: str) -> date | None:
+        return parse_iso_date(self.fields.get(name))
+
+    def label(self) -> str:
+        where = f", line {self.line}" if self.line else ""
+        named = f" `{self.project_id}`" if self.project_id else ""
+        return f"entry {self.position}{named}{where}"
+
+
+@dataclass
+class Index:
+    path: Path
+    rel_path: str
+    entries: list[IndexEntry]
+    problems: list[str]  # problems no entry can carry (the file's overall shape)
+
+    def by_id(self) -> dict[str, list[IndexEntry]]:
+        found: dict[str, list[IndexEntry]] = {}
+        for entry in self.entries:
+            if entry.project_id is not None:
+                found.setdefault(entry.project_id, []).append(entry)
+        return found
+
+
+def _describe(error_path: list[Any], message: str) -> str:
+    field_name = next((str(part) for part in error_path if isinstance(part, str)), None)
+    return f"field `{field_name}`: {message}" if field_name else message
+
+
+def load_index(path: Path, rel_path: str) -> Index:
+    data = load_yaml(path, "index file")
+    raw_entries: Any = data
+    if isinstance(data, dict):
+        raw_entries = data.get("projects")
+    plain_data = plain(data) if data is not None else []
+    problems: list[str] = []
+    entry_problems: dict[int, list[str]] = {}
+    for error in validator("index.schema.json").iter_errors(plain_data):
+        error_path = list(error.absolute_path)
+        if error_path and error_path[0] == "projects":
+            error_path = error_path[1:]
+        if error_path and isinstance(error_path[0], int):
+            entry_problems.setdefault(error_path[0], []).append(
+                _describe(error_path[1:], error.message)
+            )
+        else:
+            problems.append(_describe(error_path, error.message))
+    entries: list[IndexEntry] = []
+    if isinstance(raw_entries, list):
+        for position, raw in enumerate(raw_entries):
+            fields = plain(raw) if isinstance(raw, dict) else {}
+            raw_id = fields.get("id")
+            entries.append(
+                IndexEntry(
+                    position=position + 1,
+                    line=line_of(raw_entries, position),
+                    fields=fields,
+                    project_id=raw_id if isinstance(raw_id, str) and raw_id else None,
+                    problems=entry_problems.get(position, []),
+                )
+            )
+    return Index(path=path, rel_path=rel_path, entries=entries, problems=problems)

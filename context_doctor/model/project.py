@@ -1,0 +1,160 @@
+"""A project: its tier files, its index entry and what they say together.
+
+Every property is lazy and cached, so a check pays only for what it reads and
+no file is read twice.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from context_doctor.model import lifecycle
+from context_doctor.model.documents import Document, HeaderField
+from context_doctor.model.header import completion_reading
+from context_doctor.model.index import IndexEntry
+from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
+from context_doctor.model.text import first_date
+
+if TYPE_CHECKING:
+    from context_doctor.corpus import Source
+
+
+class Project:
+    def __init__(
+        self,
+        source: Source,
+        project_id: str,
+        directory: Path,
+        entry: IndexEntry | None,
+        duplicate_entries: list[IndexEntry] | None = None,
+    ) -> None:
+        self.source = source
+        self.id = project_id
+        self.directory = directory
+        self.entry = entry
+        self.duplicate_entries = duplicate_entries or []
+
+    def __repr__(self) -> str:
+        return f"Project({self.source.name}/{self.id})"
+
+    # -- where things are -------------------------------------------------
+
+    def relative(self, path: Path) -> str:
+        return self.source.repository.relative(path)
+
+    @cached_property
+    def rel_dir(self) -> str:
+        return self.relative(self.directory)
+
+    def document(self, *parts: str) -> Document:
+        path = self.directory.joinpath(*parts)
+        return Document(path, self.relative(path))
+
+    @cached_property
+    def directory_exists(self) -> bool:
+        return self.directory.is_dir()
+
+    @cached_property
+    def context(self) -> Document:
+        return self.document("CONTEXT.md")
+
+    @cached_property
+    def reference(self) -> Document:
+        return self.document("REFERENCE.md")
+
+    @cached_property
+    def is_sharded(self) -> bool:
+        return (self.directory / "reference").is_dir()
+
+    @cached_property
+    def topics(self) -> list[Document]:
+        if not self.is_sharded:
+            return []
+        paths = sorted(
+            path for path in (self.directory / "reference").glob("*.md") if path.is_file()
+        )
+        return [Document(path, self.relative(path)) for path in paths]
+
+    @cached_property
+    def has_sessions_dir(self) -> bool:
+        return (self.directory / "sessions").is_dir()
+
+    @cached_property
+    def session_logs(self) -> list[Document]:
+        if not self.has_sessions_dir:
+            return []
+        paths = sorted(
+            path
+            for path in (self.directory / "sessions").glob("*.md")
+            if path.is_file() and path.name.lower() not in NOT_LOGS
+        )
+        return [Document(path, self.relative(path)) for path in paths]
+
+    def tier_documents(self) -> list[Document]:
+        """Every tier file that exists, in a stable order."""
+        candidates = [self.context, self.reference, *self.topics, *self.session_logs]
+        return [document for document in candidates if document.exists]
+
+    # -- the index entry --------------------------------------------------
+
+    @property
+    def registered(self) -> bool:
+        return self.entry is not None
+
+    @cached_property
+    def status(self) -> str | None:
+        return lifecycle.normalise(self.entry.status) if self.entry else None
+
+    @property
+    def is_dormant(self) -> bool:
+        return self.status in lifecycle.DORMANT
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in lifecycle.TERMINAL
+
+    @property
+    def is_standing(self) -> bool:
+        """Only a real boolean ``bounded: false`` marks a standing project."""
+        return self.entry is not None and self.entry.fields.get("bounded") is False
+
+    # -- what the files say -----------------------------------------------
+
+    @cached_property
+    def session_entries(self) -> list[SessionEntry]:
+        entries: list[SessionEntry] = []
+        for order, log in enumerate(self.session_logs):
+            entries.extend(entries_of(log, order))
+        return entries
+
+    @cached_property
+    def newest_session(self) -> SessionEntry | None:
+        return newest(self.session_entries)
+
+    @cached_property
+    def session_dates(self) -> set[date]:
+        return {entry.date for entry in self.session_entries if entry.date is not None}
+
+    def header(self, name: str) -> list[HeaderField]:
+        return self.context.field_values(name)
+
+    @cached_property
+    def header_last_session(self) -> tuple[HeaderField, date | None] | None:
+        """The ``**Last session:**`` field and the first date in it."""
+        for field in self.header("Last session"):
+            found = first_date(field.value)
+            if found is not None:
+                return field, found[1]
+        return None
+
+    @cached_property
+    def header_reads_completed(self) -> bool | None:
+        return completion_reading(self.header("Status"), self.header("Phase"))
+
+    @property
+    def reads_completed(self) -> bool:
+        """Terminal by the index, or completed by its own header."""
+        return self.is_terminal or self.header_reads_completed is True

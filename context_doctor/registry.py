@@ -1,0 +1,181 @@
+"""The check registry: a decorator for authors, entry points for discovery.
+
+A check is metadata plus one function ``(project, ctx) -> Iterable[Issue]``.
+It never reads files or runs git; everything it needs is on the project
+model.  Modules are found through the ``context_doctor.checks`` entry-point
+group, so a third-party package adds checks exactly the way the built-ins do.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from context_doctor.errors import DoctorError
+from context_doctor.findings import Issue, Severity
+
+if TYPE_CHECKING:
+    from context_doctor.config import Settings
+    from context_doctor.corpus import Source
+    from context_doctor.model.project import Project
+
+ENTRY_POINT_GROUP = "context_doctor.checks"
+BUILTIN_MODULES = (
+    "context_doctor.checks.structure",
+    "context_doctor.checks.budgets",
+    "context_doctor.checks.reference_shard",
+    "context_doctor.checks.cross_tier",
+    "context_doctor.checks.status_vocabulary",
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a check may know besides the project: the date and the settings."""
+
+    today: date
+    readiness: str
+    settings: Settings
+
+
+@dataclass(frozen=True)
+class SkipRule:
+    """A reason a check does not apply to a project, counted in coverage."""
+
+    reason: str
+    description: str
+    matches: Callable[[Project], bool]
+
+
+DORMANT = SkipRule("dormant", "the project is paused, completed or archived", lambda p: p.is_dormant)
+NO_INDEX = SkipRule(
+    "no index", "single-project repository: there is no index.yaml", lambda p: p.source.is_single_project
+)
+NOT_REGISTERED = SkipRule(
+    "not registered", "the project has no index.yaml entry", lambda p: p.entry is None
+)
+SHARDED = SkipRule("sharded", "the project has a reference/ directory", lambda p: p.is_sharded)
+NOT_SHARDED = SkipRule("not sharded", "the project has no reference/ directory", lambda p: not p.is_sharded)
+STANDING = SkipRule("standing", "the project is standing (`bounded: false`)", lambda p: p.is_standing)
+BOUNDED = SkipRule("bounded", "the project is bounded (no `bounded: false`)", lambda p: not p.is_standing)
+NOT_TERMINAL = SkipRule("not terminal", "the project is not completed or archived", lambda p: not p.is_terminal)
+
+# Reasons the engine itself records before asking a check anything.
+ENGINE_REASONS = {
+    "no CONTEXT.md": "the project has no CONTEXT.md (context-present reports it)",
+    "empty CONTEXT.md": "CONTEXT.md is empty (context-present reports it)",
+    "unreadable": "a file the check needs cannot be read (record-unreadable reports it)",
+}
+
+ProjectCheck = Callable[["Project", Context], Iterable[Issue]]
+SourceCheck = Callable[["Source", Context], Iterable[Issue]]
+
+
+@dataclass
+class CheckSpec:
+    name: str
+    severity: Severity
+    summary: str
+    remedy: str
+    explanation: str
+    function: ProjectCheck
+    skips: tuple[SkipRule, ...] = ()
+    needs_context: bool = True
+    source_function: SourceCheck | None = None
+    module: str = ""
+    aliases: tuple[str, ...] = field(default_factory=tuple)
+
+    def skip_reason(self, project: Project) -> str | None:
+        for rule in self.skips:
+            if rule.matches(project):
+                return rule.reason
+        return None
+
+    def for_source(self, function: SourceCheck) -> SourceCheck:
+        """Also run ``function`` once per source, for problems no project owns."""
+        self.source_function = function
+        return function
+
+
+REGISTRY: dict[str, CheckSpec] = {}
+
+
+def check(
+    name: str,
+    *,
+    severity: Severity,
+    summary: str,
+    remedy: str,
+    explanation: str,
+    skips: tuple[SkipRule, ...] = (),
+    needs_context: bool = True,
+) -> Callable[[ProjectCheck], CheckSpec]:
+    """Register a project check. ``needs_context=False`` lets it run without a CONTEXT.md."""
+
+    def register(function: ProjectCheck) -> CheckSpec:
+        if name in REGISTRY and REGISTRY[name].module != function.__module__:
+            raise DoctorError(
+                f"check `{name}` is registered twice ({REGISTRY[name].module} and {function.__module__})",
+                "uninstall one of the plugins that define it",
+            )
+        spec = CheckSpec(
+            name=name,
+            severity=severity,
+            summary=summary,
+            remedy=remedy,
+            explanation=" ".join(explanation.split()),
+            function=function,
+            skips=skips,
+            needs_context=needs_context,
+            module=function.__module__,
+        )
+        REGISTRY[name] = spec
+        return spec
+
+    return register
+
+
+def _import(module: str, origin: str) -> None:
+    try:
+        importlib.import_module(module)
+    except Exception as error:
+        raise DoctorError(
+            f"check module {module} ({origin}) failed to import: {error.__class__.__name__}: {error}",
+            "reinstall or uninstall the plugin that provides it",
+        ) from error
+
+
+def load_checks() -> dict[str, CheckSpec]:
+    """Import every module of the entry-point group; the registry fills as they import."""
+    discovered: list[Any] = list(entry_points(group=ENTRY_POINT_GROUP))
+    if discovered:
+        for point in sorted(discovered, key=lambda p: (p.value, p.name)):
+            _import(point.value, f"entry point `{point.name}`")
+    else:  # a source tree that was never installed has no entry-point metadata
+        for module in BUILTIN_MODULES:
+            _import(module, "built-in")
+    return dict(sorted(REGISTRY.items()))
+
+
+def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str) -> list[str]:
+    """Check names as given, or exit 2 naming the first unknown one."""
+    aliases = {alias: spec.name for spec in known.values() for alias in spec.aliases}
+    resolved: list[str] = []
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        if name in known:
+            resolved.append(name)
+        elif name in aliases:
+            resolved.append(aliases[name])
+        else:
+            raise DoctorError(
+                f"unknown check name `{name}` in {origin}",
+                "run `context-doctor explain --all` for the list of checks",
+            )
+    return resolved

@@ -1,0 +1,100 @@
+"""The report: pure data, built by the engine, read by every renderer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from context_doctor import __version__
+from context_doctor.findings import Finding, Severity
+
+
+@dataclass
+class Coverage:
+    examined: int = 0
+    skipped: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    def skip(self, reason: str) -> None:
+        self.skipped += 1
+        self.reasons[reason] += 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "examined": self.examined,
+            "skipped": self.skipped,
+            "reasons": dict(sorted(self.reasons.items())),
+        }
+
+    def describe(self) -> str:
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.reasons.items()))
+        return f"examined {self.examined}, skipped {self.skipped}" + (f" ({reasons})" if reasons else "")
+
+
+@dataclass
+class SourceSummary:
+    name: str
+    root: str
+    projects_dir: str | None
+    projects: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "root": self.root,
+            "projects_dir": self.projects_dir,
+            "projects": self.projects,
+        }
+
+
+@dataclass
+class Report:
+    today: date
+    readiness: str
+    generated_at: str
+    sources: list[SourceSummary]
+    projects_audited: int
+    findings: list[Finding]
+    coverage: dict[str, Coverage]
+    projects_with_findings: int = 0
+    doctor_version: str = __version__
+
+    @property
+    def defects(self) -> int:
+        return sum(1 for finding in self.findings if finding.severity is Severity.DEFECT)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for finding in self.findings if finding.severity is Severity.WARNING)
+
+    def exit_code(self, *, warnings_as_defects: bool = False, exit_zero: bool = False) -> int:
+        if exit_zero:
+            return 0
+        if self.defects or (warnings_as_defects and self.warnings):
+            return 1
+        return 0
+
+    def verdict(self) -> str:
+        if self.defects:
+            return "DEFECTS"
+        if self.warnings:
+            return "WARNINGS"
+        return "HEALTHY"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.defects == 0,
+            "doctor_version": self.doctor_version,
+            "readiness": self.readiness,
+            "today": self.today.isoformat(),
+            "generated_at": self.generated_at,
+            "sources": [source.to_json() for source in self.sources],
+            "projects_audited": self.projects_audited,
+            "defects": self.defects,
+            "warnings": self.warnings,
+            "coverage": {name: cov.to_json() for name, cov in sorted(self.coverage.items())},
+            "freshness": None,
+            "findings": [finding.to_json() for finding in self.findings],
+        }

@@ -1,0 +1,91 @@
+"""YAML and JSON-Schema plumbing shared by the index, console and scenario readers."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from context_doctor.errors import DoctorError
+
+
+def read_text(path: Path, what: str) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise DoctorError(
+            f"cannot read {what} {path}: {error.strerror or error}",
+            "check the path and its permissions",
+        ) from error
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        raise DoctorError(
+            f"{what} {path} is not valid UTF-8 (byte {error.start})",
+            "re-save the file as UTF-8",
+        ) from error
+
+
+def load_yaml(path: Path, what: str) -> Any:
+    """Round-trip load, so entries keep their line numbers; exit 2 when it is not YAML."""
+    text = read_text(path, what)
+    try:
+        return YAML(typ="rt").load(text)
+    except YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise DoctorError(
+            f"{what} {path} is not valid YAML{where}: {problem}",
+            "fix the YAML syntax (a YAML linter will point at it)",
+        ) from error
+    except Exception as error:  # ruamel raises a few non-YAMLError types on odd input
+        raise DoctorError(
+            f"{what} {path} is not valid YAML: {error.__class__.__name__}",
+            "fix the YAML syntax (a YAML linter will point at it)",
+        ) from error
+
+
+def plain(value: Any) -> Any:
+    """Round-trip YAML data as plain JSON data (dates as ISO strings) for validation."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        files("context_doctor.schemas").joinpath(name).read_text(encoding="utf-8")
+    )
+    return loaded
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(schema(name))
+
+
+def line_of(node: Any, key: Any) -> int | None:
+    """1-based line of a key in a round-trip mapping or an index in a sequence."""
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return None
+    try:
+        position = lc.key(key) if isinstance(node, dict) else lc.item(key)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return int(position[0]) + 1

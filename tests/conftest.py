@@ -1,0 +1,91 @@
+"""Shared test plumbing: real git repositories from scenarios, and the CLI run in-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from context_doctor.cli import cli
+from context_doctor.testing import build_scenario
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = REPO_ROOT / "fixtures" / "scenarios"
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.stdout)
+        return loaded
+
+    def findings(self, check: str | None = None, project: str | None = None) -> list[dict[str, Any]]:
+        return [
+            finding
+            for finding in self.json["findings"]
+            if (check is None or finding["check"] == check)
+            and (project is None or finding["project"] == project)
+        ]
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test ever reads the developer's own ~/.synthesis/console.yaml."""
+    home = tmp_path_factory.mktemp("synthesis-home")
+    monkeypatch.setenv("SYNTHESIS_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def doctor() -> Callable[..., Run]:
+    """Run ``context-doctor ARGS`` in-process; ``cwd`` changes directory for auto-detection."""
+
+    def invoke(*args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Run:
+        runner = CliRunner()
+        if cwd is not None:
+            previous = Path.cwd()
+            os.chdir(cwd)
+            try:
+                result = runner.invoke(cli, list(args), env=dict(env or {}), catch_exceptions=False)
+            finally:
+                os.chdir(previous)
+        else:
+            result = runner.invoke(cli, list(args), env=dict(env or {}), catch_exceptions=False)
+        return Run(result.exit_code, result.stdout, result.stderr)
+
+    return invoke
+
+
+@pytest.fixture(scope="session")
+def scenario_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
+    """Build ``fixtures/scenarios/<name>.yaml`` into a real git repository, once per session."""
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            built[name] = build_scenario(SCENARIOS / f"{name}.yaml", tmp_path_factory.mktemp(name) / "kb")
+        return built[name]
+
+    yield get
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[[Mapping[str, Any]], Path]:
+    """Build an inline scenario (a dict in the same shape as the YAML files)."""
+    counter = iter(range(1000))
+
+    def make(scenario: Mapping[str, Any]) -> Path:
+        return build_scenario(scenario, tmp_path / f"kb{next(counter)}")
+
+    return make
