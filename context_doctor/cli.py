@@ -134,21 +134,46 @@ def audit(
 
 def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--today", callback=_parse_today, metavar="YYYY-MM-DD",
-                     help="The date to judge freshness against (default: the local date)."),
-        click.option("--readiness", type=click.Choice(["local", "remote"]), default="local",
-                     show_default=True, help="remote: durability problems are defects."),
-        click.option("--select", multiple=True, metavar="NAMES",
-                     help="Run only these checks (comma-separated; replaces the config's select)."),
-        click.option("--ignore", multiple=True, metavar="NAMES",
-                     help="Skip these checks (comma-separated; adds to the config's ignore)."),
-        click.option("--output-format", type=click.Choice(FORMATS), default="human", show_default=True),
+        click.option(
+            "--today",
+            callback=_parse_today,
+            metavar="YYYY-MM-DD",
+            help="The date to judge freshness against (default: the local date).",
+        ),
+        click.option(
+            "--readiness",
+            type=click.Choice(["local", "remote"]),
+            default="local",
+            show_default=True,
+            help="remote: durability problems are defects.",
+        ),
+        click.option(
+            "--select",
+            multiple=True,
+            metavar="NAMES",
+            help="Run only these checks (comma-separated; replaces the config's select).",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            metavar="NAMES",
+            help="Skip these checks (comma-separated; adds to the config's ignore).",
+        ),
+        click.option(
+            "--output-format", type=click.Choice(FORMATS), default="human", show_default=True
+        ),
         click.option("--json", "as_json", is_flag=True, help="Alias of --output-format json."),
         click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line."),
-        click.option("--statistics", is_flag=True, help="Print counts per check instead of findings."),
+        click.option(
+            "--statistics", is_flag=True, help="Print counts per check instead of findings."
+        ),
         click.option("--warnings-as-defects", is_flag=True, help="Exit 1 on warnings too."),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 even with defects (2 still means 2)."),
-        click.option("--config", type=click.Path(path_type=Path), help="Configuration file to use."),
+        click.option(
+            "--exit-zero", is_flag=True, help="Exit 0 even with defects (2 still means 2)."
+        ),
+        click.option(
+            "--config", type=click.Path(path_type=Path), help="Configuration file to use."
+        ),
         click.option("--debug", is_flag=True, help="Show tracebacks of internal errors."),
     ]
     for option in reversed(options):
@@ -164,11 +189,19 @@ def cli() -> None:
 
 @cli.command("check")
 @click.argument("paths", nargs=-1, type=str)
-@click.option("--source", "sources", multiple=True, metavar="PATH",
-              help="A knowledge repository root holding projects/ (repeatable).")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="PATH",
+    help="A knowledge repository root holding projects/ (repeatable).",
+)
 @click.option("--project", "projects", multiple=True, metavar="PATH", help="One project directory.")
-@click.option("--allow-shallow", is_flag=True,
-              help="Audit a shallow clone; history-dependent checks report what they cannot verify.")
+@click.option(
+    "--allow-shallow",
+    is_flag=True,
+    help="Audit a shallow clone; history-dependent checks report what they cannot verify.",
+)
 @click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
 @output_options
 def check_command(
@@ -227,7 +260,9 @@ def explain_command(name: str | None, show_all: bool) -> None:
         elif name:
             names = resolve_names([name], registry, "the command line")
         else:
-            raise DoctorError("explain needs a check NAME or --all", "run `context-doctor explain --all`")
+            raise DoctorError(
+                "explain needs a check NAME or --all", "run `context-doctor explain --all`"
+            )
         from context_doctor.explain import explain_text
 
         click.echo("\n\n".join(explain_text(registry[item]) for item in names))
@@ -236,8 +271,11 @@ def explain_command(name: str | None, show_all: bool) -> None:
 @cli.command("demo")
 @click.option("--today", metavar="YYYY-MM-DD", help="Audit date (default: the demo story's date).")
 @click.option("--output-format", type=click.Choice(FORMATS), default="human", show_default=True)
-@click.option("--keep", type=click.Path(path_type=Path, file_okay=False),
-              help="Build the demo corpus here and keep it, instead of a temporary directory.")
+@click.option(
+    "--keep",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Build the demo corpus here and keep it, instead of a temporary directory.",
+)
 def demo_command(today: str | None, output_format: str, keep: Path | None) -> None:
     """Build the bundled demo knowledge base in a temporary directory and audit it."""
     with guarded(output_format == "json", False):

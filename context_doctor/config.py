@@ -54,7 +54,8 @@ def _error_key(error: ValidationError) -> tuple[str, Any]:
     parts = [str(part) for part in error.absolute_path]
     value: Any = error.instance
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set(error.schema.get("properties", {}))
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        allowed = set(schema.get("properties", {}))
         unexpected = sorted(key for key in error.instance if key not in allowed)
         if unexpected:
             parts.append(unexpected[0])
@@ -78,7 +79,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(read_text(path, "config file"))
     except tomllib.TOMLDecodeError as error:
-        raise DoctorError(f"config {path} is not valid TOML: {error}", "fix the TOML syntax") from error
+        raise DoctorError(
+            f"config {path} is not valid TOML: {error}", "fix the TOML syntax"
+        ) from error
 
 
 def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[str, Any]] | None:
@@ -132,6 +135,8 @@ def resolve_settings(
     if cli_ignore:
         settings.ignore = [*settings.ignore, *cli_ignore]
         settings.origins["ignore"] = (
-            "--ignore" if "ignore" not in settings.origins else f"{settings.origins['ignore']} + --ignore"
+            "--ignore"
+            if "ignore" not in settings.origins
+            else f"{settings.origins['ignore']} + --ignore"
         )
     return settings

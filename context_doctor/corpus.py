@@ -47,12 +47,18 @@ class Source:
         """Index problems that belong to no single project (shape, entries without an id)."""
         if self.index is None:
             return []
-        issues = [Issue(f"index.yaml {problem}", self.index.rel_path) for problem in self.index.problems]
+        issues = [
+            Issue(f"index.yaml {problem}", self.index.rel_path) for problem in self.index.problems
+        ]
         for entry in self.index.entries:
             if entry.project_id is None:
                 for problem in entry.problems or ["has no `id`"]:
                     issues.append(
-                        Issue(f"index.yaml {entry.label()}: {problem}", self.index.rel_path, entry.line)
+                        Issue(
+                            f"index.yaml {entry.label()}: {problem}",
+                            self.index.rel_path,
+                            entry.line,
+                        )
                     )
         return issues
 
@@ -82,8 +88,12 @@ def _existing_directory(raw: str | Path, what: str) -> Path:
     return path.resolve()
 
 
-def _source(name: str, root: Path, projects_dir: str | None, only: set[str] | None = None) -> Source:
-    return Source(name=name, root=root, projects_dir=projects_dir, repository=repository_for(root), only=only)
+def _source(
+    name: str, root: Path, projects_dir: str | None, only: set[str] | None = None
+) -> Source:
+    return Source(
+        name=name, root=root, projects_dir=projects_dir, repository=repository_for(root), only=only
+    )
 
 
 def _source_for_directory(path: Path, what: str) -> Source:
@@ -114,7 +124,9 @@ def _project_source(path: Path, what: str) -> Source:
 
 def _console_sources(console: Path) -> list[Source]:
     data = load_yaml(console, "console file")
-    errors = sorted(validator("console.schema.json").iter_errors(plain(data)), key=lambda e: list(e.path))
+    errors = sorted(
+        validator("console.schema.json").iter_errors(plain(data)), key=lambda e: list(e.path)
+    )
     if errors:
         error = errors[0]
         where = "/".join(str(part) for part in error.absolute_path) or "(top level)"

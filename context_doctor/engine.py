@@ -10,7 +10,7 @@ partial findings are dropped, because ``record-unreadable`` reports the file.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from context_doctor.corpus import Corpus
 from context_doctor.errors import Unreadable, Unverifiable
@@ -73,7 +73,9 @@ def _run_one(spec: CheckSpec, project: Project, ctx: Context, coverage: Coverage
     return _stamp(spec, issues, project.source.name, project.id, ctx)
 
 
-def run(corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime | None = None) -> Report:
+def run(
+    corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime | None = None
+) -> Report:
     coverage = {spec.name: Coverage() for spec in checks}
     findings: list[Finding] = []
     for source in corpus.sources:
@@ -84,13 +86,14 @@ def run(corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime 
             for spec in checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name])
     findings.sort(key=Finding.sort_key)
-    stamped = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     return Report(
         today=ctx.today,
         readiness=ctx.readiness,
         generated_at=stamped,
         sources=[
-            SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects)) for s in corpus.sources
+            SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects))
+            for s in corpus.sources
         ],
         projects_audited=len(corpus.projects),
         findings=findings,

@@ -13,12 +13,18 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
 
-_HOOK_EXPORTED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
+_HOOK_EXPORTED = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+)
 
 
 def git_environment() -> dict[str, str]:
@@ -38,9 +44,7 @@ def run_git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
             check=False,
         )
     except FileNotFoundError as error:
-        raise DoctorError(
-            "git is not installed or not on PATH", "install git and retry"
-        ) from error
+        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Repository:
             return path.as_posix()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _toplevel(directory: Path) -> Path | None:
     result = run_git(["rev-parse", "--show-toplevel"], directory)
     if result.returncode != 0:

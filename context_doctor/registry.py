@@ -51,18 +51,30 @@ class SkipRule:
     matches: Callable[[Project], bool]
 
 
-DORMANT = SkipRule("dormant", "the project is paused, completed or archived", lambda p: p.is_dormant)
+DORMANT = SkipRule(
+    "dormant", "the project is paused, completed or archived", lambda p: p.is_dormant
+)
 NO_INDEX = SkipRule(
-    "no index", "single-project repository: there is no index.yaml", lambda p: p.source.is_single_project
+    "no index",
+    "single-project repository: there is no index.yaml",
+    lambda p: p.source.is_single_project,
 )
 NOT_REGISTERED = SkipRule(
     "not registered", "the project has no index.yaml entry", lambda p: p.entry is None
 )
 SHARDED = SkipRule("sharded", "the project has a reference/ directory", lambda p: p.is_sharded)
-NOT_SHARDED = SkipRule("not sharded", "the project has no reference/ directory", lambda p: not p.is_sharded)
-STANDING = SkipRule("standing", "the project is standing (`bounded: false`)", lambda p: p.is_standing)
-BOUNDED = SkipRule("bounded", "the project is bounded (no `bounded: false`)", lambda p: not p.is_standing)
-NOT_TERMINAL = SkipRule("not terminal", "the project is not completed or archived", lambda p: not p.is_terminal)
+NOT_SHARDED = SkipRule(
+    "not sharded", "the project has no reference/ directory", lambda p: not p.is_sharded
+)
+STANDING = SkipRule(
+    "standing", "the project is standing (`bounded: false`)", lambda p: p.is_standing
+)
+BOUNDED = SkipRule(
+    "bounded", "the project is bounded (no `bounded: false`)", lambda p: not p.is_standing
+)
+NOT_TERMINAL = SkipRule(
+    "not terminal", "the project is not completed or archived", lambda p: not p.is_terminal
+)
 
 # Reasons the engine itself records before asking a check anything.
 ENGINE_REASONS = {

@@ -30,7 +30,9 @@ class Coverage:
 
     def describe(self) -> str:
         reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.reasons.items()))
-        return f"examined {self.examined}, skipped {self.skipped}" + (f" ({reasons})" if reasons else "")
+        return f"examined {self.examined}, skipped {self.skipped}" + (
+            f" ({reasons})" if reasons else ""
+        )
 
 
 @dataclass

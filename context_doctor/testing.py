@@ -36,8 +36,16 @@ from ruamel.yaml import YAML
 
 from context_doctor.gitfacts import git_environment
 
-_IDENTITY = ["-c", "user.name=Scenario Author", "-c", "user.email=author@example.invalid",
-             "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+_IDENTITY = [
+    "-c",
+    "user.name=Scenario Author",
+    "-c",
+    "user.email=author@example.invalid",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "init.defaultBranch=main",
+]
 
 
 def scenario_path(name: str) -> Path:
@@ -48,7 +56,11 @@ def scenario_path(name: str) -> Path:
 def load_scenario(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(source, Mapping):
         return dict(source)
-    path = Path(source) if isinstance(source, Path) or source.endswith(".yaml") else scenario_path(source)
+    path = (
+        Path(source)
+        if isinstance(source, Path) or source.endswith(".yaml")
+        else scenario_path(source)
+    )
     loaded: dict[str, Any] = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
     return loaded
 
@@ -56,7 +68,9 @@ def load_scenario(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
 def _git(args: list[str], cwd: Path, extra_env: Mapping[str, str] | None = None) -> str:
     env = git_environment()
     env.update(extra_env or {})
-    result = subprocess.run(["git", *_IDENTITY, *args], cwd=cwd, env=env, capture_output=True, check=False)
+    result = subprocess.run(
+        ["git", *_IDENTITY, *args], cwd=cwd, env=env, capture_output=True, check=False
+    )
     if result.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} failed: {result.stderr.decode(errors='replace')}")
     return result.stdout.decode("utf-8", "replace")

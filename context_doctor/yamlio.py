@@ -11,6 +11,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 
 from context_doctor.errors import DoctorError
@@ -33,11 +34,33 @@ def read_text(path: Path, what: str) -> str:
         ) from error
 
 
+class _LenientConstructor(RoundTripConstructor):
+    """Round-trip constructor that keeps an impossible date (``2026-13-45``) as its string.
+
+    ruamel raises ``ValueError`` for such a scalar, which would turn one bad index
+    field into "not valid YAML" (exit 2); as a string it reaches schema validation
+    and is reported against its entry and field instead.
+    """
+
+    def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node, values)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_LenientConstructor.add_constructor(
+    "tag:yaml.org,2002:timestamp", _LenientConstructor.construct_yaml_timestamp
+)
+
+
 def load_yaml(path: Path, what: str) -> Any:
     """Round-trip load, so entries keep their line numbers; exit 2 when it is not YAML."""
     text = read_text(path, what)
     try:
-        return YAML(typ="rt").load(text)
+        loader = YAML(typ="rt")
+        loader.Constructor = _LenientConstructor
+        return loader.load(text)
     except YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -76,7 +99,7 @@ def schema(name: str) -> dict[str, Any]:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(name))
+    return Draft202012Validator(schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def line_of(node: Any, key: Any) -> int | None:

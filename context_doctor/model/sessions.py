@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
-from datetime import date
 
 from context_doctor.model.documents import Document
 from context_doctor.model.text import LEADING_DATE, ordinals, to_date
@@ -17,11 +17,11 @@ class SessionEntry:
     line: int
     heading: str
     spelled: str  # the date as written, kept for impossible dates
-    date: date | None  # None: an impossible date such as 2026-02-30
+    date: dt.date | None  # None: an impossible date such as 2026-02-30
     ordinals: dict[str, int]
     file_order: int
 
-    def order_key(self) -> tuple[date, int, int]:
+    def order_key(self) -> tuple[dt.date, int, int]:
         assert self.date is not None
         return (self.date, self.file_order, self.line)
 

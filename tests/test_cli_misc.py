@@ -1,0 +1,72 @@
+"""explain, demo, the registry and the module entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from conftest import Run
+from context_doctor.registry import ENTRY_POINT_GROUP, load_checks
+
+ISSUE_2_CHECKS = {
+    "context-present", "context-budget", "sessions-present", "reference-present", "reference-budget",
+    "reference-shard", "reference-index-budget", "reference-topic-budget", "reference-index-orphan",
+    "reference-index-missing", "completed-items-in-context", "stale-session-in-context",
+    "status-agreement", "record-unreadable", "status-vocabulary", "completed-date",
+}
+
+
+def test_every_check_is_registered_through_entry_points() -> None:
+    modules = {point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+    assert "context_doctor.checks.structure" in modules
+    registry = load_checks()
+    assert ISSUE_2_CHECKS <= set(registry)
+    for spec in registry.values():
+        assert spec.summary and spec.remedy and spec.explanation
+
+
+def test_explain_one_check(doctor: Callable[..., Run]) -> None:
+    run = doctor("explain", "reference-shard")
+    assert run.exit_code == 0
+    assert run.stdout.startswith("reference-shard (warning)")
+    assert "How to fix:" in run.stdout
+    assert "`bounded`: the project is bounded" in run.stdout
+    assert "`dormant`" in run.stdout
+
+
+def test_explain_all_lists_every_check(doctor: Callable[..., Run]) -> None:
+    run = doctor("explain", "--all")
+    assert run.exit_code == 0
+    for name in ISSUE_2_CHECKS:
+        assert f"\n{name} (" in "\n" + run.stdout
+
+
+def test_explain_unknown_check_is_exit_2(doctor: Callable[..., Run]) -> None:
+    run = doctor("explain", "no-such-check")
+    assert run.exit_code == 2
+    assert "unknown check name `no-such-check`" in run.stderr
+    assert run.stderr.count("\n") == 1
+
+
+def test_demo_builds_and_audits_the_bundled_corpus(doctor: Callable[..., Run], tmp_path: Path) -> None:
+    run = doctor("demo", "--keep", str(tmp_path), "--output-format", "concise")
+    assert run.exit_code == 1
+    assert "[reference-index-orphan] vendors.md is not linked from REFERENCE.md" in run.stdout
+    assert (tmp_path / "demo-kb" / ".git").is_dir()
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "context_doctor", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith("context-doctor, version ")
+
+
+def test_bad_today_is_a_usage_error(doctor: Callable[..., Run], tmp_path: Path) -> None:
+    run = doctor("check", "--today", "2026-02-30", str(tmp_path))
+    assert run.exit_code == 2
+    assert "is not a YYYY-MM-DD date" in run.stderr

@@ -1,0 +1,159 @@
+"""The demo corpus's outputs, pinned with syrupy snapshots, and the report schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from syrupy.assertion import SnapshotAssertion
+
+from conftest import REPO_ROOT, Run
+
+TODAY = "2026-06-20"
+
+
+@pytest.fixture(scope="module")
+def report_validator() -> Draft202012Validator:
+    schema = json.loads((REPO_ROOT / "schemas" / "report.schema.json").read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _stable(report: dict[str, Any], root: Path) -> dict[str, Any]:
+    report = dict(report)
+    report["generated_at"] = "<generated_at>"
+    report["doctor_version"] = "<version>"
+    report["sources"] = [{**source, "root": "<root>"} for source in report["sources"]]
+    return report
+
+
+def test_demo_human_output(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run], snapshot: SnapshotAssertion
+) -> None:
+    run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY)
+    assert run.exit_code == 1
+    assert "\x1b[" not in run.stdout  # no colour when stdout is not a terminal
+    assert run.stdout == snapshot
+
+
+def test_demo_concise_output(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run], snapshot: SnapshotAssertion
+) -> None:
+    run = doctor(
+        "check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--output-format", "concise"
+    )
+    assert run.exit_code == 1
+    assert run.stdout == snapshot
+
+
+def test_demo_json_output(
+    scenario_repo: Callable[[str], Path],
+    doctor: Callable[..., Run],
+    snapshot: SnapshotAssertion,
+    report_validator: Draft202012Validator,
+) -> None:
+    root = scenario_repo("demo")
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1
+    report = run.json
+    report_validator.validate(report)
+    assert report["ok"] is False
+    assert report["readiness"] == "local"
+    assert report["today"] == TODAY
+    assert report["defects"] == sum(f["severity"] == "defect" for f in report["findings"])
+    assert _stable(report, root) == snapshot
+
+
+def test_json_findings_are_sorted(scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]) -> None:
+    findings = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--json").json[
+        "findings"
+    ]
+    keys = [
+        (f["severity"] != "defect", f["source"], f["project"] or "", f["check"], f["path"], f["line"] or -1)
+        for f in findings
+    ]
+    assert keys == sorted(keys)
+
+
+def test_error_output_validates_against_the_schema(
+    tmp_path: Path, doctor: Callable[..., Run], report_validator: Draft202012Validator
+) -> None:
+    run = doctor("check", "--source", str(tmp_path / "missing"), "--json")
+    assert run.exit_code == 2
+    report_validator.validate(run.json)
+    assert run.json["ok"] is False
+
+
+def test_quiet_prints_only_the_verdict(scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]) -> None:
+    run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--quiet")
+    assert run.exit_code == 1
+    assert run.stdout.count("\n") == 1
+    assert run.stdout.startswith("DEFECTS: 4 defects, 6 warnings")
+
+
+def test_statistics_counts_per_check(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run], snapshot: SnapshotAssertion
+) -> None:
+    run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--statistics")
+    assert run.exit_code == 1
+    assert re.search(r"^\s+2\s+FAIL\s+status-agreement$", run.stdout, re.MULTILINE)
+    assert run.stdout == snapshot
+
+
+def test_exit_zero_and_warnings_as_defects(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]
+) -> None:
+    root = str(scenario_repo("demo"))
+    assert doctor("check", "--source", root, "--today", TODAY, "--exit-zero", "-q").exit_code == 0
+    warnings_only = doctor(
+        "check", "--source", root, "--today", TODAY, "--select", "reference-shard", "-q"
+    )
+    assert warnings_only.exit_code == 0
+    assert warnings_only.stdout.startswith("WARNINGS: 0 defects, 1 warning")
+    strict = doctor(
+        "check", "--source", root, "--today", TODAY, "--select", "reference-shard",
+        "--warnings-as-defects", "-q",
+    )
+    assert strict.exit_code == 1
+
+
+def test_user_text_is_not_read_as_markup(make_repo: Callable[..., Path], doctor: Callable[..., Run]) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: odd\n  status: '[bold red]weird[/]'\n",
+                        "projects/odd/CONTEXT.md": "# Odd\n\n**Status:** Active\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY)
+    assert "status `[bold red]weird[/]` is not in the vocabulary" in run.stdout
+
+
+def test_healthy_corpus_exits_zero(make_repo: Callable[..., Path], doctor: Callable[..., Run]) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: fine\n  status: active\n",
+                        "projects/fine/CONTEXT.md": "# Fine\n\n**Status:** Active\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY)
+    assert run.exit_code == 0
+    assert run.stdout.splitlines()[-1].startswith("HEALTHY: 0 defects, 0 warnings in 0 of 1 project audited")
