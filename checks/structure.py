@@ -22,12 +22,12 @@ from context_doctor.registry import DORMANT, Context, check
         cold resume starts from nothing. A missing or empty file is a defect and no other
         per-project check runs on that project (their coverage says `no CONTEXT.md`). A project
         registered in index.yaml with no directory at all is the same defect, unless it is
-        `archived`. A CONTEXT.md with no Markdown heading is a warning: it cannot carry the
+        `archived` (or the retired `superseded`, which means archived). A CONTEXT.md with no Markdown heading is a warning: it cannot carry the
         sections the other checks read.""",
 )
 def context_present(project: Project, ctx: Context) -> Iterator[Issue]:
     if not project.directory_exists:
-        if project.status != "archived":
+        if project.status not in ("archived", "superseded"):
             yield Issue(
                 f"project `{project.id}` is registered in index.yaml but {project.rel_dir}/ does not exist",
                 project.source.index_rel_path,

@@ -73,13 +73,18 @@ def _split_names(values: tuple[str, ...]) -> list[str]:
 
 
 def select_checks(registry: dict[str, CheckSpec], settings: Settings) -> list[CheckSpec]:
+    # Each origin names the key as well as the file, so a config typo is found at once.
     chosen = (
-        resolve_names(settings.select, registry, settings.origin("select"))
+        resolve_names(settings.select, registry, f"`select` ({settings.origin('select')})")
         if settings.select is not None
         else list(registry)
     )
-    ignored = set(resolve_names(settings.ignore, registry, settings.origin("ignore")))
-    resolve_names(list(settings.severity), registry, "severity settings")
+    ignored = set(
+        resolve_names(settings.ignore, registry, f"`ignore` ({settings.origin('ignore')})")
+    )
+    for name in settings.severity:
+        key = f"severity.{name}"
+        resolve_names([name], registry, f"`{key}` ({settings.origin(key)})")
     return [registry[name] for name in sorted(set(chosen)) if name not in ignored]
 
 

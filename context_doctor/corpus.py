@@ -136,7 +136,11 @@ def _console_sources(console: Path) -> list[Source]:
         )
     sources: list[Source] = []
     for item in data["sources"]:
-        root = _existing_directory(str(item["root"]), f"console source `{item['name']}` root")
+        # A relative root is relative to console.yaml, not to wherever the doctor runs.
+        raw_root = Path(str(item["root"])).expanduser()
+        if not raw_root.is_absolute():
+            raw_root = console.parent / raw_root
+        root = _existing_directory(raw_root, f"console source `{item['name']}` root")
         projects_dir = str(item["projects_dir"])
         if not (root / projects_dir).is_dir():
             raise DoctorError(

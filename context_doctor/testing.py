@@ -84,7 +84,9 @@ def file_bytes(spec: Any) -> bytes:
             return base64.b64decode(str(spec["base64"]))
         text = str(spec.get("text", ""))
         pad_to = int(spec.get("pad_to", 0))
-        lines = text.splitlines()
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
         filler = str(spec.get("filler", "Filler line {n}."))
         while len(lines) < pad_to:
             lines.append(filler.format(n=len(lines) + 1))

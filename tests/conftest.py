@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-import os
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,9 @@ class Run:
         loaded: dict[str, Any] = json.loads(self.stdout)
         return loaded
 
-    def findings(self, check: str | None = None, project: str | None = None) -> list[dict[str, Any]]:
+    def findings(
+        self, check: str | None = None, project: str | None = None
+    ) -> list[dict[str, Any]]:
         return [
             finding
             for finding in self.json["findings"]
@@ -40,7 +42,9 @@ class Run:
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """No test ever reads the developer's own ~/.synthesis/console.yaml."""
     home = tmp_path_factory.mktemp("synthesis-home")
     monkeypatch.setenv("SYNTHESIS_HOME", str(home))
@@ -74,7 +78,9 @@ def scenario_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable
 
     def get(name: str) -> Path:
         if name not in built:
-            built[name] = build_scenario(SCENARIOS / f"{name}.yaml", tmp_path_factory.mktemp(name) / "kb")
+            built[name] = build_scenario(
+                SCENARIOS / f"{name}.yaml", tmp_path_factory.mktemp(name) / "kb"
+            )
         return built[name]
 
     yield get

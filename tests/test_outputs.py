@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REPO_ROOT, Run
 from jsonschema import Draft202012Validator
 from syrupy.assertion import SnapshotAssertion
-
-from conftest import REPO_ROOT, Run
 
 TODAY = "2026-06-20"
 
@@ -45,7 +44,13 @@ def test_demo_concise_output(
     scenario_repo: Callable[[str], Path], doctor: Callable[..., Run], snapshot: SnapshotAssertion
 ) -> None:
     run = doctor(
-        "check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--output-format", "concise"
+        "check",
+        "--source",
+        str(scenario_repo("demo")),
+        "--today",
+        TODAY,
+        "--output-format",
+        "concise",
     )
     assert run.exit_code == 1
     assert run.stdout == snapshot
@@ -69,12 +74,21 @@ def test_demo_json_output(
     assert _stable(report, root) == snapshot
 
 
-def test_json_findings_are_sorted(scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]) -> None:
-    findings = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--json").json[
-        "findings"
-    ]
+def test_json_findings_are_sorted(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]
+) -> None:
+    findings = doctor(
+        "check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--json"
+    ).json["findings"]
     keys = [
-        (f["severity"] != "defect", f["source"], f["project"] or "", f["check"], f["path"], f["line"] or -1)
+        (
+            f["severity"] != "defect",
+            f["source"],
+            f["project"] or "",
+            f["check"],
+            f["path"],
+            f["line"] or -1,
+        )
         for f in findings
     ]
     assert keys == sorted(keys)
@@ -89,7 +103,9 @@ def test_error_output_validates_against_the_schema(
     assert run.json["ok"] is False
 
 
-def test_quiet_prints_only_the_verdict(scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]) -> None:
+def test_quiet_prints_only_the_verdict(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]
+) -> None:
     run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--quiet")
     assert run.exit_code == 1
     assert run.stdout.count("\n") == 1
@@ -116,13 +132,22 @@ def test_exit_zero_and_warnings_as_defects(
     assert warnings_only.exit_code == 0
     assert warnings_only.stdout.startswith("WARNINGS: 0 defects, 1 warning")
     strict = doctor(
-        "check", "--source", root, "--today", TODAY, "--select", "reference-shard",
-        "--warnings-as-defects", "-q",
+        "check",
+        "--source",
+        root,
+        "--today",
+        TODAY,
+        "--select",
+        "reference-shard",
+        "--warnings-as-defects",
+        "-q",
     )
     assert strict.exit_code == 1
 
 
-def test_user_text_is_not_read_as_markup(make_repo: Callable[..., Path], doctor: Callable[..., Run]) -> None:
+def test_user_text_is_not_read_as_markup(
+    make_repo: Callable[..., Path], doctor: Callable[..., Run]
+) -> None:
     root = make_repo(
         {
             "commits": [
@@ -140,7 +165,9 @@ def test_user_text_is_not_read_as_markup(make_repo: Callable[..., Path], doctor:
     assert "status `[bold red]weird[/]` is not in the vocabulary" in run.stdout
 
 
-def test_healthy_corpus_exits_zero(make_repo: Callable[..., Path], doctor: Callable[..., Run]) -> None:
+def test_healthy_corpus_exits_zero(
+    make_repo: Callable[..., Path], doctor: Callable[..., Run]
+) -> None:
     root = make_repo(
         {
             "commits": [
@@ -156,4 +183,6 @@ def test_healthy_corpus_exits_zero(make_repo: Callable[..., Path], doctor: Calla
     )
     run = doctor("check", "--source", str(root), "--today", TODAY)
     assert run.exit_code == 0
-    assert run.stdout.splitlines()[-1].startswith("HEALTHY: 0 defects, 0 warnings in 0 of 1 project audited")
+    assert run.stdout.splitlines()[-1].startswith(
+        "HEALTHY: 0 defects, 0 warnings in 0 of 1 project audited"
+    )

@@ -19,6 +19,10 @@ from context_doctor.errors import Unreadable
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 _FIELD = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
+# Only \n, \r\n and \r end a line, as for git, `wc -l` and markdown-it (whose line
+# maps the header and heading lines are compared with); str.splitlines would also
+# split on \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,10 @@ class Document:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        lines = _LINE_BREAK.split(self.text)
+        if lines[-1] == "":
+            lines.pop()  # a final line break ends the last line; it does not start one
+        return lines
 
     @property
     def line_count(self) -> int:

@@ -74,7 +74,9 @@ class Project:
         if not self.is_sharded:
             return []
         paths = sorted(
-            path for path in (self.directory / "reference").glob("*.md") if path.is_file()
+            path
+            for path in (self.directory / "reference").glob("*.md")
+            if path.is_file() and not path.name.startswith(".")
         )
         return [Document(path, self.relative(path)) for path in paths]
 

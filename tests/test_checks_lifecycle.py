@@ -1,0 +1,421 @@
+"""Cross-tier agreement and lifecycle (SPEC §2) on real git repositories.
+
+The shared scenario ``fixtures/scenarios/lifecycle.yaml`` holds one project per
+case; repositories whose *shape* is the case (no index.yaml, a single-project
+repository) are built inline with ``make_repo``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+TODAY = "2026-06-20"
+INDEX = "projects/index.yaml"
+LIFECYCLE_CHECKS = ("status-agreement", "record-unreadable", "status-vocabulary", "completed-date")
+
+Doctor = Callable[..., Run]
+
+
+@pytest.fixture
+def lifecycle(scenario_repo: Callable[[str], Path], doctor: Doctor) -> tuple[Path, Run]:
+    root = scenario_repo("lifecycle")
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1, run.stderr
+    return root, run
+
+
+def entry_line(root: Path, marker: str, occurrence: int = 1) -> int:
+    """1-based line of the ``occurrence``-th index entry starting with ``- <marker>``."""
+    lines = (root / INDEX).read_text(encoding="utf-8").splitlines()
+    pattern = re.compile(rf"^\s*- {re.escape(marker)}\s*$")
+    hits = [number for number, line in enumerate(lines, start=1) if pattern.match(line)]
+    return hits[occurrence - 1]
+
+
+def only(run: Run, check: str, project: str | None) -> dict[str, Any]:
+    found = run.findings(check, project)
+    if project is None:
+        found = [finding for finding in found if finding["project"] is None]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def reasons(run: Run, check: str) -> Mapping[str, int]:
+    reasons: Mapping[str, int] = run.json["coverage"][check]["reasons"]
+    return reasons
+
+
+# -- status-agreement --------------------------------------------------------
+
+
+def test_directory_without_index_entry_is_a_defect(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    finding = only(run, "status-agreement", "stray")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == INDEX
+    assert finding["line"] is None
+    assert "projects/stray/" in finding["message"]
+    assert "no entry in index.yaml" in finding["message"]
+
+
+def test_index_completed_but_header_active_is_a_defect(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    finding = only(run, "status-agreement", "closed-but-active")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/closed-but-active/CONTEXT.md"
+    assert finding["line"] == 3  # the **Status:** line
+    assert "`completed`" in finding["message"]
+    assert "reads not completed" in finding["message"]
+
+
+def test_schema_violations_name_entry_and_field(lifecycle: tuple[Path, Run]) -> None:
+    root, run = lifecycle
+    found = run.findings("status-agreement", "schema-bad")
+    line = entry_line(root, "id: schema-bad")
+    assert {finding["severity"] for finding in found} == {"defect"}
+    assert {finding["path"] for finding in found} == {INDEX}
+    assert {finding["line"] for finding in found} == {line}
+    messages = sorted(finding["message"] for finding in found)
+    assert len(messages) == 2, messages
+    assert all("`schema-bad`" in message for message in messages)
+    bounded, last_session = messages
+    assert "field `bounded`" in bounded and "'false'" in bounded
+    assert "field `last_session`" in last_session and "2026-13-45" in last_session
+
+
+def test_string_bounded_false_does_not_make_a_standing_project(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    # reference-shard only examines standing projects: `bounded: "false"` is not one.
+    assert not run.findings("reference-shard", "schema-bad")
+    assert reasons(run, "reference-shard").get("bounded", 0) >= 1
+
+
+def test_duplicate_id_names_both_entries(lifecycle: tuple[Path, Run]) -> None:
+    root, run = lifecycle
+    finding = only(run, "status-agreement", "twin")
+    first, second = entry_line(root, "id: twin", 1), entry_line(root, "id: twin", 2)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == INDEX
+    assert finding["line"] == second
+    assert f"line {first}" in finding["message"]
+    assert f"line {second}" in finding["message"]
+    assert "registered twice" in finding["message"]
+
+
+def test_entry_without_id_is_reported_once_per_source(lifecycle: tuple[Path, Run]) -> None:
+    root, run = lifecycle
+    finding = only(run, "status-agreement", None)
+    assert finding["severity"] == "defect"
+    assert finding["source"] == root.name
+    assert finding["path"] == INDEX
+    assert "'id' is a required property" in finding["message"]
+    assert "entry 7" in finding["message"]
+    # Not repeated on any project.
+    assert not any(
+        "entry 7" in f["message"] for f in run.findings("status-agreement") if f["project"]
+    )
+
+
+def test_entry_without_id_line_points_at_the_entry(lifecycle: tuple[Path, Run]) -> None:
+    root, run = lifecycle
+    lines = (root / INDEX).read_text(encoding="utf-8").splitlines()
+    finding = only(run, "status-agreement", None)
+    assert lines[finding["line"] - 1].strip() == "- status: active"
+    assert "last_session: 2026-06-01" in lines[finding["line"]]
+
+
+def test_entry_without_id_reported_once_for_each_source(
+    scenario_repo: Callable[[str], Path],
+    make_repo: Callable[[Mapping[str, Any]], Path],
+    doctor: Doctor,
+) -> None:
+    other = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: solo\n  status: active\n- status: paused\n",
+                        "projects/solo/CONTEXT.md": "# Solo\n\n**Status:** Active\n",
+                    },
+                }
+            ]
+        }
+    )
+    lifecycle_root = scenario_repo("lifecycle")
+    run = doctor(
+        "check",
+        "--source",
+        str(lifecycle_root),
+        "--source",
+        str(other),
+        "--select",
+        "status-agreement",
+        "--today",
+        TODAY,
+        "--json",
+    )
+    source_level = [f for f in run.findings("status-agreement") if f["project"] is None]
+    assert sorted(f["source"] for f in source_level) == sorted([lifecycle_root.name, other.name])
+    other_finding = next(f for f in source_level if f["source"] == other.name)
+    assert other_finding["line"] == 3
+    assert "entry 2" in other_finding["message"]
+
+
+def test_status_agreement_quiet_when_index_and_header_agree(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    for project in ("steady", "finished", "typo-complete", "replaced", "undated", "mute"):
+        assert not run.findings("status-agreement", project), project
+
+
+def test_project_directories_but_no_index_yaml(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
+) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n",
+                        "projects/beta/CONTEXT.md": "# Beta\n\n**Status:** Active\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1
+    found = run.findings("status-agreement")
+    assert sorted(f["project"] for f in found) == ["alpha", "beta"]
+    for finding in found:
+        assert finding["severity"] == "defect"
+        assert finding["path"] == INDEX
+        assert "no index.yaml" in finding["message"]
+        assert f"projects/{finding['project']}/" in finding["message"]
+    # Without an index there is no entry to read a status from.
+    assert reasons(run, "status-vocabulary") == {"not registered": 2}
+
+
+SINGLE_PROJECT = {
+    "commits": [
+        {
+            "date": "2026-06-01T09:00:00+00:00",
+            "files": {"CONTEXT.md": "# Solo\n\n**Status:** Active\n"},
+        }
+    ]
+}
+
+
+def test_single_project_repository_skips_index_checks(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
+) -> None:
+    root = make_repo(SINGLE_PROJECT)
+    run = doctor("check", "--project", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.json["projects_audited"] == 1
+    assert reasons(run, "status-agreement") == {"no index": 1}
+    assert reasons(run, "status-vocabulary") == {"no index": 1}
+    assert reasons(run, "completed-date") == {"not terminal": 1}
+    assert run.json["coverage"]["record-unreadable"]["examined"] == 1
+    assert not run.findings()
+
+
+# -- record-unreadable ---------------------------------------------------------
+
+
+def test_binary_context_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    finding = only(run, "record-unreadable", "garbled")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/garbled/CONTEXT.md"
+    assert "binary" in finding["message"]
+    # Its CONTEXT.md-dependent checks stop, recorded as `unreadable`; nothing else speaks for it.
+    assert [f["check"] for f in run.findings(project="garbled")] == ["record-unreadable"]
+    for check in ("status-agreement", "context-budget", "reference-present"):
+        assert reasons(run, check).get("unreadable") == 1, check
+
+
+def test_non_utf8_reference_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    finding = only(run, "record-unreadable", "latin")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/latin/REFERENCE.md"
+    assert "not valid UTF-8" in finding["message"]
+    # The check that reads REFERENCE.md skipped it; CONTEXT.md checks still ran.
+    assert not run.findings("reference-budget", "latin")
+    assert reasons(run, "reference-budget").get("unreadable") == 2  # garbled + latin
+
+
+def test_an_unreadable_project_does_not_stop_the_corpus(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    assert run.json["projects_audited"] == 16
+    audited = {f["project"] for f in run.findings()}
+    assert {"closed-but-active", "twin", "mystery", "undated"} <= audited
+    assert run.json["coverage"]["status-agreement"]["examined"] == 15
+
+
+def test_header_without_verdict_is_a_warning(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    finding = only(run, "record-unreadable", "mute")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/mute/CONTEXT.md"
+    assert finding["line"] == 4  # Status wins over Phase (line 3)
+    assert "Under review" in finding["message"]
+    assert "no completion verdict" in finding["message"]
+
+
+def test_header_without_verdict_is_not_asked_of_paused_projects(
+    lifecycle: tuple[Path, Run],
+) -> None:
+    _, run = lifecycle
+    assert not run.findings("record-unreadable", "napping")
+    assert not run.findings("record-unreadable", "steady")
+    # record-unreadable has no skip rule (its defect half applies to every project): all examined.
+    coverage = run.json["coverage"]["record-unreadable"]
+    assert coverage == {"examined": 16, "skipped": 0, "reasons": {}}
+
+
+def test_record_unreadable_reports_nothing_for_a_missing_project_directory(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
+) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: here\n  status: active\n- id: gone\n  status: active\n",
+                        "projects/here/CONTEXT.md": "# Here\n\n**Status:** Active\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert not run.findings("record-unreadable")
+    assert only(run, "context-present", "gone")["path"] == INDEX
+    assert reasons(run, "status-agreement") == {"no CONTEXT.md": 1}
+
+
+# -- status-vocabulary -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("project", "status", "replacement"),
+    [
+        ("typo-complete", "complete", "`completed`"),
+        ("replaced", "superseded", "`archived` with `superseded_by"),
+        ("fresh", "new", "`active`"),
+        ("forever", "ongoing", "`bounded: false`"),
+    ],
+)
+def test_retired_status_is_a_warning_naming_the_replacement(
+    lifecycle: tuple[Path, Run], project: str, status: str, replacement: str
+) -> None:
+    root, run = lifecycle
+    finding = only(run, "status-vocabulary", project)
+    assert finding["severity"] == "warning"
+    assert finding["path"] == INDEX
+    assert finding["line"] == entry_line(root, f"id: {project}")
+    assert f"`{status}` is retired" in finding["message"]
+    assert replacement in finding["message"]
+
+
+def test_unknown_status_is_a_defect_and_treated_as_live(lifecycle: tuple[Path, Run]) -> None:
+    root, run = lifecycle
+    finding = only(run, "status-vocabulary", "mystery")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == INDEX
+    assert finding["line"] == entry_line(root, "id: mystery")
+    assert "`wip`" in finding["message"]
+    assert "treated as live" in finding["message"]
+    # Live: the header's Active agrees with it, so status-agreement is quiet.
+    assert not run.findings("status-agreement", "mystery")
+
+
+def test_status_vocabulary_quiet_for_canonical_statuses(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    for project in ("steady", "finished", "napping", "undated", "closed-but-active"):
+        assert not run.findings("status-vocabulary", project), project
+
+
+def test_status_vocabulary_skips_unregistered_projects(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    assert reasons(run, "status-vocabulary") == {"not registered": 1}  # stray
+    assert not run.findings("status-vocabulary", "stray")
+
+
+# -- completed-date ------------------------------------------------------------------
+
+
+def test_completed_without_completed_date_is_a_warning(lifecycle: tuple[Path, Run]) -> None:
+    root, run = lifecycle
+    finding = only(run, "completed-date", "undated")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == INDEX
+    assert finding["line"] == entry_line(root, "id: undated")
+    assert "no `completed_date`" in finding["message"]
+
+
+def test_completed_date_quiet_when_present(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    for project in ("finished", "closed-but-active", "typo-complete", "replaced"):
+        assert not run.findings("completed-date", project), project
+
+
+def test_completed_date_skips_projects_that_are_not_terminal(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    coverage = run.json["coverage"]["completed-date"]
+    # Terminal: closed-but-active, finished, typo-complete, replaced, undated.
+    assert coverage["examined"] == 5
+    assert coverage["reasons"] == {"not terminal": 11}
+
+
+def test_impossible_completed_date_is_reported(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
+) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": (
+                            "- id: done\n  status: completed\n  completed_date: 2026-02-30\n"
+                        ),
+                        "projects/done/CONTEXT.md": "# Done\n\n**Status:** Completed\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1, run.stderr  # not exit 2: the YAML is fine, the date is not
+    finding = only(run, "completed-date", "done")
+    assert finding["severity"] == "warning"
+    assert "2026-02-30" in finding["message"] and "not a real" in finding["message"]
+    schema = only(run, "status-agreement", "done")
+    assert "field `completed_date`" in schema["message"]
+
+
+# -- the lifecycle checks in the human report ------------------------------------------
+
+
+def test_human_output_lists_coverage_for_lifecycle_checks(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    root = scenario_repo("lifecycle")
+    run = doctor(
+        "check", "--source", str(root), "--today", TODAY, "--select", ",".join(LIFECYCLE_CHECKS)
+    )
+    assert run.exit_code == 1
+    assert "coverage completed-date: examined 5, skipped 11 (11 not terminal)" in run.stdout
+    assert "coverage status-vocabulary: examined 15, skipped 1 (1 not registered)" in run.stdout
+    assert "projects/index.yaml:18  FAIL  [status-agreement]" in run.stdout

@@ -1,0 +1,280 @@
+"""Semantic-tier checks (SPEC §2 "Tier structure and budgets") on a real git corpus.
+
+Every case is one project of ``fixtures/scenarios/references.yaml``, built once
+per session. Findings are read from an audit of the whole source; "examined"
+and skip reasons come from an audit narrowed to one project (``--project``),
+so the coverage counts belong to that project alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+TODAY = "2026-06-20"
+SCENARIO = "references"
+
+Doctor = Callable[..., Run]
+_RUNS: dict[tuple[str, ...], Run] = {}
+
+
+@pytest.fixture
+def root(scenario_repo: Callable[[str], Path]) -> Path:
+    return scenario_repo(SCENARIO)
+
+
+def _audit(doctor: Doctor, *args: str) -> Run:
+    """``check ARGS --today TODAY --json``; the corpus is read-only, so runs are reused."""
+    key = (*args, TODAY)
+    if key not in _RUNS:
+        run = doctor("check", *args, "--today", TODAY, "--json")
+        assert run.exit_code in (0, 1), run.stdout + run.stderr
+        assert "findings" in run.json, run.stdout
+        _RUNS[key] = run
+    return _RUNS[key]
+
+
+@pytest.fixture
+def corpus(root: Path, doctor: Doctor) -> Run:
+    return _audit(doctor, "--source", str(root))
+
+
+@pytest.fixture
+def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
+    def audit_project(project: str) -> Run:
+        run = _audit(doctor, "--project", str(root / "projects" / project))
+        assert run.json["projects_audited"] == 1
+        return run
+
+    return audit_project
+
+
+def sole(run: Run, check: str, project: str) -> dict[str, Any]:
+    found = run.findings(check, project)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def assert_quiet(run: Run, check: str) -> None:
+    """The check looked at the (single) project and found nothing."""
+    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert run.findings(check) == []
+
+
+def assert_skipped(run: Run, check: str, reason: str) -> None:
+    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
+    assert run.findings(check) == []
+
+
+# -- reference-budget (bounded projects) -------------------------------------
+
+
+@pytest.mark.parametrize("project", ["rb-301", "rb-bounded-true"])
+def test_reference_budget_fires_for_bounded_project_over_300(corpus: Run, project: str) -> None:
+    finding = sole(corpus, "reference-budget", project)
+    assert finding["severity"] == "warning"
+    assert finding["path"] == f"projects/{project}/REFERENCE.md"
+    assert finding["line"] is None
+    assert "301 lines" in finding["message"]
+    # a bounded project is never told to shard
+    assert corpus.findings("reference-shard", project) == []
+
+
+def test_reference_budget_quiet_at_300(one: Callable[[str], Run], corpus: Run) -> None:
+    assert_quiet(one("rb-300"), "reference-budget")
+    assert corpus.findings("reference-budget", "rb-300") == []
+
+
+@pytest.mark.parametrize(
+    ("project", "reason"),
+    [
+        ("rb-paused", "dormant"),
+        ("rb-sharded", "sharded"),
+        ("rs-sharded", "sharded"),  # sharded wins over standing
+        ("rs-301", "standing"),  # reference-shard judges standing projects instead
+    ],
+)
+def test_reference_budget_skips(one: Callable[[str], Run], project: str, reason: str) -> None:
+    assert_skipped(one(project), "reference-budget", reason)
+
+
+# -- reference-shard (standing projects) -------------------------------------
+
+
+def test_reference_shard_fires_for_standing_project_over_300(corpus: Run) -> None:
+    finding = sole(corpus, "reference-shard", "rs-301")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/rs-301/REFERENCE.md"
+    assert finding["line"] is None
+    assert "301 lines" in finding["message"]
+    # the remedy is to shard, not to narrow the project's scope
+    assert "reference/<topic>.md" in finding["remedy"]
+    assert "Do not narrow" in finding["remedy"]
+    assert corpus.findings("reference-budget", "rs-301") == []
+
+
+def test_reference_shard_quiet_at_300(one: Callable[[str], Run], corpus: Run) -> None:
+    assert_quiet(one("rs-300"), "reference-shard")
+    assert corpus.findings("reference-shard", "rs-300") == []
+
+
+@pytest.mark.parametrize(
+    ("project", "reason"),
+    [
+        ("rs-paused", "dormant"),
+        ("rs-sharded", "sharded"),
+        ("rb-301", "bounded"),
+        ("rb-bounded-true", "bounded"),
+    ],
+)
+def test_reference_shard_skips(one: Callable[[str], Run], project: str, reason: str) -> None:
+    assert_skipped(one(project), "reference-shard", reason)
+
+
+# -- reference-index-budget --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("project", "lines"),
+    [
+        ("rib-151", 151),
+        ("rs-sharded", 320),
+        ("rib-completed", 151),  # dormant is no skip here: only "not sharded" is
+    ],
+)
+def test_reference_index_budget_fires_over_150(corpus: Run, project: str, lines: int) -> None:
+    finding = sole(corpus, "reference-index-budget", project)
+    assert finding["severity"] == "warning"
+    assert finding["path"] == f"projects/{project}/REFERENCE.md"
+    assert finding["line"] is None
+    assert f"{lines} lines" in finding["message"]
+    assert "150-line" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["rib-150", "rb-sharded"])
+def test_reference_index_budget_quiet(one: Callable[[str], Run], corpus: Run, project: str) -> None:
+    assert_quiet(one(project), "reference-index-budget")
+    assert corpus.findings("reference-index-budget", project) == []
+
+
+def test_reference_index_budget_skips_unsharded(one: Callable[[str], Run]) -> None:
+    # 301 lines, but no reference/: reference-budget's business, not the index budget's
+    assert_skipped(one("rb-301"), "reference-index-budget", "not sharded")
+
+
+# -- reference-topic-budget --------------------------------------------------
+
+
+def test_reference_topic_budget_fires_per_topic_over_300(corpus: Run) -> None:
+    """big.md (301) fires; small.md (300) does not; archive/huge.md (400) is no topic."""
+    finding = sole(corpus, "reference-topic-budget", "rtb-topics")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/rtb-topics/reference/big.md"
+    assert finding["line"] is None
+    assert "301 lines" in finding["message"]
+
+
+def test_reference_topic_budget_quiet(one: Callable[[str], Run], corpus: Run) -> None:
+    assert_quiet(one("rib-150"), "reference-topic-budget")
+    assert corpus.findings("reference-topic-budget", "rib-150") == []
+
+
+def test_reference_topic_budget_skips_unsharded(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("rb-300"), "reference-topic-budget", "not sharded")
+
+
+# -- reference-index-orphan --------------------------------------------------
+
+
+def test_reference_index_orphan_counts_only_real_link_targets(corpus: Run) -> None:
+    """Linked: plain, `./` with a #fragment, in a table, reference-style, via `../`, <a b.md>.
+
+    Orphaned although named in REFERENCE.md: in prose, in a code span, in a code
+    fence, in an HTML comment, and as an absolute URL ending in the same path.
+    """
+    found = corpus.findings("reference-index-orphan", "rio-links")
+    assert {f["path"] for f in found} == {
+        f"projects/rio-links/reference/{name}.md"
+        for name in ("prose", "inline-code", "fenced", "commented", "web")
+    }
+    for finding in found:
+        assert finding["severity"] == "warning"
+        assert finding["line"] is None
+        assert "not linked from REFERENCE.md" in finding["message"]
+
+
+def test_reference_index_orphan_quiet_when_every_topic_is_linked(
+    one: Callable[[str], Run], corpus: Run
+) -> None:
+    """rio-clean links its topics only from table rows, one with `./` and a fragment."""
+    assert_quiet(one("rio-clean"), "reference-index-orphan")
+    assert corpus.findings("reference-index-orphan", "rio-clean") == []
+
+
+def test_reference_index_orphan_defers_to_index_missing(
+    one: Callable[[str], Run], corpus: Run
+) -> None:
+    """No REFERENCE.md at all: reference-index-missing reports it, not one orphan per topic."""
+    assert_quiet(one("rim-no-index"), "reference-index-orphan")
+    assert corpus.findings("reference-index-missing", "rim-no-index")
+
+
+def test_reference_index_orphan_skips_unsharded(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("rb-301"), "reference-index-orphan", "not sharded")
+
+
+# -- reference-index-missing -------------------------------------------------
+
+
+def test_reference_index_missing_fires(corpus: Run) -> None:
+    finding = sole(corpus, "reference-index-missing", "rim-no-index")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/rim-no-index/REFERENCE.md"
+    assert finding["line"] is None
+    assert "2 topic file(s)" in finding["message"]
+
+
+def test_reference_index_missing_quiet_with_an_index(
+    one: Callable[[str], Run], corpus: Run
+) -> None:
+    assert_quiet(one("rio-clean"), "reference-index-missing")
+    assert corpus.findings("reference-index-missing", "rio-clean") == []
+
+
+def test_reference_index_missing_skips_unsharded(one: Callable[[str], Run]) -> None:
+    # neither REFERENCE.md nor reference/: not this check's business
+    assert_skipped(one("rim-plain"), "reference-index-missing", "not sharded")
+
+
+# -- the corpus as a whole ---------------------------------------------------
+
+
+def test_reference_coverage_ledger(corpus: Run) -> None:
+    """Every project is accounted for, and skip rules apply in order (dormant first).
+
+    17 projects: 9 sharded (rib-completed among them), 8 not; dormant: rb-paused,
+    rs-paused, rib-completed; standing: rs-301, rs-300, rs-paused, rs-sharded.
+    """
+    coverage = corpus.json["coverage"]
+    assert corpus.json["projects_audited"] == 17
+    for name in (
+        "reference-index-budget",
+        "reference-topic-budget",
+        "reference-index-orphan",
+        "reference-index-missing",
+    ):
+        assert coverage[name] == {"examined": 9, "skipped": 8, "reasons": {"not sharded": 8}}, name
+    assert coverage["reference-budget"] == {
+        "examined": 4,
+        "skipped": 13,
+        "reasons": {"dormant": 3, "sharded": 8, "standing": 2},
+    }
+    assert coverage["reference-shard"] == {
+        "examined": 2,
+        "skipped": 15,
+        "reasons": {"bounded": 4, "dormant": 3, "sharded": 8},
+    }

@@ -1,0 +1,363 @@
+"""Tier structure checks (SPEC §2 "Tier structure and budgets") on a real git corpus.
+
+Every case is one project of ``fixtures/scenarios/structure.yaml``, built once
+per session. Findings are read from an audit of the whole source; "examined"
+and skip reasons come from an audit narrowed to one project (``--project``),
+so the coverage counts belong to that project alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from context_doctor.registry import load_checks
+
+TODAY = "2026-06-20"
+SCENARIO = "structure"
+
+Doctor = Callable[..., Run]
+_RUNS: dict[tuple[str, ...], Run] = {}
+
+
+@pytest.fixture
+def root(scenario_repo: Callable[[str], Path]) -> Path:
+    return scenario_repo(SCENARIO)
+
+
+def _audit(doctor: Doctor, *args: str) -> Run:
+    """``check ARGS --today TODAY --json``; the corpus is read-only, so runs are reused."""
+    key = (*args, TODAY)
+    if key not in _RUNS:
+        run = doctor("check", *args, "--today", TODAY, "--json")
+        assert run.exit_code in (0, 1), run.stdout + run.stderr
+        assert "findings" in run.json, run.stdout
+        _RUNS[key] = run
+    return _RUNS[key]
+
+
+@pytest.fixture
+def corpus(root: Path, doctor: Doctor) -> Run:
+    return _audit(doctor, "--source", str(root))
+
+
+@pytest.fixture
+def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
+    def audit_project(project: str) -> Run:
+        run = _audit(doctor, "--project", str(root / "projects" / project))
+        assert run.json["projects_audited"] == 1
+        return run
+
+    return audit_project
+
+
+def sole(run: Run, check: str, project: str) -> dict[str, Any]:
+    found = run.findings(check, project)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def assert_quiet(run: Run, check: str) -> None:
+    """The check looked at the (single) project and found nothing."""
+    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert run.findings(check) == []
+
+
+def assert_skipped(run: Run, check: str, reason: str) -> None:
+    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
+    assert run.findings(check) == []
+
+
+def line_of(root: Path, relative: str, needle: str, *, exact: bool = False) -> int:
+    """The 1-based line of the one line containing ``needle`` (or equal to it, stripped)."""
+    lines = (root / relative).read_text(encoding="utf-8").splitlines()
+    hits = [
+        number
+        for number, text in enumerate(lines, start=1)
+        if (text.strip() == needle if exact else needle in text)
+    ]
+    assert len(hits) == 1, (relative, needle, hits)
+    return hits[0]
+
+
+# -- context-present ---------------------------------------------------------
+
+
+def test_context_present_missing_file_is_a_defect(corpus: Run) -> None:
+    finding = sole(corpus, "context-present", "cp-missing")
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/cp-missing/CONTEXT.md"
+    assert finding["line"] is None
+    assert "missing" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["cp-empty", "cp-blank"])
+def test_context_present_empty_or_blank_file_is_a_defect(corpus: Run, project: str) -> None:
+    finding = sole(corpus, "context-present", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == f"projects/{project}/CONTEXT.md"
+    assert "empty" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["cp-no-heading", "cp-fenced-heading"])
+def test_context_present_no_heading_is_a_warning(corpus: Run, project: str) -> None:
+    """A `# heading` inside a code fence is not a heading."""
+    finding = sole(corpus, "context-present", project)
+    assert finding["severity"] == "warning"
+    assert finding["path"] == f"projects/{project}/CONTEXT.md"
+    assert "heading" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["cp-ghost", "cp-ghost-paused"])
+def test_context_present_registered_id_without_directory_is_a_defect(
+    corpus: Run, root: Path, project: str
+) -> None:
+    finding = sole(corpus, "context-present", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/index.yaml"
+    assert finding["line"] == line_of(root, "projects/index.yaml", f"- id: {project}", exact=True)
+    assert f"projects/{project}/" in finding["message"]
+
+
+def test_context_present_archived_id_without_directory_is_quiet(corpus: Run) -> None:
+    assert corpus.findings("context-present", "cp-ghost-archived") == []
+    # examined like every other project, not skipped
+    coverage = corpus.json["coverage"]["context-present"]
+    assert coverage["examined"] == corpus.json["projects_audited"]
+
+
+def test_context_present_quiet_on_a_healthy_project(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("cp-ok"), "context-present")
+
+
+def test_context_present_is_never_skipped(corpus: Run) -> None:
+    """SPEC: no skip reason. It examines projects with no CONTEXT.md and no directory too."""
+    assert corpus.json["projects_audited"] == 39
+    assert corpus.json["coverage"]["context-present"] == {
+        "examined": 39,
+        "skipped": 0,
+        "reasons": {},
+    }
+
+
+def _context_checks() -> set[str]:
+    return {name for name, spec in load_checks().items() if spec.needs_context}
+
+
+OURS = {
+    "context-budget",
+    "sessions-present",
+    "reference-present",
+    "reference-budget",
+    "reference-shard",
+    "reference-index-budget",
+    "reference-topic-budget",
+    "reference-index-orphan",
+    "reference-index-missing",
+    "completed-items-in-context",
+    "stale-session-in-context",
+}
+
+
+def test_missing_context_skips_every_other_check(one: Callable[[str], Run]) -> None:
+    """cp-missing has a log with two dates and a reference/ shard: nothing else runs."""
+    run = one("cp-missing")
+    gated = _context_checks()
+    assert gated >= OURS
+    assert "context-present" not in gated
+    for name in sorted(gated):
+        assert run.json["coverage"][name] == {
+            "examined": 0,
+            "skipped": 1,
+            "reasons": {"no CONTEXT.md": 1},
+        }, name
+    assert {f["check"] for f in run.findings(project="cp-missing")} & gated == set()
+    assert run.findings("context-present", "cp-missing")
+
+
+def test_empty_context_skips_every_other_check(one: Callable[[str], Run]) -> None:
+    run = one("cp-empty")
+    for name in sorted(_context_checks()):
+        assert run.json["coverage"][name]["reasons"] == {"empty CONTEXT.md": 1}, name
+    assert run.findings("context-present", "cp-empty")
+
+
+def test_registered_id_without_directory_skips_other_checks(corpus: Run) -> None:
+    """No --project for a directory that does not exist: read the corpus ledger.
+
+    "no CONTEXT.md": cp-missing and the three ghosts; "empty CONTEXT.md": cp-empty, cp-blank.
+    """
+    assert corpus.json["coverage"]["context-budget"] == {
+        "examined": 33,
+        "skipped": 6,
+        "reasons": {"empty CONTEXT.md": 2, "no CONTEXT.md": 4},
+    }
+    gated = _context_checks()
+    for ghost in ("cp-ghost", "cp-ghost-paused", "cp-ghost-archived"):
+        assert {f["check"] for f in corpus.findings(project=ghost)} & gated == set()
+
+
+# -- context-budget ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("project", "lines", "budget"),
+    [
+        ("cb-151", 151, 150),
+        ("cb-terminal-81", 81, 80),  # completed in the index
+        ("cb-retired-81", 81, 80),  # retired `complete` is terminal too
+        ("cb-header-completed", 81, 80),  # index active, header reads completed
+        ("cb-phase-shipped", 81, 80),  # Status silent, Phase reads completed
+    ],
+)
+def test_context_budget_fires(corpus: Run, project: str, lines: int, budget: int) -> None:
+    finding = sole(corpus, "context-budget", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == f"projects/{project}/CONTEXT.md"
+    assert finding["line"] is None
+    assert f"{lines} lines" in finding["message"]
+    assert f"{budget}-line" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        "cb-150",  # exactly at the 150-line budget
+        "cb-terminal-80",  # exactly at the completed budget
+        "cb-paused-100",  # paused is dormant but not terminal: 150 applies
+        "cb-header-active",  # "Active — not yet complete" is not completed
+        "cb-incomplete",  # "incomplete", "completeness" say nothing
+    ],
+)
+def test_context_budget_quiet(one: Callable[[str], Run], corpus: Run, project: str) -> None:
+    assert_quiet(one(project), "context-budget")
+    assert corpus.findings("context-budget", project) == []
+
+
+def test_context_budget_counts_only_real_line_breaks(one: Callable[[str], Run], root: Path) -> None:
+    """U+2028 and a form feed inside a line do not end it (str.splitlines said 152 lines)."""
+    raw = (root / "projects/cb-150-separators/CONTEXT.md").read_bytes()
+    assert raw.count(b"\n") == 150
+    assert "\u2028" in raw.decode() and "\f" in raw.decode()
+    assert_quiet(one("cb-150-separators"), "context-budget")
+
+
+def test_context_budget_skipped_without_context(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("cp-missing"), "context-budget", "no CONTEXT.md")
+    assert_skipped(one("cp-blank"), "context-budget", "empty CONTEXT.md")
+
+
+# -- sessions-present --------------------------------------------------------
+
+
+def test_sessions_present_fires_past_80_lines_without_sessions(corpus: Run) -> None:
+    finding = sole(corpus, "sessions-present", "sp-81")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/sp-81/CONTEXT.md"
+    assert finding["line"] is None
+    assert "81 lines" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["sp-80", "sp-with-log"])
+def test_sessions_present_quiet(one: Callable[[str], Run], corpus: Run, project: str) -> None:
+    assert_quiet(one(project), "sessions-present")
+    assert corpus.findings("sessions-present", project) == []
+
+
+def test_sessions_present_skips_dormant(one: Callable[[str], Run], corpus: Run) -> None:
+    assert_skipped(one("sp-paused"), "sessions-present", "dormant")
+    assert corpus.findings("sessions-present", "sp-paused") == []
+
+
+# -- reference-present -------------------------------------------------------
+
+
+@pytest.mark.parametrize("project", ["rp-two-days", "rp-two-files"])
+def test_reference_present_fires_after_two_session_dates(corpus: Run, project: str) -> None:
+    finding = sole(corpus, "reference-present", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == f"projects/{project}/REFERENCE.md"
+    assert finding["line"] is None
+    assert finding["message"].startswith("2 sessions")
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        "rp-same-day",  # two entries, one distinct date
+        "rp-not-logs",  # README/INDEX, #### and fenced headings are not entries
+        "rp-has-ref",  # two dates, REFERENCE.md present
+    ],
+)
+def test_reference_present_quiet(one: Callable[[str], Run], corpus: Run, project: str) -> None:
+    assert_quiet(one(project), "reference-present")
+    assert corpus.findings("reference-present", project) == []
+
+
+def test_reference_present_skips_dormant(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("rp-completed"), "reference-present", "dormant")
+
+
+# -- completed-items-in-context ----------------------------------------------
+
+
+def test_completed_items_fires_once_at_first_checked_item(corpus: Run, root: Path) -> None:
+    finding = sole(corpus, "completed-items-in-context", "ci-checked")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/ci-checked/CONTEXT.md"
+    assert finding["line"] == line_of(root, finding["path"], "[x] Shipped the parser")
+    assert "2 checked items" in finding["message"]  # [x] and [X], not the [ ] ones
+
+
+def test_completed_items_quiet(one: Callable[[str], Run], corpus: Run) -> None:
+    """Unchecked items, `[x]` in prose and inside a code fence are not checked items."""
+    assert_quiet(one("ci-open"), "completed-items-in-context")
+    assert corpus.findings("completed-items-in-context", "ci-open") == []
+
+
+def test_completed_items_skips_dormant(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("ci-paused"), "completed-items-in-context", "dormant")
+
+
+# -- stale-session-in-context ------------------------------------------------
+
+
+def test_stale_session_fires_more_than_7_days_before_newest_log_entry(
+    corpus: Run, root: Path
+) -> None:
+    """Newest entry 2026-06-18: the 06-10 summary (8 days) fires, 06-11 (7 days) does not."""
+    finding = sole(corpus, "stale-session-in-context", "ss-stale")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/ss-stale/CONTEXT.md"
+    assert finding["line"] == line_of(root, finding["path"], "## Recent Session: 2026-06-10")
+    assert "8 days older" in finding["message"]
+    assert "2026-06-18" in finding["message"]
+
+
+def test_stale_session_measures_against_newest_heading_without_a_log(
+    corpus: Run, root: Path
+) -> None:
+    finding = sole(corpus, "stale-session-in-context", "ss-self")
+    assert finding["line"] == line_of(root, finding["path"], "## Session 2026-05-01")
+    assert "2026-06-15" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        "ss-idle",  # idle since March: its one summary is the newest session, not stale
+        "ss-idle-alone",  # no log, one old summary: measured against itself, not today
+        "ss-fenced",  # an old dated "heading" inside a code fence is not a heading
+    ],
+)
+def test_stale_session_quiet(one: Callable[[str], Run], corpus: Run, project: str) -> None:
+    assert_quiet(one(project), "stale-session-in-context")
+    assert corpus.findings("stale-session-in-context", project) == []
+
+
+def test_stale_session_skips_dormant(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("ss-completed"), "stale-session-in-context", "dormant")

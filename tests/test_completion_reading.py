@@ -1,0 +1,186 @@
+"""The completion reading of a CONTEXT.md header (SPEC §1 "Files inside a project")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from context_doctor.model.documents import Document, HeaderField
+from context_doctor.model.header import completion_reading, value_verdict
+
+
+def fields(name: str, *values: str) -> list[HeaderField]:
+    return [HeaderField(name, value, line) for line, value in enumerate(values, start=3)]
+
+
+# -- one value ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Completed",
+        "Complete",
+        "completed 2026-05-30",
+        "Shipped",
+        "Closed",
+        "Done",
+        "Archived",
+        "Superseded by atlas",
+        "DONE",
+        "v2.0 shipped",
+    ],
+)
+def test_a_completion_word_alone_reads_completed(value: str) -> None:
+    assert value_verdict(value) is True
+
+
+@pytest.mark.parametrize("value", ["Active", "active", "ACTIVE", "Active (standing)"])
+def test_active_alone_reads_not_completed(value: str) -> None:
+    assert value_verdict(value) is False
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Not complete",
+        "Not yet complete",
+        "not yet completed",
+        "not completed yet",
+        "Not yet complete — shipping soon",
+        "Nearly done but not yet complete",
+    ],
+)
+def test_not_yet_complete_reads_not_completed(value: str) -> None:
+    assert value_verdict(value) is False
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Paused",
+        "paused until Q3",
+        "On hold",
+        "on  hold pending budget",
+        "Parked",
+        "Parked (was active)",
+    ],
+)
+def test_paused_on_hold_parked_read_not_completed(value: str) -> None:
+    assert value_verdict(value) is False
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Shipped and active", True),  # completion word first
+        ("Done, but still active", True),
+        ("Active and done", False),  # active first
+        ("Active until it is closed", False),
+    ],
+)
+def test_active_with_a_completion_word_whichever_comes_first(value: str, expected: bool) -> None:
+    assert value_verdict(value) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Active — completed phase 1", False),
+        ("Completed — was active until May", True),
+        ("Active, shipped v1", False),
+        ("Shipped; active again for v2", True),
+        ("Active | done with the spike", False),
+        ("Active (completed the audit)", False),
+        ("Completed. Was active until May", True),
+        ("Active -- shipped soon", False),
+        ("Shipped -- but active", True),
+        ("Paused — shipped v1 first", False),
+        ("Completed (paused the follow-up)", True),
+    ],
+)
+def test_the_leading_clause_decides_when_it_can(value: str, expected: bool) -> None:
+    assert value_verdict(value) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Phase 3 (complete)", True),
+        ("Review (paused)", False),
+        ("Round 11 — active", False),
+        ("— completed", True),  # empty leading clause
+        ("In review; done by June", True),
+    ],
+)
+def test_a_silent_leading_clause_falls_back_to_the_whole_value(value: str, expected: bool) -> None:
+    assert value_verdict(value) is expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Completeness review",
+        "Incomplete",
+        "incomplete draft",
+        "Inactive",
+        "parking lot",
+        "completed_date pending",
+        "Under review",
+        "Build",
+        "Discovery (round 2)",
+        "",
+    ],
+)
+def test_whole_words_only_and_silence(value: str) -> None:
+    assert value_verdict(value) is None
+
+
+# -- the header as a whole ---------------------------------------------------------------
+
+
+def test_status_before_phase() -> None:
+    assert completion_reading(fields("Status", "Active"), fields("Phase", "Shipped")) is False
+    assert completion_reading(fields("Status", "Completed"), fields("Phase", "Build")) is True
+
+
+def test_phase_only_when_no_status_value_gives_a_verdict() -> None:
+    assert completion_reading(fields("Status", "Under review"), fields("Phase", "Shipped")) is True
+    assert completion_reading([], fields("Phase", "Closed")) is True
+    assert completion_reading([], fields("Phase", "Build (round 3)")) is None
+
+
+def test_status_values_in_order_first_verdict_wins() -> None:
+    assert completion_reading(fields("Status", "Under review", "Completed", "Active"), []) is True
+    assert completion_reading(fields("Status", "Active", "Completed"), []) is False
+
+
+def test_phase_values_in_order_after_status() -> None:
+    status = fields("Status", "Under review", "Incomplete")
+    assert completion_reading(status, fields("Phase", "Discovery", "Parked", "Done")) is False
+
+
+def test_no_fields_or_only_silent_ones_give_no_verdict() -> None:
+    assert completion_reading([], []) is None
+    assert (
+        completion_reading(fields("Status", "Completeness review"), fields("Phase", "Build"))
+        is None
+    )
+
+
+# -- the reading on a real CONTEXT.md -------------------------------------------------------
+
+
+def test_header_fields_end_at_the_next_field_on_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "CONTEXT.md"
+    path.write_text(
+        "# X\n\n**Phase:** Shipped **Status:** Active — wrapping up\n\n## Notes\n**Status:** Completed\n",
+        encoding="utf-8",
+    )
+    document = Document(path, "CONTEXT.md")
+    status = document.field_values("Status")
+    phase = document.field_values("Phase")
+    assert [f.value for f in status] == ["Active — wrapping up"]  # body field not read
+    assert [f.value for f in phase] == ["Shipped"]
+    assert completion_reading(status, phase) is False

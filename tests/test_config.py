@@ -1,0 +1,308 @@
+"""Configuration (context-doctor.toml, [tool.context-doctor], --config) on real repositories."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+TODAY = "2026-06-20"
+Doctor = Callable[..., Run]
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+
+INDEX = """\
+projects:
+  - id: alpha
+    status: active
+  - id: mystery
+    status: wip
+  - id: long
+    status: active
+"""
+
+
+def corpus(extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """alpha is healthy; mystery has an unknown status; long is a 20-line CONTEXT.md."""
+    files: dict[str, Any] = {
+        "projects/index.yaml": INDEX,
+        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n",
+        "projects/mystery/CONTEXT.md": "# Mystery\n\n**Status:** Active\n",
+        "projects/long/CONTEXT.md": {"text": "# Long\n\n**Status:** Active\n", "pad_to": 20},
+    }
+    files.update(extra or {})
+    return {"commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": files}]}
+
+
+def check(doctor: Doctor, *args: str) -> Run:
+    return doctor("check", *args, "--today", TODAY, "--json")
+
+
+def checks_run(run: Run) -> set[str]:
+    return set(run.json["coverage"])
+
+
+# -- where the configuration comes from ---------------------------------------------------
+
+
+def test_defaults_without_a_config(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(corpus())
+    run = check(doctor, str(root))
+    assert run.exit_code == 1
+    assert [f["check"] for f in run.json["findings"]] == ["status-vocabulary"]
+    assert {"status-vocabulary", "context-budget", "status-agreement"} <= checks_run(run)
+
+
+def test_context_doctor_toml_at_the_source_root(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(corpus({"context-doctor.toml": 'ignore = ["status-vocabulary"]\n'}))
+    run = check(doctor, str(root))
+    assert run.exit_code == 0, run.stdout
+    assert "status-vocabulary" not in checks_run(run)
+    assert "status-agreement" in checks_run(run)
+    assert run.json["findings"] == []
+
+
+def test_pyproject_tool_table_at_the_source_root(make_repo: MakeRepo, doctor: Doctor) -> None:
+    pyproject = '[project]\nname = "kb"\n\n[tool.context-doctor]\nselect = ["status-agreement"]\n'
+    root = make_repo(corpus({"pyproject.toml": pyproject}))
+    run = check(doctor, str(root))
+    assert run.exit_code == 0, run.stdout
+    assert checks_run(run) == {"status-agreement"}
+
+
+def test_pyproject_without_the_table_is_not_a_config(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(corpus({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}))
+    run = doctor("check", str(root), "--show-settings")
+    assert run.exit_code == 0
+    assert "config file: (none found; defaults)" in run.stdout
+
+
+def test_context_doctor_toml_wins_over_pyproject(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        corpus(
+            {
+                "context-doctor.toml": 'select = ["context-budget"]\n',
+                "pyproject.toml": '[tool.context-doctor]\nselect = ["status-agreement"]\n',
+            }
+        )
+    )
+    run = check(doctor, str(root))
+    assert checks_run(run) == {"context-budget"}
+
+
+def test_config_option_file(make_repo: MakeRepo, doctor: Doctor, tmp_path: Path) -> None:
+    root = make_repo(corpus({"context-doctor.toml": 'select = ["context-budget"]\n'}))
+    config = tmp_path / "elsewhere.toml"
+    config.write_text('[severity]\nstatus-vocabulary = "warning"\n', encoding="utf-8")
+    run = check(doctor, str(root), "--config", str(config))
+    # --config replaces the root's file entirely: every check runs again.
+    assert "status-agreement" in checks_run(run)
+    finding = run.findings("status-vocabulary", "mystery")[0]
+    assert finding["severity"] == "warning"
+    assert run.exit_code == 0
+
+
+def test_config_option_pointing_at_a_pyproject(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(corpus())
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.context-doctor]\nignore = ["status-vocabulary"]\n', encoding="utf-8")
+    run = check(doctor, str(root), "--config", str(config))
+    assert run.exit_code == 0
+    assert "status-vocabulary" not in checks_run(run)
+
+
+def test_first_source_root_with_a_config_applies(make_repo: MakeRepo, doctor: Doctor) -> None:
+    plain = make_repo(corpus())
+    configured = make_repo(corpus({"context-doctor.toml": 'select = ["context-budget"]\n'}))
+    run = check(doctor, "--source", str(plain), "--source", str(configured))
+    assert checks_run(run) == {"context-budget"}
+    shown = doctor("check", "--source", str(plain), "--source", str(configured), "--show-settings")
+    assert f"config file: {configured.resolve() / 'context-doctor.toml'}" in shown.stdout
+
+
+# -- what the settings do ---------------------------------------------------------------------
+
+
+def test_severity_override_softens_a_defect(make_repo: MakeRepo, doctor: Doctor) -> None:
+    toml = '[budgets]\ncontext_lines = 10\n[severity]\ncontext-budget = "warning"\n'
+    root = make_repo(corpus({"context-doctor.toml": toml}))
+    run = check(doctor, str(root), "--ignore", "status-vocabulary")
+    finding = run.findings("context-budget", "long")[0]
+    assert finding["severity"] == "warning"
+    assert run.exit_code == 0
+
+
+def test_budget_numbers_take_effect(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(corpus({"context-doctor.toml": "[budgets]\ncontext_lines = 10\n"}))
+    run = check(doctor, str(root))
+    found = run.findings("context-budget")
+    assert [f["project"] for f in found] == ["long"]
+    assert found[0]["severity"] == "defect"
+    assert "20 lines, over the 10-line budget" in found[0]["message"]
+
+
+def test_completed_budget_number_takes_effect(make_repo: MakeRepo, doctor: Doctor) -> None:
+    index = INDEX.replace(
+        "id: long\n    status: active",
+        "id: long\n    status: completed\n    completed_date: 2026-05-30",
+    )
+    scenario = corpus(
+        {
+            "projects/index.yaml": index,
+            "projects/long/CONTEXT.md": {"text": "# Long\n\n**Status:** Completed\n", "pad_to": 20},
+            "context-doctor.toml": "[budgets]\ncompleted_context_lines = 15\n",
+        }
+    )
+    run = check(doctor, str(make_repo(scenario)))
+    found = run.findings("context-budget", "long")
+    assert len(found) == 1
+    assert "over the 15-line completed-project budget" in found[0]["message"]
+
+
+def test_cli_select_replaces_and_cli_ignore_adds(make_repo: MakeRepo, doctor: Doctor) -> None:
+    toml = 'select = ["context-budget"]\nignore = ["completed-date"]\n'
+    root = make_repo(corpus({"context-doctor.toml": toml}))
+    run = check(
+        doctor,
+        str(root),
+        "--select",
+        "status-agreement,status-vocabulary,completed-date",
+        "--ignore",
+        "status-vocabulary",
+    )
+    assert checks_run(run) == {"status-agreement"}
+
+
+# -- exit 2 on a bad configuration --------------------------------------------------------------
+
+
+def assert_config_error(run_human: Run, run_json: Run, *needles: str) -> None:
+    assert run_human.exit_code == 2, run_human.stdout + run_human.stderr
+    lines = run_human.stderr.splitlines()
+    assert len(lines) == 1, run_human.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert run_json.exit_code == 2
+    payload = json.loads(run_json.stdout)
+    assert payload["ok"] is False
+    for needle in needles:
+        assert needle in payload["error"], (needle, payload["error"])
+
+
+@pytest.mark.parametrize(
+    ("toml", "needles"),
+    [
+        ('colour = "red"\n', ("`colour`", "'red'", "unknown key")),
+        ("[budgets]\ncontext_lines = 0\n", ("`budgets.context_lines`", "= 0")),
+        ('[budgets]\ncontext_lines = "ten"\n', ("`budgets.context_lines`", "'ten'")),
+        ("[budgets]\nlines = 3\n", ("`budgets.lines`", "= 3", "unknown key")),
+        ('[severity]\ncontext-budget = "fatal"\n', ("`severity.context-budget`", "'fatal'")),
+        ('select = "status-agreement"\n', ("`select`", "'status-agreement'")),
+        ('select = ["status-agreement", "no-such-check"]\n', ("`select`", "`no-such-check`")),
+        ('ignore = ["no-such-check"]\n', ("`ignore`", "`no-such-check`")),
+        (
+            '[severity]\nno-such-check = "warning"\n',
+            ("`severity.no-such-check`", "`no-such-check`"),
+        ),
+        ("select = [\n", ("not valid TOML",)),
+    ],
+)
+def test_bad_context_doctor_toml(
+    make_repo: MakeRepo, doctor: Doctor, toml: str, needles: tuple[str, ...]
+) -> None:
+    root = make_repo(corpus({"context-doctor.toml": toml}))
+    path = str(root.resolve() / "context-doctor.toml")
+    assert_config_error(
+        doctor("check", str(root)), doctor("check", str(root), "--json"), path, *needles
+    )
+
+
+def test_bad_pyproject_table(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(corpus({"pyproject.toml": "[tool.context-doctor]\nverbose = true\n"}))
+    path = str(root.resolve() / "pyproject.toml")
+    assert_config_error(
+        doctor("check", str(root)),
+        doctor("check", str(root), "--json"),
+        path,
+        "`verbose`",
+        "True",
+        "unknown key",
+    )
+
+
+def test_bad_config_option_file(make_repo: MakeRepo, doctor: Doctor, tmp_path: Path) -> None:
+    root = make_repo(corpus())
+    config = tmp_path / "ci.toml"
+    config.write_text("[budgets]\nreference_lines = -5\n", encoding="utf-8")
+    assert_config_error(
+        doctor("check", str(root), "--config", str(config)),
+        doctor("check", str(root), "--config", str(config), "--json"),
+        str(config),
+        "`budgets.reference_lines`",
+        "-5",
+    )
+
+
+def test_missing_config_option_file(make_repo: MakeRepo, doctor: Doctor, tmp_path: Path) -> None:
+    root = make_repo(corpus())
+    missing = tmp_path / "nope.toml"
+    assert_config_error(
+        doctor("check", str(root), "--config", str(missing)),
+        doctor("check", str(root), "--config", str(missing), "--json"),
+        str(missing),
+        "does not exist",
+    )
+
+
+# -- --show-settings -------------------------------------------------------------------------------
+
+
+def test_show_settings_names_where_each_setting_came_from(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    toml = (
+        'ignore = ["completed-date"]\n'
+        '[severity]\nstatus-vocabulary = "warning"\n'
+        "[budgets]\ncontext_lines = 10\n"
+    )
+    root = make_repo(corpus({"context-doctor.toml": toml}))
+    config = str(root.resolve() / "context-doctor.toml")
+    run = doctor(
+        "check",
+        str(root),
+        "--show-settings",
+        "--ignore",
+        "record-unreadable",
+        "--select",
+        "status-agreement,context-budget,completed-date,record-unreadable",
+    )
+    assert run.exit_code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert f"config file: {config}" in lines
+    assert f"  {root.name}: {root.resolve()} (projects_dir: projects)" in lines
+    assert "select = ['context-budget', 'status-agreement']  # --select" in lines
+    assert f"ignore = ['completed-date', 'record-unreadable']  # {config} + --ignore" in lines
+    assert f"severity.status-vocabulary = 'warning'  # {config}" in lines
+    assert f"budgets.context_lines = 10  # {config}" in lines
+    assert "budgets.completed_context_lines = 80  # default" in lines
+    assert "budgets.reference_lines = 300  # default" in lines
+    assert "budgets.stale_session_days = 7  # default" in lines
+    # Settings only: no audit output.
+    assert "DEFECTS" not in run.stdout and "HEALTHY" not in run.stdout
+
+
+def test_show_settings_without_a_config(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(corpus())
+    run = doctor("check", str(root), "--show-settings")
+    assert run.exit_code == 0
+    lines = run.stdout.splitlines()
+    assert "config file: (none found; defaults)" in lines
+    settings = [line for line in lines if " = " in line]
+    assert settings and all(line.endswith("# default") for line in settings), settings
+    assert any(line.startswith("select = [") and "'status-agreement'" in line for line in settings)
+    assert "ignore = []  # default" in lines

@@ -1,0 +1,407 @@
+"""Corpus discovery (SPEC §1 "Sources and projects") and its exit-2 cases (SPEC §3).
+
+Every repository here is a real git repository built from an inline scenario.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+TODAY = "2026-06-20"
+Doctor = Callable[..., Run]
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+
+
+def context(title: str) -> str:
+    return f"# {title} — Working Context\n\n**Status:** Active\n"
+
+
+def one_commit(files: Mapping[str, str]) -> dict[str, Any]:
+    return {
+        "commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": dict(files)}]
+    }
+
+
+def knowledge_base(*ids: str, extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+    index = "projects:\n" + "".join(f"  - id: {i}\n    status: active\n" for i in ids)
+    files = {"projects/index.yaml": index}
+    files.update({f"projects/{i}/CONTEXT.md": context(i.title()) for i in ids})
+    files.update(extra or {})
+    return one_commit(files)
+
+
+SINGLE_PROJECT = one_commit({"CONTEXT.md": context("Solo")})
+
+
+def check(doctor: Doctor, *args: str, cwd: Path | None = None) -> Run:
+    return doctor("check", *args, "--today", TODAY, "--json", cwd=cwd)
+
+
+# -- where the sources come from ---------------------------------------------------------
+
+
+def test_source_option(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(knowledge_base("alpha", "beta"))
+    run = check(doctor, "--source", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert run.json["sources"] == [
+        {"name": root.name, "root": str(root.resolve()), "projects_dir": "projects", "projects": 2}
+    ]
+    assert run.json["projects_audited"] == 2
+
+
+def test_repeated_source_option(make_repo: MakeRepo, doctor: Doctor) -> None:
+    first = make_repo(knowledge_base("alpha", "beta"))
+    second = make_repo(knowledge_base("gamma"))
+    run = check(doctor, "--source", str(first), "--source", str(second))
+    assert run.exit_code == 0, run.stderr
+    assert [(s["name"], s["projects"]) for s in run.json["sources"]] == [
+        (first.name, 2),
+        (second.name, 1),
+    ]
+    assert run.json["projects_audited"] == 3
+
+
+def test_the_same_source_twice_is_audited_once(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(knowledge_base("alpha", "beta"))
+    run = check(doctor, "--source", str(root), "--source", str(root), str(root))
+    assert run.exit_code == 0, run.stderr
+    assert len(run.json["sources"]) == 1
+    assert run.json["projects_audited"] == 2
+
+
+def test_project_option_inside_a_projects_directory(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        knowledge_base("alpha", "beta", extra={"projects/beta/CONTEXT.md": "# Beta\n"})
+    )
+    run = check(doctor, "--project", str(root / "projects" / "alpha"))
+    assert run.exit_code == 0, run.stderr
+    assert run.json["projects_audited"] == 1
+    assert run.json["sources"][0]["root"] == str(root.resolve())
+    assert run.json["sources"][0]["projects_dir"] == "projects"
+    # beta (no Status header) is not audited: nothing about it is reported.
+    assert not [f for f in run.json["findings"] if f["project"] == "beta"]
+    # The narrowed project still has its index entry: status checks examined it.
+    assert run.json["coverage"]["status-vocabulary"]["examined"] == 1
+
+
+def test_two_project_options_in_one_source_make_one_source(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(knowledge_base("alpha", "beta", "gamma"))
+    run = check(
+        doctor,
+        "--project",
+        str(root / "projects" / "alpha"),
+        "--project",
+        str(root / "projects" / "gamma"),
+    )
+    assert run.exit_code == 0, run.stderr
+    assert len(run.json["sources"]) == 1
+    assert run.json["projects_audited"] == 2
+
+
+def test_project_option_on_a_single_project_repository(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(SINGLE_PROJECT)
+    run = check(doctor, "--project", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert run.json["sources"] == [
+        {"name": root.name, "root": str(root.resolve()), "projects_dir": None, "projects": 1}
+    ]
+    assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
+
+
+def test_positional_path(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    solo = make_repo(SINGLE_PROJECT)
+    run = check(doctor, str(root), str(solo))
+    assert run.exit_code == 0, run.stderr
+    assert [(s["name"], s["projects_dir"]) for s in run.json["sources"]] == [
+        (root.name, "projects"),
+        (solo.name, None),
+    ]
+    assert run.json["projects_audited"] == 2
+
+
+def write_console(home: Path, sources: list[Mapping[str, str]]) -> Path:
+    lines = ["# the console's own settings are ignored", "theme: dark", "sources:"]
+    for source in sources:
+        lines.append(f"  - name: {source['name']}")
+        lines.extend(f"    {key}: {value}" for key, value in source.items() if key != "name")
+    path = home / "console.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_console_yaml_under_synthesis_home(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    work = make_repo(knowledge_base("alpha", "beta"))
+    notes = make_repo(
+        one_commit(
+            {
+                "areas/index.yaml": "- id: garden\n  status: active\n",
+                "areas/garden/CONTEXT.md": context("Garden"),
+            }
+        )
+    )
+    write_console(
+        isolated_home,
+        [
+            {"name": "work", "root": str(work), "projects_dir": "projects"},
+            {"name": "notes", "root": str(notes), "projects_dir": "areas"},
+        ],
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = check(doctor, cwd=elsewhere)  # cwd holds nothing: the console decides
+    assert run.exit_code == 0, run.stderr
+    assert [(s["name"], s["projects_dir"], s["projects"]) for s in run.json["sources"]] == [
+        ("work", "projects", 2),
+        ("notes", "areas", 1),
+    ]
+
+
+def test_console_yaml_honours_a_custom_synthesis_home(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    home = tmp_path / "custom-home"
+    home.mkdir()
+    write_console(home, [{"name": "custom", "root": str(root), "projects_dir": "projects"}])
+    run = doctor(
+        "check", "--today", TODAY, "--json", cwd=tmp_path, env={"SYNTHESIS_HOME": str(home)}
+    )
+    assert run.exit_code == 0, run.stderr
+    assert [s["name"] for s in run.json["sources"]] == ["custom"]
+
+
+def test_explicit_arguments_win_over_console_yaml(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
+) -> None:
+    listed = make_repo(knowledge_base("alpha"))
+    explicit = make_repo(knowledge_base("beta", "gamma"))
+    write_console(
+        isolated_home, [{"name": "listed", "root": str(listed), "projects_dir": "projects"}]
+    )
+    run = check(doctor, "--source", str(explicit))
+    assert run.exit_code == 0, run.stderr
+    assert [s["name"] for s in run.json["sources"]] == [explicit.name]
+
+
+def test_console_yaml_wins_over_the_current_directory(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
+) -> None:
+    listed = make_repo(knowledge_base("alpha"))
+    here = make_repo(knowledge_base("beta", "gamma"))
+    write_console(
+        isolated_home, [{"name": "listed", "root": str(listed), "projects_dir": "projects"}]
+    )
+    run = check(doctor, cwd=here)
+    assert run.exit_code == 0, run.stderr
+    assert [s["name"] for s in run.json["sources"]] == ["listed"]
+
+
+def test_no_argument_detects_projects_in_the_current_directory(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(knowledge_base("alpha", "beta"))
+    run = check(doctor, cwd=root)
+    assert run.exit_code == 0, run.stderr
+    assert run.json["sources"] == [
+        {"name": root.name, "root": str(root.resolve()), "projects_dir": "projects", "projects": 2}
+    ]
+
+
+def test_no_argument_detects_a_single_project_repository(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(SINGLE_PROJECT)
+    run = check(doctor, cwd=root)
+    assert run.exit_code == 0, run.stderr
+    assert run.json["sources"] == [
+        {"name": root.name, "root": str(root.resolve()), "projects_dir": None, "projects": 1}
+    ]
+    assert run.json["coverage"]["status-vocabulary"]["reasons"] == {"no index": 1}
+
+
+def test_hidden_and_underscore_directories_are_not_projects(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(
+        knowledge_base(
+            "alpha",
+            extra={
+                "projects/_template/CONTEXT.md": "# Template\n",
+                "projects/.trash/CONTEXT.md": "# x\n",
+            },
+        )
+    )
+    run = check(doctor, "--source", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert run.json["projects_audited"] == 1
+
+
+def test_bare_list_index(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        one_commit(
+            {
+                "projects/index.yaml": "- id: alpha\n  status: active\n",
+                "projects/alpha/CONTEXT.md": context("Alpha"),
+            }
+        )
+    )
+    run = check(doctor, "--source", str(root))
+    assert run.exit_code == 0, run.stdout
+    assert not run.json["findings"]
+
+
+# -- exit 2: the doctor could not establish ground truth ---------------------------------------
+
+
+def fails(doctor: Doctor, *args: str, needles: tuple[str, ...], cwd: Path | None = None) -> None:
+    """Exit 2 with one stderr line naming ``needles``; under --json, {"ok": false, "error": ...}."""
+    human = doctor("check", *args, cwd=cwd)
+    assert human.exit_code == 2, human.stdout + human.stderr
+    assert human.stdout == ""
+    lines = human.stderr.splitlines()
+    assert len(lines) == 1, human.stderr
+    assert lines[0].startswith("context-doctor: error: ")
+    assert "Traceback" not in human.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+    machine = doctor("check", *args, "--json", cwd=cwd)
+    assert machine.exit_code == 2
+    payload = json.loads(machine.stdout)
+    assert payload["ok"] is False
+    for needle in needles:
+        assert needle in payload["error"], (needle, payload["error"])
+    assert payload["remedy"]
+    assert machine.stderr.splitlines() == lines
+
+
+def test_missing_source_path(doctor: Doctor, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-kb"
+    fails(doctor, "--source", str(missing), needles=(str(missing), "does not exist"))
+
+
+def test_missing_project_path(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    missing = root / "projects" / "ghost"
+    fails(doctor, "--project", str(missing), needles=(str(missing), "does not exist"))
+
+
+def test_missing_positional_path(doctor: Doctor, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    fails(doctor, str(missing), needles=(str(missing), "does not exist"))
+
+
+def test_source_that_is_a_file(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    target = root / "projects" / "alpha" / "CONTEXT.md"
+    fails(doctor, "--source", str(target), needles=(str(target), "not a directory"))
+
+
+def test_directory_that_is_not_a_git_repository(doctor: Doctor, tmp_path: Path) -> None:
+    plain = tmp_path / "not-git"
+    (plain / "projects" / "alpha").mkdir(parents=True)
+    (plain / "projects" / "alpha" / "CONTEXT.md").write_text(context("Alpha"), encoding="utf-8")
+    fails(doctor, "--source", str(plain), needles=(str(plain), "not inside a git repository"))
+
+
+def test_single_project_directory_that_is_not_a_git_repository(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    plain = tmp_path / "solo-not-git"
+    plain.mkdir()
+    (plain / "CONTEXT.md").write_text(context("Solo"), encoding="utf-8")
+    fails(doctor, needles=(str(plain), "not inside a git repository"), cwd=plain)
+
+
+def test_source_with_neither_projects_nor_context(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(one_commit({"README.md": "# Not a knowledge base\n"}))
+    fails(doctor, "--source", str(root), needles=(str(root), "neither a projects/ directory"))
+
+
+def test_index_yaml_that_is_not_yaml(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        knowledge_base(
+            "alpha",
+            extra={"projects/index.yaml": "projects:\n  - id: [alpha\n    status: active\n"},
+        )
+    )
+    index = root / "projects" / "index.yaml"
+    fails(doctor, "--source", str(root), needles=(str(index.resolve()), "not valid YAML"))
+
+
+def test_index_yaml_that_is_not_utf8(make_repo: MakeRepo, doctor: Doctor) -> None:
+    scenario = knowledge_base("alpha")
+    scenario["commits"][0]["files"]["projects/index.yaml"] = {"base64": "LSBpZDogYWxwaGEgI/8K"}
+    root = make_repo(scenario)
+    fails(doctor, "--source", str(root), needles=("index.yaml", "not valid UTF-8"))
+
+
+def test_console_yaml_that_is_not_yaml(doctor: Doctor, isolated_home: Path, tmp_path: Path) -> None:
+    console = isolated_home / "console.yaml"
+    console.write_text("sources: [\n  {name: kb, root: /x\n", encoding="utf-8")
+    fails(doctor, needles=(str(console), "not valid YAML"), cwd=tmp_path)
+
+
+def test_console_source_without_projects_dir(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    console = write_console(isolated_home, [{"name": "kb", "root": str(root)}])
+    fails(doctor, needles=(str(console), "projects_dir"), cwd=tmp_path)
+
+
+def test_console_source_whose_projects_dir_is_missing(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    write_console(isolated_home, [{"name": "kb", "root": str(root), "projects_dir": "areas"}])
+    fails(doctor, needles=("`kb`", str(root.resolve() / "areas"), "does not exist"), cwd=tmp_path)
+
+
+def test_console_source_whose_root_is_missing(
+    doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "gone"
+    write_console(isolated_home, [{"name": "kb", "root": str(missing), "projects_dir": "projects"}])
+    fails(doctor, needles=("`kb`", str(missing), "does not exist"), cwd=tmp_path)
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_check_name(make_repo: MakeRepo, doctor: Doctor, option: str) -> None:
+    root = make_repo(knowledge_base("alpha"))
+    fails(
+        doctor,
+        str(root),
+        option,
+        "status-agreement,no-such-check",
+        needles=("`no-such-check`", option),
+    )
+
+
+def test_zero_projects_found(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        one_commit({"projects/_template/CONTEXT.md": "# Template\n", "projects/.keep": ""})
+    )
+    fails(
+        doctor,
+        "--source",
+        str(root),
+        needles=("nothing to audit", str((root / "projects").resolve())),
+    )
+
+
+def test_zero_projects_in_the_current_directory(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(one_commit({"projects/.keep": ""}))
+    fails(doctor, needles=("nothing to audit",), cwd=root)
