@@ -139,4 +139,3 @@ def reference_index_missing(project: Project, ctx: Context) -> Iterator[Issue]:
             f"reference/ holds {len(project.topics)} topic file(s) but there is no REFERENCE.md index",
             project.reference.rel_path,
         )
-

@@ -231,7 +231,7 @@ def check_command(
     """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
     output_format = "json" if as_json else output_format
     with guarded(output_format == "json", debug):
-        corpus = discover(paths, sources, projects)
+        corpus = discover(paths, sources, projects, allow_shallow=allow_shallow)
         report, settings, checks = audit(
             corpus,
             today=today,

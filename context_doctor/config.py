@@ -31,6 +31,7 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "reference_index_lines": 150,
     "reference_topic_lines": 300,
     "stale_session_days": 7,
+    "item_review_days": 14,
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Issue
-from context_doctor.gitfacts import Repository, repository_for
+from context_doctor.gitfacts import Repository, RepositoryFacts, Scope, repository_for
 from context_doctor.model.index import Index, load_index
 from context_doctor.model.project import Project
 from context_doctor.yamlio import load_yaml, plain, validator
@@ -30,6 +30,17 @@ class Source:
     only: set[str] | None = None  # --project narrows a source to these ids
     index: Index | None = None
     projects: list[Project] = field(default_factory=list)
+    facts: RepositoryFacts | None = None
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.repository.relative(self.projects_path), single=self.is_single_project)
+
+    def repository_facts(self) -> RepositoryFacts:
+        if self.facts is None:  # a source built outside discover(): give it its own facts
+            self.facts = RepositoryFacts(self.repository)
+            self.facts.add_scope(self.scope)
+        return self.facts
 
     @property
     def is_single_project(self) -> bool:
@@ -171,6 +182,7 @@ def discover(
     *,
     cwd: Path | None = None,
     home: Path | None = None,
+    allow_shallow: bool = False,
 ) -> Corpus:
     found: list[Source] = []
     for raw in sources:
@@ -188,7 +200,13 @@ def discover(
             here = (cwd or Path.cwd()).resolve()
             corpus = Corpus([_source_for_directory(here, "current directory")])
     corpus.sources = _merge(corpus.sources)
+    facts: dict[Path, RepositoryFacts] = {}
     for source in corpus.sources:
+        toplevel = source.repository.toplevel
+        if toplevel not in facts:
+            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow)
+        source.facts = facts[toplevel]
+        source.facts.add_scope(source.scope)
         populate(source)
     return corpus
 

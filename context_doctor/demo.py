@@ -23,7 +23,10 @@ def run_demo(*, today: str | None, output_format: str, keep: Path | None) -> int
             raise click.UsageError(f"{root} already exists; choose another --keep directory")
         build_scenario(DEMO, root)
         if output_format != "json":
-            click.echo(f"Demo knowledge base built at {root} (audit date {audit_day}).\n", err=True)
+            kept = "kept" if keep else "temporary; --keep DIR keeps it"
+            click.echo(
+                f"Demo knowledge base built at {root} ({kept}); audit date {audit_day}.", err=True
+            )
         corpus = discover(sources=(str(root),))
         report, _, _ = audit(
             corpus, today=audit_day, readiness="local", select=[], ignore=[], config=None

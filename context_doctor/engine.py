@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from context_doctor.corpus import Corpus
-from context_doctor.errors import Unreadable, Unverifiable
+from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.findings import Finding, Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import CheckSpec, Context
@@ -50,16 +50,39 @@ def _stamp(
     ]
 
 
-def _run_one(spec: CheckSpec, project: Project, ctx: Context, coverage: Coverage) -> list[Finding]:
-    reason = _gate(spec, project)
-    if reason is not None:
-        coverage.skip(reason)
-        return []
+UNVERIFIABLE = "freshness-unverifiable"
+SHALLOW_REMEDY = "Fetch full history (`git fetch --unshallow`, or `fetch-depth: 0` in CI)."
+
+
+def _run_one(
+    spec: CheckSpec, project: Project, ctx: Context, coverage: Coverage, selected: set[str]
+) -> list[Finding]:
     try:
+        reason = _gate(spec, project)
+        if reason is not None:
+            coverage.skip(reason)
+            return []
         issues = list(spec.function(project, ctx))
     except Unreadable:
         coverage.skip("unreadable")
         return []
+    except HistoryUnavailable as gap:
+        # The check was not answered: count it as skipped and say so as a finding.
+        coverage.skip("history unavailable")
+        if UNVERIFIABLE not in selected or spec.name == UNVERIFIABLE:
+            return []
+        return [
+            Finding(
+                check=UNVERIFIABLE,
+                severity=ctx.settings.severity.get(UNVERIFIABLE, Severity.WARNING),
+                source=project.source.name,
+                project=project.id,
+                path=project.context.rel_path,
+                line=None,
+                message=f"{spec.name} could not be verified: {gap.reason}",
+                remedy=SHALLOW_REMEDY,
+            )
+        ]
     except Unverifiable as gap:
         issues = [
             Issue(
@@ -77,6 +100,7 @@ def run(
     corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime | None = None
 ) -> Report:
     coverage = {spec.name: Coverage() for spec in checks}
+    selected = {spec.name for spec in checks}
     findings: list[Finding] = []
     for source in corpus.sources:
         for spec in checks:
@@ -84,7 +108,7 @@ def run(
                 findings += _stamp(spec, spec.source_function(source, ctx), source.name, None, ctx)
         for project in source.projects:
             for spec in checks:
-                findings += _run_one(spec, project, ctx, coverage[spec.name])
+                findings += _run_one(spec, project, ctx, coverage[spec.name], selected)
     findings.sort(key=Finding.sort_key)
     stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     return Report(

@@ -45,3 +45,11 @@ class Unverifiable(Exception):
         self.reason = reason
         self.path = path
         self.line = line
+
+
+class HistoryUnavailable(Unverifiable):
+    """The repository is a shallow clone audited under ``--allow-shallow``.
+
+    The engine reports it as a ``freshness-unverifiable`` finding naming the
+    check that needed the history, and counts that check as skipped.
+    """

@@ -57,9 +57,10 @@ class Repository:
     def relative(self, path: Path) -> str:
         """Repository-relative POSIX path, the form every finding carries."""
         try:
-            return path.resolve().relative_to(self.toplevel).as_posix()
+            relative = path.resolve().relative_to(self.toplevel).as_posix()
         except ValueError:
             return path.as_posix()
+        return "" if relative == "." else relative
 
 
 @cache
@@ -92,6 +93,35 @@ _LOG_FORMAT = "%x1e%H%x1f%P%x1f%aI%x1f%cI"
 
 
 @dataclass(frozen=True)
+class Scope:
+    """Where projects live in a repository, as a repository-relative POSIX path.
+
+    ``single`` scopes are one project (a single-project repository, or one
+    whose directory is the path itself); otherwise each immediate child
+    directory of ``path`` not starting with ``.`` or ``_`` is a project.
+    """
+
+    path: str
+    single: bool = False
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.path}/" if self.path else ""
+
+    def project_of(self, file_path: str) -> tuple[str, str] | None:
+        """(project id, path inside the project) for a file under this scope."""
+        if not file_path.startswith(self.prefix):
+            return None
+        rest = file_path[len(self.prefix) :]
+        if self.single:
+            return "", rest
+        project_id, slash, inner = rest.partition("/")
+        if not slash or project_id.startswith((".", "_")):
+            return None
+        return project_id, inner
+
+
+@dataclass(frozen=True)
 class Commit:
     """One commit as the freshness checks see it."""
 
@@ -99,7 +129,7 @@ class Commit:
     parents: int
     authored: datetime  # in the author's own offset: its date is the work date
     committed: datetime
-    projects: frozenset[tuple[str, str]]  # (projects dir, project id) pairs it touches
+    projects_touched: int
     outside_files: int  # files outside every projects directory
 
     @property
@@ -117,11 +147,15 @@ class Commit:
     @property
     def is_bulk(self) -> bool:
         """A sweep across projects or the repository, not a session on one project."""
-        return len(self.projects) > BULK_PROJECTS or self.outside_files > BULK_OUTSIDE_FILES
+        return self.projects_touched > BULK_PROJECTS or self.outside_files > BULK_OUTSIDE_FILES
 
     @property
     def is_session(self) -> bool:
         return not self.is_merge and not self.is_bulk
+
+    def describe(self) -> str:
+        kind = "merge" if self.is_merge else "bulk sweep" if self.is_bulk else "commit"
+        return f"{kind} {self.short} of {self.work_date.isoformat()}"
 
 
 @dataclass(frozen=True)
@@ -141,14 +175,13 @@ class ProjectCommit:
 
 @dataclass
 class History:
-    """Every commit touching the given projects directories, newest first, by project."""
+    """Every commit touching the scopes, newest first, grouped by project."""
 
-    shallow: bool
     commits: int = 0
-    by_project: dict[tuple[str, str], list[ProjectCommit]] = field(default_factory=dict)
+    by_project: dict[tuple[Scope, str], list[ProjectCommit]] = field(default_factory=dict)
 
-    def of(self, projects_dir: str, project_id: str) -> list[ProjectCommit]:
-        return self.by_project.get((projects_dir, project_id), [])
+    def of(self, scope: Scope, project_id: str) -> list[ProjectCommit]:
+        return self.by_project.get((scope, "" if scope.single else project_id), [])
 
 
 def is_shallow(repository: Repository) -> bool:
@@ -157,29 +190,28 @@ def is_shallow(repository: Repository) -> bool:
 
 
 def _attribute(
-    header: bytes, names: list[bytes], projects_dirs: tuple[str, ...], history: History
+    header: bytes, names: list[bytes], scopes: tuple[Scope, ...], history: History
 ) -> None:
     sha, parents, authored, committed = header.decode("utf-8", "replace").split(_FIELD)
-    touched: dict[tuple[str, str], set[str]] = {}
+    touched: dict[tuple[Scope, str], set[str]] = {}
     outside = 0
     for raw in names:
         path = raw.decode("utf-8", "surrogateescape")
-        for projects_dir in projects_dirs:
-            prefix = f"{projects_dir}/" if projects_dir else ""
-            if path.startswith(prefix):
-                rest = path[len(prefix) :]
-                project_id, slash, inner = rest.partition("/")
-                if slash and not project_id.startswith((".", "_")):
-                    touched.setdefault((projects_dir, project_id), set()).add(inner)
-                break
-        else:
+        inside = False
+        for scope in scopes:
+            if path.startswith(scope.prefix):
+                inside = True
+                found = scope.project_of(path)
+                if found is not None:
+                    touched.setdefault((scope, found[0]), set()).add(found[1])
+        if not inside:
             outside += 1
     commit = Commit(
         sha=sha,
         parents=len(parents.split()),
         authored=datetime.fromisoformat(authored),
         committed=datetime.fromisoformat(committed),
-        projects=frozenset(touched),
+        projects_touched=len(touched),
         outside_files=outside,
     )
     history.commits += 1
@@ -187,23 +219,31 @@ def _attribute(
         history.by_project.setdefault(key, []).append(ProjectCommit(commit, frozenset(files)))
 
 
-def read_history(repository: Repository, projects_dirs: tuple[str, ...]) -> History:
-    """One streamed ``git log`` over the projects directories of one repository.
+def _parse_record(record: bytes, scopes: tuple[Scope, ...], history: History) -> None:
+    if not record:
+        return
+    header, _, rest = record.partition(b"\x00")
+    names = [name for name in rest.lstrip(b"\n").split(b"\x00") if name]
+    _attribute(header, names, scopes, history)
+
+
+def read_history(repository: Repository, scopes: tuple[Scope, ...]) -> History:
+    """One streamed ``git log`` over the scopes of one repository.
 
     ``--full-diff`` lists every file of a matching commit, not just the ones
     under the pathspec, so a commit that also rewrites files elsewhere in the
-    repository can be recognised as a bulk sweep.  Projects directories are
-    repository-relative POSIX paths (``""`` for the repository root).
+    repository is recognised as a bulk sweep.  Nothing here grows with
+    projects x commits: each file name is attributed once.
     """
-    history = History(shallow=is_shallow(repository))
-    pathspecs = [directory or "." for directory in projects_dirs]
+    history = History()
+    head = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], repository.toplevel)
+    if head.returncode != 0:
+        return history  # no commits yet: there is no history to read
+    pathspecs = sorted({scope.path or "." for scope in scopes})
     command = [
         "git", "log", "-z", "--no-renames", "--name-only", "--full-diff",
         f"--format={_LOG_FORMAT}", "HEAD", "--", *pathspecs,
     ]  # fmt: skip
-    head = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], repository.toplevel)
-    if head.returncode != 0:
-        return history  # a repository with no commits yet has no history to read
     try:
         process = subprocess.Popen(
             command,
@@ -220,8 +260,8 @@ def read_history(repository: Repository, projects_dirs: tuple[str, ...]) -> Hist
         pending += chunk
         *records, pending = pending.split(_RECORD)
         for record in records:
-            _parse_record(record, projects_dirs, history)
-    _parse_record(pending, projects_dirs, history)
+            _parse_record(record, scopes, history)
+    _parse_record(pending, scopes, history)
     stderr = process.stderr.read() if process.stderr else b""
     if process.wait() != 0:
         message = stderr.decode("utf-8", "replace").strip().splitlines()
@@ -232,9 +272,42 @@ def read_history(repository: Repository, projects_dirs: tuple[str, ...]) -> Hist
     return history
 
 
-def _parse_record(record: bytes, projects_dirs: tuple[str, ...], history: History) -> None:
-    if not record:
-        return
-    header, _, rest = record.partition(b"\x00")
-    names = [name for name in rest.lstrip(b"\n").split(b"\x00") if name]
-    _attribute(header, names, projects_dirs, history)
+class RepositoryFacts:
+    """What the doctor knows about one repository, each fact gathered at most once.
+
+    Several sources may share a repository; they register their scopes first
+    and the history is then read in one pass for all of them.
+    """
+
+    def __init__(self, repository: Repository, allow_shallow: bool = False) -> None:
+        self.repository = repository
+        self.allow_shallow = allow_shallow
+        self.scopes: set[Scope] = set()
+        self._history: History | None = None
+        self._shallow: bool | None = None
+
+    def add_scope(self, scope: Scope) -> None:
+        if self._history is not None:
+            raise RuntimeError("scopes must be registered before the history is read")
+        self.scopes.add(scope)
+
+    @property
+    def shallow(self) -> bool:
+        if self._shallow is None:
+            self._shallow = is_shallow(self.repository)
+        return self._shallow
+
+    def history(self) -> History | None:
+        """The history, or None when it is shallow and ``--allow-shallow`` was given."""
+        if self.shallow:
+            if not self.allow_shallow:
+                raise DoctorError(
+                    f"{self.repository.toplevel} is a shallow clone: its history cannot answer "
+                    "freshness questions",
+                    "fetch full history (e.g. `git fetch --unshallow`, or `fetch-depth: 0` in CI), "
+                    "or pass --allow-shallow to report what cannot be verified",
+                )
+            return None
+        if self._history is None:
+            self._history = read_history(self.repository, tuple(sorted(self.scopes, key=str)))
+        return self._history

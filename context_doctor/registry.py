@@ -30,6 +30,8 @@ BUILTIN_MODULES = (
     "context_doctor.checks.reference_shard",
     "context_doctor.checks.cross_tier",
     "context_doctor.checks.status_vocabulary",
+    "context_doctor.checks.session_freshness",
+    "context_doctor.checks.currency",
 )
 
 

@@ -207,7 +207,7 @@ SINGLE_PROJECT = {
     "commits": [
         {
             "date": "2026-06-01T09:00:00+00:00",
-            "files": {"CONTEXT.md": "# Solo\n\n**Status:** Active\n"},
+            "files": {"CONTEXT.md": "# Solo\n\n**Status:** Active\n**Last session:** 2026-06-01\n"},
         }
     ]
 }

@@ -29,9 +29,12 @@ def corpus(extra: Mapping[str, str] | None = None) -> dict[str, Any]:
     """alpha is healthy; mystery has an unknown status; long is a 20-line CONTEXT.md."""
     files: dict[str, Any] = {
         "projects/index.yaml": INDEX,
-        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n",
-        "projects/mystery/CONTEXT.md": "# Mystery\n\n**Status:** Active\n",
-        "projects/long/CONTEXT.md": {"text": "# Long\n\n**Status:** Active\n", "pad_to": 20},
+        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+        "projects/mystery/CONTEXT.md": "# Mystery\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+        "projects/long/CONTEXT.md": {
+            "text": "# Long\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+            "pad_to": 20,
+        },
     }
     files.update(extra or {})
     return {"commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": files}]}

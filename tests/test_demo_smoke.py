@@ -12,5 +12,5 @@ def test_demo_corpus_audits_with_defects(
     root = scenario_repo("demo")
     run = doctor("check", "--source", str(root), "--today", "2026-06-20", "--json")
     assert run.exit_code == 1
-    assert run.json["projects_audited"] == 7
+    assert run.json["projects_audited"] == 9
     assert run.findings("context-budget", "beacon")

@@ -19,7 +19,7 @@ MakeRepo = Callable[[Mapping[str, Any]], Path]
 
 
 def context(title: str) -> str:
-    return f"# {title} — Working Context\n\n**Status:** Active\n"
+    return f"# {title} — Working Context\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
 
 
 def one_commit(files: Mapping[str, str]) -> dict[str, Any]:

@@ -109,7 +109,7 @@ def test_quiet_prints_only_the_verdict(
     run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--quiet")
     assert run.exit_code == 1
     assert run.stdout.count("\n") == 1
-    assert run.stdout.startswith("DEFECTS: 4 defects, 6 warnings")
+    assert run.stdout.startswith("DEFECTS: 10 defects, 10 warnings")
 
 
 def test_statistics_counts_per_check(
@@ -175,7 +175,7 @@ def test_healthy_corpus_exits_zero(
                     "date": "2026-06-01T10:00:00+00:00",
                     "files": {
                         "projects/index.yaml": "- id: fine\n  status: active\n",
-                        "projects/fine/CONTEXT.md": "# Fine\n\n**Status:** Active\n",
+                        "projects/fine/CONTEXT.md": "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
                     },
                 }
             ]

@@ -11,7 +11,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from context_doctor.errors import HistoryUnavailable
+from context_doctor.gitfacts import ProjectCommit
 from context_doctor.model import lifecycle
+from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
 from context_doctor.model.index import IndexEntry
@@ -160,3 +163,46 @@ class Project:
     def reads_completed(self) -> bool:
         """Terminal by the index, or completed by its own header."""
         return self.is_terminal or self.header_reads_completed is True
+
+    @cached_property
+    def index_last_session(self) -> date | None:
+        return self.entry.date_field("last_session") if self.entry else None
+
+    @cached_property
+    def as_of_markers(self) -> list[AsOfMarker]:
+        return as_of_markers(self.context)
+
+    @cached_property
+    def open_items(self) -> list[OpenItem]:
+        return open_items(self.context)
+
+    @property
+    def has_structured_state(self) -> bool:
+        return (self.directory / "CURRENT_STATE.json").is_file()
+
+    # -- history (read once per repository by gitfacts) -------------------
+
+    @property
+    def history_available(self) -> bool:
+        return self.source.repository_facts().history() is not None
+
+    @cached_property
+    def _commits(self) -> list[ProjectCommit] | None:
+        history = self.source.repository_facts().history()
+        return None if history is None else history.of(self.source.scope, self.id)
+
+    @property
+    def commits(self) -> list[ProjectCommit]:
+        """Commits touching the project, newest first.
+
+        Raises :class:`HistoryUnavailable` for a shallow clone audited under
+        ``--allow-shallow``: a check that needs history cannot answer then.
+        """
+        if self._commits is None:
+            raise HistoryUnavailable("the repository is a shallow clone; its history is incomplete")
+        return self._commits
+
+    @property
+    def newest_session_commit(self) -> ProjectCommit | None:
+        """The newest commit that is neither a merge nor a bulk sweep."""
+        return next((entry for entry in self.commits if entry.commit.is_session), None)

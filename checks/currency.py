@@ -1,0 +1,249 @@
+"""Currency: does the record describe the state its own log has reached?
+
+Dates cannot see same-day staleness (round 10 and round 11 on one day), so
+these checks compare ordinals (round, wave, phase, step, part) within a
+family; families are never compared with each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.checks.session_freshness import NO_LOG
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.currency import is_operational_title, stamp_of
+from context_doctor.model.documents import HeaderField, Heading
+from context_doctor.model.project import Project
+from context_doctor.model.text import first_date, ordinals
+from context_doctor.registry import DORMANT, Context, SkipRule, check
+
+STRUCTURED = SkipRule(
+    "structured state",
+    "the project keeps CURRENT_STATE.json, whose content hashes replace as-of markers",
+    lambda p: p.has_structured_state,
+)
+
+
+def newest_day_ordinals(project: Project) -> dict[str, int]:
+    """The highest ordinal per family among the entries of the newest session day."""
+    newest = project.newest_session
+    reached: dict[str, int] = {}
+    if newest is None:
+        return reached
+    for entry in project.session_entries:
+        if entry.date == newest.date:
+            for family, number in entry.ordinals.items():
+                reached[family] = max(number, reached.get(family, number))
+    return reached
+
+
+def _first_field(project: Project, name: str) -> HeaderField | None:
+    fields = project.header(name)
+    return fields[0] if fields else None
+
+
+@check(
+    "header-currency",
+    severity=Severity.DEFECT,
+    skips=(NO_LOG,),
+    summary="a header field names an older round than the session log has reached",
+    remedy="Advance the header field to the newest session's ordinal (e.g. `round 11`).",
+    explanation="""
+        Same-day staleness is invisible to a date comparison: a header saying `2026-08-23
+        (round 10)` matches a log whose newest entry is `2026-08-23 (round 11)` by date. Each
+        field is judged alone, so a fresh Phase never masks a stale Last session: `Phase` and
+        `Last session` must not name a lower ordinal than the newest day's entries in the same
+        family. A header whose Last session date already lags is reported once, as
+        context-header-freshness, and not again here. Skipped for projects without a session
+        log.""",
+)
+def header_currency(project: Project, ctx: Context) -> Iterator[Issue]:
+    newest = project.newest_session
+    assert newest is not None
+    reached = newest_day_ordinals(project)
+    if not reached:
+        return
+    last = _first_field(project, "Last session")
+    named = first_date(last.value) if last is not None else None
+    if named is not None and named[1] != newest.date:
+        return  # the whole header lags by date: context-header-freshness reports it, once
+    for name in ("Phase", "Last session"):
+        field = _first_field(project, name)
+        if field is None:
+            continue
+        for family, number in ordinals(field.value).items():
+            if family in reached and number < reached[family]:
+                yield Issue(
+                    f"`{field.name}: {field.value[:60]}` names {family} {number} but the newest "
+                    f"session entries ({newest.date}, {newest.path}:{newest.line}) reach "
+                    f"{family} {reached[family]}",
+                    project.context.rel_path,
+                    field.line,
+                )
+                break
+
+
+@check(
+    "header-lag",
+    severity=Severity.DEFECT,
+    summary="Phase names a later round than Last session",
+    remedy="Update `**Last session:**` first (or in the same change) so it is not behind Phase.",
+    explanation="""
+        When `Phase` names a higher ordinal than `Last session` in a shared family (wave 4
+        against wave 3), the header was advanced halfway: the Last session line describes an
+        older state than the phase it sits under. Families are never compared with each
+        other (`phase 2` says nothing about `round 3`). Applies to every project.""",
+)
+def header_lag(project: Project, ctx: Context) -> Iterator[Issue]:
+    phase = _first_field(project, "Phase")
+    last = _first_field(project, "Last session")
+    if phase is None or last is None:
+        return
+    last_ordinals = ordinals(last.value)
+    for family, number in ordinals(phase.value).items():
+        if family in last_ordinals and number > last_ordinals[family]:
+            yield Issue(
+                f"Phase names {family} {number} but Last session names {family} "
+                f"{last_ordinals[family]} (line {last.line})",
+                project.context.rel_path,
+                phase.line,
+            )
+            return
+
+
+def _section_label(section: Heading | None) -> str:
+    return f"`## {section.text}`" if section is not None else "the top of the file"
+
+
+@check(
+    "body-currency",
+    severity=Severity.DEFECT,
+    skips=(STRUCTURED,),
+    summary="an as-of marker lags the session log, or the body has no markers to check",
+    remedy="Re-read the section, update it, and advance its `*State as of: YYYY-MM-DD (round N)*` "
+    "marker to the newest session.",
+    explanation="""
+        A current header above stale operational sections is a stronger false receipt than an
+        obviously stale file. `## Current State` and `## What's Next` end with an as-of marker
+        (`*State as of: 2026-08-24 (round 14)*`); a marker older than the newest session-log
+        entry, or naming a lower same-family ordinal on the same day, is a defect. Without
+        markers, while the header or log carries ordinals, body currency is unverifiable and
+        reported as a warning, never as clean (not asked of dormant projects). Skipped for
+        projects with CURRENT_STATE.json, whose generated block replaces markers.""",
+)
+def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
+    markers = project.as_of_markers
+    newest = project.newest_session
+    reached = newest_day_ordinals(project)
+    for marker in markers:
+        where = _section_label(marker.section)
+        if marker.date is None:
+            yield Issue(
+                f"as-of marker under {where} has an impossible date {marker.spelled}",
+                project.context.rel_path,
+                marker.line,
+            )
+        elif newest is not None and newest.date is not None and marker.date < newest.date:
+            yield Issue(
+                f"as-of marker under {where} says {marker.spelled} but the newest session-log "
+                f"entry is {newest.date} ({newest.path}:{newest.line})",
+                project.context.rel_path,
+                marker.line,
+            )
+        elif newest is not None and marker.date == newest.date:
+            for family, number in marker.ordinals.items():
+                if family in reached and number < reached[family]:
+                    yield Issue(
+                        f"as-of marker under {where} names {family} {number} but the newest "
+                        f"session entries ({newest.date}) reach {family} {reached[family]}",
+                        project.context.rel_path,
+                        marker.line,
+                    )
+                    break
+    if project.is_dormant:
+        return
+    header_ordinals = any(
+        ordinals(field.value)
+        for name in ("Phase", "Last session")
+        for field in project.header(name)
+    )
+    if not header_ordinals and not any(entry.ordinals for entry in project.session_entries):
+        return
+    marked = {marker.section.line for marker in markers if marker.section is not None}
+    operational = [
+        heading
+        for heading in project.context.headings
+        if heading.level == 2 and is_operational_title(heading.text)
+    ]
+    unverifiable = "body currency unverifiable while the header or log carries ordinals"
+    for heading in operational:
+        if heading.line not in marked:
+            yield Issue(
+                f"`## {heading.text}` has no `*State as of: ...*` marker: {unverifiable}",
+                project.context.rel_path,
+                heading.line,
+                severity=Severity.WARNING,
+                remedy="End the section with `*State as of: YYYY-MM-DD (round N)*`.",
+            )
+    if not operational and not markers:
+        yield Issue(
+            f"CONTEXT.md has no as-of markers: {unverifiable}",
+            project.context.rel_path,
+            severity=Severity.WARNING,
+            remedy="Give `## Current State` and `## What's Next` an `*State as of: ...*` marker.",
+        )
+
+
+@check(
+    "item-currency",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="an open item is past its review horizon, unstamped, or badly stamped",
+    remedy="Re-check the item and refresh its `(as of YYYY-MM-DD)` stamp, or close it.",
+    explanation="""
+        Items under open sections (titles with open, pending, next, action, todo, to do,
+        blocked, waiting, in progress) carry a trailing `(as of YYYY-MM-DD)` or `(as of
+        YYYY-MM-DD, review Nd)` stamp. An unchecked item older than its horizon (14 days,
+        `budgets.item_review_days`, or its own `review Nd`; `review 0d` means due the next
+        day) is reported; so is a malformed or impossible stamp, and an open section with
+        unstamped unchecked items (one finding per section). Checked `[x]` items never are.
+        Skipped for dormant projects.""",
+)
+def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
+    default_horizon = ctx.settings.budget("item_review_days")
+    unstamped: dict[int, tuple[Heading, int]] = {}
+    for open_item in project.open_items:
+        item = open_item.item
+        if item.checked:
+            continue
+        stamp = stamp_of(item)
+        if stamp is None:
+            heading, count = unstamped.get(open_item.section.line, (open_item.section, 0))
+            unstamped[open_item.section.line] = (heading, count + 1)
+            continue
+        if stamp.date is None:
+            yield Issue(
+                f"item stamp `{stamp.spelled}` is {stamp.problem} (expected `(as of YYYY-MM-DD)` "
+                "or `(as of YYYY-MM-DD, review Nd)`)",
+                project.context.rel_path,
+                item.line,
+                remedy="Write the stamp as `(as of YYYY-MM-DD)` or `(as of YYYY-MM-DD, review Nd)`.",
+            )
+            continue
+        horizon = default_horizon if stamp.review_days is None else stamp.review_days
+        age = (ctx.today - stamp.date).days
+        if age > horizon:
+            yield Issue(
+                f"open item is overdue for review: as of {stamp.date}, {age} days ago "
+                f"(horizon {horizon} days)",
+                project.context.rel_path,
+                item.line,
+            )
+    for heading, count in unstamped.values():
+        plural = "items carry" if count > 1 else "item carries"
+        yield Issue(
+            f"{count} unchecked {plural} no `(as of YYYY-MM-DD)` stamp under `{heading.text}`",
+            project.context.rel_path,
+            heading.line,
+        )

@@ -1,0 +1,212 @@
+"""Session freshness: do the recorded last-session dates match the evidence?
+
+Evidence is the newest dated session-log entry; only when there is no log
+does git history (the newest non-bulk, non-merge commit's work date) speak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
+
+RECENT_COMMITS = 12
+
+NO_LAST_SESSION = SkipRule(
+    "no last_session",
+    "the index entry records no readable `last_session` (nothing to compare)",
+    lambda p: p.index_last_session is None,
+)
+NO_LOG = SkipRule(
+    "no log",
+    "the project has no dated session-log entry",
+    lambda p: p.newest_session is None,
+)
+
+
+def _judge(
+    project: Project,
+    label: str,
+    recorded: date,
+    other: tuple[str, date | None],
+    path: str,
+    line: int | None,
+) -> Iterator[Issue]:
+    newest = project.newest_session
+    if newest is not None and newest.date is not None:
+        if recorded != newest.date:
+            direction = "behind" if recorded < newest.date else "ahead of"
+            yield Issue(
+                f"{label} {recorded} is {direction} the newest session-log entry "
+                f"{newest.date} ({newest.path}:{newest.line})",
+                path,
+                line,
+            )
+        return
+    other_label, other_date = other
+    if other_date is not None and other_date != recorded:
+        yield Issue(
+            f"{label} {recorded} differs from {other_label} {other_date}, and there is no "
+            "session log to settle which is right",
+            path,
+            line,
+        )
+    latest = project.newest_session_commit
+    if latest is not None and (latest.commit.work_date - recorded).days > 1:
+        yield Issue(
+            f"{label} {recorded} lags the newest session commit {latest.commit.short} "
+            f"(work date {latest.commit.work_date}) by {(latest.commit.work_date - recorded).days} days",
+            path,
+            line,
+        )
+
+
+@check(
+    "last-session-freshness",
+    severity=Severity.DEFECT,
+    skips=(DORMANT, NO_INDEX, NOT_REGISTERED, NO_LAST_SESSION),
+    summary="index.yaml's last_session disagrees with the session evidence",
+    remedy="Set `last_session` in index.yaml to the date of the newest session-log entry.",
+    explanation="""
+        A present `last_session` in index.yaml is duplicate metadata, and duplicates drift. It
+        must equal the newest session-log entry's date exactly: behind or ahead, even by one
+        day, it is stale. With no log it must agree with the CONTEXT.md `Last session` header
+        and must not lag the newest session commit's work date (author date in the author's
+        own offset) by more than a day; bulk sweeps (more than 3 projects or more than 10
+        files elsewhere) and merges are never sessions. Skipped for dormant projects, projects
+        without an index entry, and entries without a `last_session`.""",
+)
+def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
+    recorded = project.index_last_session
+    assert recorded is not None and project.entry is not None
+    header = project.header_last_session
+    yield from _judge(
+        project,
+        "index.yaml last_session",
+        recorded,
+        ("the CONTEXT.md Last session header", header[1] if header else None),
+        project.source.index_rel_path,
+        project.entry.line,
+    )
+
+
+@check(
+    "context-header-freshness",
+    severity=Severity.DEFECT,
+    skips=(DORMANT,),
+    summary="the CONTEXT.md Last session header disagrees with the session evidence",
+    remedy="Update `**Last session:**` in CONTEXT.md to the newest session's date (and round).",
+    explanation="""
+        The `**Last session:**` header is what an agent reads first to learn how current the
+        record is. It must equal the newest session-log entry's date; with no log it must agree
+        with index.yaml's `last_session` and not lag the newest session commit by more than a
+        day. A header with no readable date cannot be verified and is reported as such.
+        Skipped for dormant projects.""",
+)
+def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
+    header = project.header_last_session
+    if header is None or header[1] is None:
+        yield Issue(
+            "CONTEXT.md has no readable `**Last session:** YYYY-MM-DD` header: its freshness "
+            "cannot be verified",
+            project.context.rel_path,
+            header[0].line if header else None,
+            severity=Severity.WARNING,
+            remedy="Add `**Last session:** YYYY-MM-DD` to the CONTEXT.md header.",
+        )
+        return
+    field, recorded = header
+    assert recorded is not None
+    yield from _judge(
+        project,
+        "CONTEXT.md Last session",
+        recorded,
+        ("index.yaml last_session", project.index_last_session),
+        project.context.rel_path,
+        field.line,
+    )
+
+
+@check(
+    "freshness-unverifiable",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="the evidence needed to judge freshness is missing or unreadable",
+    remedy="Keep a dated session log (sessions/YYYY-MM.md with `## YYYY-MM-DD` entries).",
+    explanation="""
+        Freshness is judged from the session log, and from git history when there is no log.
+        When neither can answer, the doctor says so instead of passing: a log entry whose date
+        is impossible (2026-02-30), no log and no commit touching the project, no log and only
+        bulk sweeps or merges among its last 12 commits, or history that is incomplete in a
+        shallow clone audited with --allow-shallow (each check that needed the history is then
+        reported here by name). Skipped for dormant projects.""",
+)
+def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
+    for entry in project.session_entries:
+        if entry.date is None:
+            yield Issue(
+                f"session-log entry `{entry.spelled}` is not a real date, so it is no evidence",
+                entry.path,
+                entry.line,
+                remedy="Correct the entry's date heading.",
+            )
+    if project.newest_session is not None:
+        return
+    if not project.history_available:
+        yield Issue(
+            "there is no session log and the repository is a shallow clone: freshness cannot "
+            "be verified",
+            project.context.rel_path,
+            remedy="Fetch full history (`git fetch --unshallow`, or `fetch-depth: 0` in CI).",
+        )
+        return
+    recent = project.commits[:RECENT_COMMITS]
+    if not recent:
+        yield Issue(
+            "there is no session log and no commit touches the project: freshness cannot be "
+            "verified",
+            project.context.rel_path,
+        )
+    elif not any(entry.commit.is_session for entry in recent):
+        yield Issue(
+            f"there is no session log and the last {len(recent)} commits touching the project "
+            f"are all bulk sweeps or merges (newest: {recent[0].commit.describe()}): freshness "
+            "cannot be verified",
+            project.context.rel_path,
+        )
+
+
+@check(
+    "unlogged-session",
+    severity=Severity.WARNING,
+    skips=(DORMANT, NO_LOG),
+    summary="CONTEXT.md was changed after the newest session-log entry without logging it",
+    remedy="Add a dated entry for that session to sessions/YYYY-MM.md.",
+    explanation="""
+        A commit that changes CONTEXT.md without touching sessions/, more than a day after the
+        newest log entry, is a session that left no episodic record: the log now understates
+        how current the work is. Bulk sweeps and merges are ignored. Skipped for dormant
+        projects and projects without a session log.""",
+)
+def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
+    newest = project.newest_session
+    assert newest is not None and newest.date is not None
+    late = [
+        entry
+        for entry in project.commits
+        if entry.commit.is_session
+        and entry.touched("CONTEXT.md")
+        and not entry.touched_under("sessions")
+        and (entry.commit.work_date - newest.date).days > 1
+    ]
+    if late:
+        first = late[0].commit
+        count = f"{len(late)} commits" if len(late) > 1 else "a commit"
+        yield Issue(
+            f"{count} changed CONTEXT.md after the newest session-log entry ({newest.date}) "
+            f"without logging a session; newest: {first.short} of {first.work_date}",
+            project.context.rel_path,
+        )

@@ -1,0 +1,108 @@
+"""What CONTEXT.md says about its own currency: as-of markers, open items, stamps."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from context_doctor.model.documents import Document, Heading, ListItem
+from context_doctor.model.text import ordinals, to_date
+
+_MARKER = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
+_OPEN_TITLE = re.compile(
+    r"\b(?:open|pending|next|action|todo|to\s+do|blocked|waiting|in\s+progress)", re.IGNORECASE
+)
+_OPERATIONAL_TITLE = re.compile(r"^\s*(?:current\s+state|what['\u2019]?s\s+next)\b", re.IGNORECASE)
+_STAMP = re.compile(r"\(\s*as of\b([^)]*)\)\s*$", re.IGNORECASE)
+_STAMP_BODY = re.compile(
+    r"^\s*(\d{4})-(\d{2})-(\d{2})\s*(?:,\s*review\s+(\d+)\s*d\s*)?$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class AsOfMarker:
+    line: int
+    spelled: str
+    date: date | None  # None: an impossible date
+    ordinals: dict[str, int]
+    section: Heading | None  # the nearest ``##`` heading above
+
+
+def as_of_markers(document: Document) -> list[AsOfMarker]:
+    found: list[AsOfMarker] = []
+    for number, text in enumerate(document.lines, start=1):
+        if number in document.code_lines:
+            continue
+        match = _MARKER.match(text)
+        if match is None:
+            continue
+        year, month, day, rest = match.groups()
+        found.append(
+            AsOfMarker(
+                line=number,
+                spelled=f"{year}-{month}-{day}",
+                date=to_date(year, month, day),
+                ordinals=ordinals(rest),
+                section=document.heading_above(number, max_level=2),
+            )
+        )
+    return found
+
+
+def is_open_title(title: str) -> bool:
+    return _OPEN_TITLE.search(title) is not None
+
+
+def is_operational_title(title: str) -> bool:
+    return _OPERATIONAL_TITLE.search(title) is not None
+
+
+@dataclass(frozen=True)
+class OpenItem:
+    item: ListItem
+    section: Heading  # the open ``##``/``###`` section it is listed under
+
+
+def open_items(document: Document) -> list[OpenItem]:
+    """List items under an open ``##``/``###`` section (or a ``###`` inside an open ``##``)."""
+    found: list[OpenItem] = []
+    for item in document.list_items:
+        section = document.heading_above(item.line, max_level=3)
+        if section is None or section.level < 2:
+            continue
+        chain = [section]
+        if section.level == 3:
+            parent = document.heading_above(section.line, max_level=2)
+            if parent is not None and parent.level == 2:
+                chain.append(parent)
+        for heading in chain:
+            if is_open_title(heading.text):
+                found.append(OpenItem(item, section))
+                break
+    return found
+
+
+@dataclass(frozen=True)
+class Stamp:
+    spelled: str
+    date: date | None  # None: malformed or impossible; see ``problem``
+    review_days: int | None
+    problem: str | None
+
+
+def stamp_of(item: ListItem) -> Stamp | None:
+    """The trailing ``(as of YYYY-MM-DD[, review Nd])`` of an item, if it has one."""
+    match = _STAMP.search(item.text)
+    if match is None:
+        return None
+    body = match.group(1).strip()
+    spelled = match.group(0)
+    parsed = _STAMP_BODY.match(body)
+    if parsed is None:
+        return Stamp(spelled, None, None, "malformed")
+    year, month, day, review = parsed.groups()
+    day_value = to_date(year, month, day)
+    if day_value is None:
+        return Stamp(spelled, None, None, "impossible date")
+    return Stamp(spelled, day_value, int(review) if review is not None else None, None)
