@@ -224,7 +224,7 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
             continue
         if stamp.date is None:
             yield Issue(
-                f"item stamp `{stamp.spelled}` is {stamp.problem} (expected `(as of YYYY-MM-DD)` "
+                f"item stamp `{stamp.spelled}` has {stamp.problem} (expected `(as of YYYY-MM-DD)` "
                 "or `(as of YYYY-MM-DD, review Nd)`)",
                 project.context.rel_path,
                 item.line,
@@ -235,8 +235,8 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
         age = (ctx.today - stamp.date).days
         if age > horizon:
             yield Issue(
-                f"open item is overdue for review: as of {stamp.date}, {age} days ago "
-                f"(horizon {horizon} days)",
+                f"open item is overdue for review: as of {stamp.date}, "
+                f"{age} day{'s' if age != 1 else ''} ago (horizon {horizon} days)",
                 project.context.rel_path,
                 item.line,
             )

@@ -241,7 +241,8 @@ def read_history(repository: Repository, scopes: tuple[Scope, ...]) -> History:
         return history  # no commits yet: there is no history to read
     pathspecs = sorted({scope.path or "." for scope in scopes})
     command = [
-        "git", "log", "-z", "--no-renames", "--name-only", "--full-diff",
+        "git", "-c", "log.showSignature=false", "log", "-z", "--no-color", "--no-renames",
+        "--name-only", "--full-diff",
         f"--format={_LOG_FORMAT}", "HEAD", "--", *pathspecs,
     ]  # fmt: skip
     try:
@@ -285,6 +286,7 @@ class RepositoryFacts:
         self.scopes: set[Scope] = set()
         self._history: History | None = None
         self._shallow: bool | None = None
+        self._changed: list[str] | None = None
 
     def add_scope(self, scope: Scope) -> None:
         if self._history is not None:
@@ -311,3 +313,70 @@ class RepositoryFacts:
         if self._history is None:
             self._history = read_history(self.repository, tuple(sorted(self.scopes, key=str)))
         return self._history
+
+    # -- point questions (asked only for the few projects that need them) --
+
+    def resolve_commit(self, name: str) -> str | None:
+        """The full sha ``name`` names, or None when it names no commit here."""
+        if not name or name.startswith("-"):
+            return None
+        result = run_git(
+            ["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], self.repository.toplevel
+        )
+        return result.stdout.decode("ascii", "replace").strip() if result.returncode == 0 else None
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """True when ``ancestor`` is ``descendant`` or one of its ancestors."""
+        result = run_git(
+            ["merge-base", "--is-ancestor", ancestor, descendant], self.repository.toplevel
+        )
+        if result.returncode not in (0, 1):
+            raise DoctorError(
+                f"git merge-base failed in {self.repository.toplevel}: "
+                f"{result.stderr.decode('utf-8', 'replace').strip()}",
+                "check that the repository is intact (`git fsck`)",
+            )
+        return result.returncode == 0
+
+    def file_at(self, sha: str, path: str) -> bytes | None:
+        """A file's bytes at a commit, or None when it did not exist there."""
+        result = run_git(["show", f"{sha}:{path}"], self.repository.toplevel)
+        return result.stdout if result.returncode == 0 else None
+
+    @property
+    def changed_paths(self) -> list[str]:
+        """Paths with uncommitted or never-added changes: one ``git status`` per repository."""
+        if self._changed is None:
+            result = run_git(
+                ["status", "--porcelain=v1", "-z", "--untracked-files=all"],
+                self.repository.toplevel,
+            )
+            if result.returncode != 0:
+                raise DoctorError(
+                    f"git status failed in {self.repository.toplevel}: "
+                    f"{result.stderr.decode('utf-8', 'replace').strip()}",
+                    "check that the repository is intact (`git fsck`)",
+                )
+            self._changed = _porcelain_paths(result.stdout)
+        return self._changed
+
+    def has_uncommitted(self, directory: str) -> bool:
+        prefix = f"{directory}/" if directory else ""
+        return any(path.startswith(prefix) for path in self.changed_paths)
+
+
+def _porcelain_paths(output: bytes) -> list[str]:
+    """Paths from ``git status --porcelain=v1 -z`` (a rename's second field is its source)."""
+    paths: list[str] = []
+    fields = output.split(b"\x00")
+    index = 0
+    while index < len(fields):
+        item = fields[index]
+        index += 1
+        if len(item) < 4:
+            continue
+        status, path = item[:2], item[3:].decode("utf-8", "surrogateescape")
+        paths.append(path)
+        if status[:1] in (b"R", b"C"):
+            index += 1  # skip the rename/copy source
+    return paths

@@ -32,6 +32,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.status_vocabulary",
     "context_doctor.checks.session_freshness",
     "context_doctor.checks.currency",
+    "context_doctor.checks.terminal",
 )
 
 

@@ -100,9 +100,9 @@ def stamp_of(item: ListItem) -> Stamp | None:
     spelled = match.group(0)
     parsed = _STAMP_BODY.match(body)
     if parsed is None:
-        return Stamp(spelled, None, None, "malformed")
+        return Stamp(spelled, None, None, "a malformed form")
     year, month, day, review = parsed.groups()
     day_value = to_date(year, month, day)
     if day_value is None:
-        return Stamp(spelled, None, None, "impossible date")
+        return Stamp(spelled, None, None, "an impossible date")
     return Stamp(spelled, day_value, int(review) if review is not None else None, None)

@@ -18,6 +18,7 @@ from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, o
 from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
 from context_doctor.model.index import IndexEntry
+from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
 from context_doctor.model.text import first_date
 
@@ -204,5 +205,14 @@ class Project:
 
     @property
     def newest_session_commit(self) -> ProjectCommit | None:
-        """The newest commit that is neither a merge nor a bulk sweep."""
-        return next((entry for entry in self.commits if entry.commit.is_session), None)
+        """The session commit (neither a merge nor a bulk sweep) with the latest author date.
+
+        By author date rather than log order, so a cherry-picked or rebased
+        commit carrying a later work date is not hidden behind an older one.
+        """
+        sessions = [entry for entry in self.commits if entry.commit.is_session]
+        return max(sessions, key=lambda entry: entry.commit.authored, default=None)
+
+    @cached_property
+    def post_close_review(self) -> PostCloseReview:
+        return review_of(self)

@@ -1,0 +1,147 @@
+"""Terminal projects: is a completion claim still true, and is its review still answerable?
+
+Suppressing freshness checks on dormant projects is only safe alongside the
+inverse question: a project declared completed that is still being worked is
+a live record error.  ``terminal-project-active`` asks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import Context, SkipRule, check
+
+LIVE = SkipRule(
+    "live", "the project is live (active, unset or unrecognised status)", lambda p: not p.is_dormant
+)
+PAUSED = SkipRule("paused", "the project is paused, not terminal", lambda p: p.status == "paused")
+REVIEWED = SkipRule(
+    "reviewed",
+    "a post-close review (`post_close_reviewed_through`) covers the project's history as it is now",
+    lambda p: p.post_close_review.holds,
+)
+NO_REVIEW = SkipRule(
+    "no review recorded",
+    "the index entry has no `post_close_reviewed_through`",
+    lambda p: p.post_close_review.recorded is None,
+)
+EVIDENCE_SHOWN = 3
+
+
+@check(
+    "terminal-project-active",
+    severity=Severity.WARNING,
+    skips=(LIVE, PAUSED, REVIEWED),
+    summary="a completed or archived project is still being worked",
+    remedy="Reopen the project (status `active`), or, if the later work was closing work, record "
+    "`post_close_reviewed_through: <sha of the newest project commit>` in its index entry.",
+    explanation="""
+        Dormant projects are spared the freshness checks, which is only safe while the
+        completion claim is true. This is the inverse question: a session-log entry, the
+        header's Last session or the index's last_session dated after the anchor, or a session
+        commit (not a bulk sweep or merge) whose work date is more than a day after it. The
+        anchor is `completed_date`; only when that is missing or unreadable does it fall back
+        to `last_session` (closing work legitimately lands after the last working session). A
+        post-close review silences it (coverage reason `reviewed`) only while the reviewed
+        commit resolves, the project's newest commit is its ancestor, the project has no
+        uncommitted changes, and the index's completed_date and last_session at that commit
+        equal today's: any new project commit re-arms the question. Skipped for live and
+        paused projects.""",
+)
+def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
+    entry = project.entry
+    assert entry is not None
+    anchor_field = "completed_date"
+    anchor = entry.date_field("completed_date")
+    if anchor is None:
+        anchor_field, anchor = "last_session", entry.date_field("last_session")
+    index_path = project.source.index_rel_path
+    if anchor is None:
+        yield Issue(
+            "terminal, but neither `completed_date` nor `last_session` is a readable date, so "
+            "whether it is still being worked cannot be checked",
+            index_path,
+            entry.line,
+            remedy="Add `completed_date: YYYY-MM-DD` to the index entry.",
+        )
+        return
+    evidence: list[str] = []
+    for session in sorted(
+        (s for s in project.session_entries if s.date is not None and s.date > anchor),
+        key=lambda s: s.order_key(),
+        reverse=True,
+    ):
+        evidence.append(f"session-log entry {session.date} ({session.path}:{session.line})")
+    header = project.header_last_session if project.context.exists else None
+    if header is not None and header[1] is not None and header[1] > anchor:
+        evidence.append(f"CONTEXT.md Last session {header[1]} (line {header[0].line})")
+    index_last = entry.date_field("last_session")
+    if anchor_field == "completed_date" and index_last is not None and index_last > anchor:
+        evidence.append(f"index.yaml last_session {index_last}")
+    for pc in project.commits:
+        commit = pc.commit
+        if commit.is_session and (commit.work_date - anchor).days > 1:
+            evidence.append(f"commit {commit.short} of {commit.work_date}")
+    if evidence:
+        more = len(evidence) - EVIDENCE_SHOWN
+        shown = "; ".join(evidence[:EVIDENCE_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+        yield Issue(
+            f"status `{project.status}` with {anchor_field} {anchor}, but work continued after "
+            f"it: {shown}",
+            index_path,
+            entry.line,
+        )
+
+
+@check(
+    "terminal-project-open-items",
+    severity=Severity.WARNING,
+    skips=(LIVE, PAUSED),
+    summary="a completed or archived project still lists open items",
+    remedy="Close, move or drop the remaining items, or reopen the project.",
+    explanation="""
+        A project claiming to be finished while CONTEXT.md still lists unchecked items under
+        open sections (What's Next, Open, Pending, Blocked...) owes obligations its status
+        denies. It is the paired check for item-currency, which dormant projects skip.
+        Skipped for live and paused projects.""",
+)
+def terminal_project_open_items(project: Project, ctx: Context) -> Iterator[Issue]:
+    still_open = [item for item in project.open_items if not item.item.checked]
+    if still_open:
+        first = still_open[0]
+        plural = "items remain" if len(still_open) > 1 else "item remains"
+        yield Issue(
+            f"status `{project.status}` but {len(still_open)} unchecked {plural} under open "
+            f"sections (first, under `{first.section.text}`: {first.item.text[:60]!r})",
+            project.context.rel_path,
+            first.item.line,
+        )
+
+
+@check(
+    "post-close-review-unresolvable",
+    severity=Severity.DEFECT,
+    needs_context=False,
+    skips=(NO_REVIEW,),
+    summary="post_close_reviewed_through names no commit of the repository",
+    remedy="Set `post_close_reviewed_through` to an existing commit (the project's newest), or "
+    "remove it and answer terminal-project-active again.",
+    explanation="""
+        A post-close review names the commit through which a completed project's later history
+        was reviewed. When that sha no longer resolves (history was rewritten, or it was
+        mistyped) the acknowledgment's evidence has vanished: it fails loudly instead of
+        continuing to silence terminal-project-active, which is then judged as if no review
+        were recorded. Skipped where no review is recorded.""",
+)
+def post_close_review_unresolvable(project: Project, ctx: Context) -> Iterator[Issue]:
+    review = project.post_close_review
+    if review.resolved is None:
+        assert project.entry is not None
+        yield Issue(
+            f"post_close_reviewed_through `{review.recorded}` does not resolve to a commit of this "
+            "repository",
+            project.source.index_rel_path,
+            project.entry.line,
+        )

@@ -1,0 +1,78 @@
+"""The post-close review rule (SPEC §2 "Terminal projects").
+
+``post_close_reviewed_through: <sha>`` in the index silences
+``terminal-project-active`` only while all of these hold: the sha resolves to
+a commit; the project's newest commit is that commit or its ancestor; the
+project has no uncommitted changes; and the index entry's ``completed_date``
+and ``last_session`` at that commit equal today's.  The acknowledgment lives
+in the index, not in the project, because writing it inside the project would
+itself be a new project commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from context_doctor.model.text import parse_iso_date
+
+if TYPE_CHECKING:
+    from context_doctor.model.project import Project
+
+
+@dataclass(frozen=True)
+class PostCloseReview:
+    recorded: str | None  # the sha as written in the index
+    resolved: str | None  # the full sha, when it names a commit
+    holds: bool
+    why_not: str | None = None
+
+
+def _entry_at(project: Project, sha: str) -> dict[str, object] | None:
+    facts = project.source.repository_facts()
+    raw = facts.file_at(sha, project.source.index_rel_path)
+    if raw is None:
+        return None
+    try:
+        data = YAML(typ="safe").load(raw.decode("utf-8"))
+    except (YAMLError, UnicodeDecodeError, ValueError):
+        return None
+    entries = data.get("projects") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        return None
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("id") == project.id:
+            return entry
+    return None
+
+
+def review_of(project: Project) -> PostCloseReview:
+    entry = project.entry
+    raw = entry.fields.get("post_close_reviewed_through") if entry else None
+    if raw is None or entry is None:
+        return PostCloseReview(None, None, False, "no review recorded")
+    recorded = str(raw).strip()
+    facts = project.source.repository_facts()
+    resolved = facts.resolve_commit(recorded)
+    if resolved is None:
+        return PostCloseReview(recorded, None, False, "the sha does not resolve")
+    history = facts.history()
+    if history is None:
+        return PostCloseReview(
+            recorded, resolved, False, "the history is incomplete (shallow clone)"
+        )
+    commits = history.of(project.source.scope, project.id)
+    if commits and not facts.is_ancestor(commits[0].commit.sha, resolved):
+        return PostCloseReview(recorded, resolved, False, "the project has commits after it")
+    if facts.has_uncommitted(project.rel_dir):
+        return PostCloseReview(recorded, resolved, False, "the project has uncommitted changes")
+    then = _entry_at(project, resolved)
+    if then is None:
+        return PostCloseReview(recorded, resolved, False, "the index at that commit has no entry")
+    for name in ("completed_date", "last_session"):
+        if parse_iso_date(then.get(name)) != entry.date_field(name):
+            return PostCloseReview(recorded, resolved, False, f"`{name}` changed since that commit")
+    return PostCloseReview(recorded, resolved, True)

@@ -1,0 +1,326 @@
+"""Currency checks (SPEC §2 "Currency") on a real git corpus.
+
+Every case is one project of ``fixtures/scenarios/currency.yaml`` (ids prefixed
+hc-, hl-, bc-, ic- by the check they exercise), audited on 2026-08-27.
+Findings come from an audit of the whole source; coverage from an audit
+narrowed to one project with ``--project``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+TODAY = "2026-08-27"
+SCENARIO = "currency"
+
+Doctor = Callable[..., Run]
+_RUNS: dict[tuple[str, ...], Run] = {}
+
+
+@pytest.fixture
+def root(scenario_repo: Callable[[str], Path]) -> Path:
+    return scenario_repo(SCENARIO)
+
+
+def _audit(doctor: Doctor, *args: str) -> Run:
+    key = (*args, TODAY)
+    if key not in _RUNS:
+        run = doctor("check", *args, "--today", TODAY, "--json")
+        assert run.exit_code in (0, 1), run.stdout + run.stderr
+        assert "findings" in run.json, run.stdout
+        _RUNS[key] = run
+    return _RUNS[key]
+
+
+@pytest.fixture
+def corpus(root: Path, doctor: Doctor) -> Run:
+    return _audit(doctor, "--source", str(root))
+
+
+@pytest.fixture
+def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
+    def audit_project(project: str) -> Run:
+        run = _audit(doctor, "--project", str(root / "projects" / project))
+        assert run.json["projects_audited"] == 1
+        return run
+
+    return audit_project
+
+
+def sole(run: Run, check: str, project: str) -> dict[str, Any]:
+    found = run.findings(check, project)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def assert_quiet(run: Run, check: str) -> None:
+    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert run.findings(check) == []
+
+
+def assert_skipped(run: Run, check: str, reason: str) -> None:
+    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
+    assert run.findings(check) == []
+
+
+def line_of(root: Path, relative: str, needle: str, occurrence: int = 1) -> int:
+    lines = (root / relative).read_text(encoding="utf-8").splitlines()
+    hits = [number for number, text in enumerate(lines, start=1) if needle in text]
+    assert len(hits) >= occurrence, (relative, needle, hits)
+    return hits[occurrence - 1]
+
+
+def context_of(project: str) -> str:
+    return f"projects/{project}/CONTEXT.md"
+
+
+def log_of(project: str) -> str:
+    return f"projects/{project}/sessions/2026-08.md"
+
+
+# -- header-currency -----------------------------------------------------------
+
+
+def test_same_day_round_behind_the_log_flags_last_session_only(corpus: Run, root: Path) -> None:
+    """`Last session: 2026-08-23 (round 10)` against a same-day entry at round 11."""
+    project = "hc-last-stale"
+    finding = sole(corpus, "header-currency", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == context_of(project)
+    assert finding["line"] == line_of(root, context_of(project), "**Last session:**")
+    assert "names round 10" in finding["message"]
+    assert "reach round 11" in finding["message"]
+    entry = line_of(root, log_of(project), "### 2026-08-23 (round 11)")
+    assert f"2026-08-23, {log_of(project)}:{entry}" in finding["message"]
+    # the date agrees, so the date check has nothing to say
+    assert corpus.findings("context-header-freshness", project) == []
+
+
+def test_stale_phase_is_judged_on_its_own(corpus: Run, root: Path) -> None:
+    """A current Last session never masks a Phase naming an older round."""
+    project = "hc-phase-stale"
+    finding = sole(corpus, "header-currency", project)
+    assert finding["line"] == line_of(root, context_of(project), "**Phase:**")
+    assert "`Phase: round 9" in finding["message"]
+    assert "reach round 11" in finding["message"]
+
+
+def test_lagging_date_is_reported_once_as_header_freshness(corpus: Run, root: Path) -> None:
+    project = "hc-date-lags"
+    assert corpus.findings("header-currency", project) == []
+    finding = sole(corpus, "context-header-freshness", project)
+    assert "2026-08-22 is behind the newest session-log entry 2026-08-23" in finding["message"]
+
+
+def test_header_currency_quiet_when_current(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("hc-ok"), "header-currency")
+
+
+def test_header_currency_quiet_across_families(one: Callable[[str], Run]) -> None:
+    """`phase 2` is never compared with the log's `round 3`."""
+    assert_quiet(one("hl-families"), "header-currency")
+
+
+def test_header_currency_skipped_without_a_log(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("hc-no-log"), "header-currency", "no log")
+
+
+# -- header-lag ------------------------------------------------------------------
+
+
+def test_phase_ahead_of_last_session_is_header_lag(corpus: Run, root: Path) -> None:
+    project = "hl-wave"
+    finding = sole(corpus, "header-lag", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == context_of(project)
+    assert finding["line"] == line_of(root, context_of(project), "**Phase:** wave 4")
+    last = line_of(root, context_of(project), "**Last session:**")
+    assert f"Phase names wave 4 but Last session names wave 3 (line {last})" in (finding["message"])
+
+
+def test_families_are_never_compared(one: Callable[[str], Run]) -> None:
+    """`Phase: phase 2` with `Last session: … (round 3)` and a log at round 3: nothing."""
+    run = one("hl-families")
+    assert_quiet(run, "header-lag")
+    assert_quiet(run, "header-currency")
+    assert_quiet(run, "body-currency")
+
+
+@pytest.mark.parametrize("project", ["hc-ok", "hc-phase-stale"])
+def test_header_lag_quiet_when_phase_is_not_ahead(one: Callable[[str], Run], project: str) -> None:
+    assert_quiet(one(project), "header-lag")
+
+
+def test_header_lag_has_no_skip(corpus: Run) -> None:
+    """SPEC: no skip reason. Paused and log-less projects are examined too."""
+    assert corpus.json["coverage"]["header-lag"] == {
+        "examined": corpus.json["projects_audited"],
+        "skipped": 0,
+        "reasons": {},
+    }
+    assert sole(corpus, "header-lag", "hl-paused")["severity"] == "defect"
+
+
+# -- body-currency ---------------------------------------------------------------
+
+
+def test_marker_naming_an_older_round_is_one_defect(corpus: Run, root: Path) -> None:
+    """`*State as of: 2026-08-24 (round 13)*` under `## Current State`, log at round 14;
+    the `## What's Next` marker is at round 14 and stays quiet."""
+    project = "bc-ordinal"
+    finding = sole(corpus, "body-currency", project)
+    assert finding["severity"] == "defect"
+    assert finding["path"] == context_of(project)
+    assert finding["line"] == line_of(root, context_of(project), "(round 13)*")
+    assert "`## Current State`" in finding["message"]
+    assert "names round 13" in finding["message"]
+    assert "(2026-08-24) reach round 14" in finding["message"]
+
+
+def test_marker_older_than_the_newest_entry_is_a_defect(corpus: Run, root: Path) -> None:
+    project = "bc-date"
+    finding = sole(corpus, "body-currency", project)
+    assert finding["severity"] == "defect"
+    assert finding["line"] == line_of(root, context_of(project), "*State as of: 2026-08-20")
+    entry = line_of(root, log_of(project), "## 2026-08-24 (round 14)")
+    assert "says 2026-08-20" in finding["message"]
+    assert (
+        f"newest session-log entry is 2026-08-24 ({log_of(project)}:{entry})"
+        in (finding["message"])
+    )
+
+
+def test_no_markers_while_ordinals_exist_is_unverifiable(corpus: Run, root: Path) -> None:
+    """Never clean: one warning per unmarked operational section."""
+    project = "bc-unmarked"
+    found = corpus.findings("body-currency", project)
+    assert [f["line"] for f in found] == [
+        line_of(root, context_of(project), "## Current State"),
+        line_of(root, context_of(project), "## What's Next"),
+    ]
+    for finding in found:
+        assert finding["severity"] == "warning"
+        assert finding["path"] == context_of(project)
+        assert "unverifiable" in finding["message"]
+
+
+def test_no_markers_and_no_operational_sections_is_unverifiable(corpus: Run) -> None:
+    """Ordinals only in the log are enough to ask for markers."""
+    finding = sole(corpus, "body-currency", "bc-unmarked-bare")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == context_of("bc-unmarked-bare")
+    assert finding["line"] is None
+    assert "no as-of markers" in finding["message"]
+    assert "unverifiable" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["hc-ok", "bc-no-ordinals"])
+def test_body_currency_quiet(one: Callable[[str], Run], project: str) -> None:
+    """Current markers; or no ordinals anywhere, so there is nothing to be current with."""
+    assert_quiet(one(project), "body-currency")
+
+
+def test_dormant_project_is_not_asked_for_markers(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("bc-paused"), "body-currency")
+
+
+def test_structured_state_skips_body_currency(one: Callable[[str], Run]) -> None:
+    """bc-structured's marker is as stale as bc-date's; CURRENT_STATE.json replaces it."""
+    assert_skipped(one("bc-structured"), "body-currency", "structured state")
+
+
+# -- item-currency ---------------------------------------------------------------
+
+
+def _item_findings(corpus: Run, root: Path) -> dict[str, dict[str, Any]]:
+    """ic-items' findings keyed by the text of the line they point at."""
+    lines = (root / context_of("ic-items")).read_text(encoding="utf-8").splitlines()
+    found = corpus.findings("item-currency", "ic-items")
+    keyed = {lines[f["line"] - 1].strip(): f for f in found}
+    assert len(keyed) == len(found)
+    for finding in found:
+        assert finding["severity"] == "warning"
+        assert finding["path"] == context_of("ic-items")
+    return keyed
+
+
+def test_stamped_item_past_its_review_horizon_is_overdue(corpus: Run, root: Path) -> None:
+    """`(as of 2026-08-10, review 7d)` under `## What's Next` on 2026-08-27."""
+    finding = _item_findings(corpus, root)[
+        "- [ ] Ask legal about the licence (as of 2026-08-10, review 7d)"
+    ]
+    assert "overdue" in finding["message"]
+    assert "as of 2026-08-10, 17 days ago (horizon 7 days)" in finding["message"]
+
+
+def test_default_horizon_is_fourteen_days(corpus: Run, root: Path) -> None:
+    found = _item_findings(corpus, root)
+    fifteen = found["- [ ] Default horizon, fifteen days (as of 2026-08-12)"]
+    assert "(horizon 14 days)" in fifteen["message"]
+    assert "- [ ] Default horizon, fourteen days (as of 2026-08-13)" not in found
+    assert "- [ ] Re-run the benchmark (as of 2026-08-20, review 7d)" not in found
+
+
+def test_review_0d_is_due_the_next_day(corpus: Run, root: Path) -> None:
+    found = _item_findings(corpus, root)
+    due = found["- [ ] Check the deploy (as of 2026-08-26, review 0d)"]
+    assert "(horizon 0 days)" in due["message"]
+    assert "- [ ] Watch the dashboard (as of 2026-08-27, review 0d)" not in found
+
+
+def test_checked_items_are_never_reported(corpus: Run, root: Path) -> None:
+    found = _item_findings(corpus, root)
+    assert not any(text.startswith("- [x]") for text in found)
+
+
+def test_impossible_stamp_date(corpus: Run, root: Path) -> None:
+    finding = _item_findings(corpus, root)["- [ ] Rotate the keys (as of 2026-02-30)"]
+    assert "`(as of 2026-02-30)`" in finding["message"]
+    assert "impossible date" in finding["message"]
+
+
+def test_malformed_stamp(corpus: Run, root: Path) -> None:
+    finding = _item_findings(corpus, root)["- [ ] Call the vendor (as of last week)"]
+    assert "`(as of last week)` has a malformed form" in finding["message"]
+
+
+def test_unstamped_items_are_one_finding_per_open_section(corpus: Run, root: Path) -> None:
+    """`## Open questions` holds three unchecked unstamped items (one without a box) and a
+    checked one; `### Pending approvals` holds two numbered ones; `## Notes` is not open."""
+    found = _item_findings(corpus, root)
+    questions = found["## Open questions"]
+    assert (
+        "3 unchecked items carry no `(as of YYYY-MM-DD)` stamp under `Open questions`"
+        in (questions["message"])
+    )
+    pending = found["### Pending approvals"]
+    assert "2 unchecked items" in pending["message"]
+    assert "`Pending approvals`" in pending["message"]
+    assert not any("Notes" in text or "unstamped note" in text for text in found)
+
+
+def test_item_findings_are_exactly_these(corpus: Run, root: Path) -> None:
+    assert sorted(_item_findings(corpus, root)) == sorted(
+        [
+            "- [ ] Ask legal about the licence (as of 2026-08-10, review 7d)",
+            "- [ ] Rotate the keys (as of 2026-02-30)",
+            "- [ ] Call the vendor (as of last week)",
+            "- [ ] Check the deploy (as of 2026-08-26, review 0d)",
+            "- [ ] Default horizon, fifteen days (as of 2026-08-12)",
+            "## Open questions",
+            "### Pending approvals",
+        ]
+    )
+
+
+def test_item_currency_quiet(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("ic-quiet"), "item-currency")
+
+
+def test_item_currency_skips_dormant_projects(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("ic-paused"), "item-currency", "dormant")

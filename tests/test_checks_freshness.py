@@ -1,0 +1,577 @@
+"""Session freshness (SPEC §2 "Session freshness") on real git repositories.
+
+``fixtures/scenarios/freshness.yaml`` holds one project per case, each created
+in its own commit so that no project's evidence is a bulk sweep. Cases whose
+*history shape* is the point (five projects swept at once, a shallow clone, a
+single-project repository) are built inline with ``make_repo``. Findings come
+from an audit of the whole source; coverage from an audit narrowed to one
+project with ``--project``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from context_doctor.gitfacts import git_environment
+
+TODAY = "2026-06-20"
+SCENARIO = "freshness"
+INDEX = "projects/index.yaml"
+FRESHNESS = (
+    "last-session-freshness",
+    "context-header-freshness",
+    "freshness-unverifiable",
+    "unlogged-session",
+)
+
+Doctor = Callable[..., Run]
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+_RUNS: dict[tuple[str, ...], Run] = {}
+
+
+@pytest.fixture
+def root(scenario_repo: Callable[[str], Path]) -> Path:
+    return scenario_repo(SCENARIO)
+
+
+def _audit(doctor: Doctor, *args: str) -> Run:
+    """``check ARGS --today TODAY --json``; the corpus is read-only, so runs are reused."""
+    key = (*args, TODAY)
+    if key not in _RUNS:
+        run = doctor("check", *args, "--today", TODAY, "--json")
+        assert run.exit_code in (0, 1), run.stdout + run.stderr
+        assert "findings" in run.json, run.stdout
+        _RUNS[key] = run
+    return _RUNS[key]
+
+
+@pytest.fixture
+def corpus(root: Path, doctor: Doctor) -> Run:
+    return _audit(doctor, "--source", str(root))
+
+
+@pytest.fixture
+def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
+    def audit_project(project: str) -> Run:
+        run = _audit(doctor, "--project", str(root / "projects" / project))
+        assert run.json["projects_audited"] == 1
+        return run
+
+    return audit_project
+
+
+def sole(run: Run, check: str, project: str) -> dict[str, Any]:
+    found = run.findings(check, project)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def assert_quiet(run: Run, check: str) -> None:
+    """The check looked at the (single) project and found nothing."""
+    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert run.findings(check) == []
+
+
+def assert_skipped(run: Run, check: str, reason: str) -> None:
+    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
+    assert run.findings(check) == []
+
+
+def line_of(root: Path, relative: str, needle: str) -> int:
+    """The 1-based line of the one line containing ``needle``."""
+    lines = (root / relative).read_text(encoding="utf-8").splitlines()
+    hits = [number for number, text in enumerate(lines, start=1) if needle in text]
+    assert len(hits) == 1, (relative, needle, hits)
+    return hits[0]
+
+
+def entry_line(root: Path, project: str) -> int:
+    return line_of(root, INDEX, f"- id: {project}")
+
+
+def git(root: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=root, env=git_environment(), capture_output=True, check=True
+    )
+    return result.stdout.decode().strip()
+
+
+def short_sha_of(root: Path, message: str) -> str:
+    """The 7-character sha of the one commit whose subject is ``message``."""
+    found = git(root, "log", "--format=%h", "--abbrev=7", "--fixed-strings", f"--grep={message}")
+    assert len(found.split()) == 1, found
+    return found
+
+
+def freshness_findings(run: Run, project: str | None = None) -> list[dict[str, Any]]:
+    return [f for f in run.findings(project=project) if f["check"] in FRESHNESS]
+
+
+# -- last-session-freshness and context-header-freshness: the log speaks ------
+
+
+def test_log_entry_newer_than_header_and_index_is_two_defects(corpus: Run, root: Path) -> None:
+    """Log entry 2026-06-02, header and index 2026-06-01: a one-day gap is stale."""
+    log = "projects/log-ahead/sessions/2026-06.md"
+    evidence = f"2026-06-02 ({log}:{line_of(root, log, '## 2026-06-02')})"
+
+    index = sole(corpus, "last-session-freshness", "log-ahead")
+    assert index["severity"] == "defect"
+    assert index["path"] == INDEX
+    assert index["line"] == entry_line(root, "log-ahead")
+    assert "2026-06-01 is behind the newest session-log entry" in index["message"]
+    assert evidence in index["message"]
+
+    header = sole(corpus, "context-header-freshness", "log-ahead")
+    assert header["severity"] == "defect"
+    assert header["path"] == "projects/log-ahead/CONTEXT.md"
+    assert header["line"] == line_of(root, "projects/log-ahead/CONTEXT.md", "**Last session:**")
+    assert "2026-06-01 is behind the newest session-log entry" in header["message"]
+    assert evidence in header["message"]
+
+
+def test_header_and_index_ahead_of_the_log_are_two_defects(corpus: Run, root: Path) -> None:
+    """Header and index 2026-06-02, log 2026-06-01: ahead is as stale as behind."""
+    log = "projects/header-ahead/sessions/2026-06.md"
+    evidence = f"2026-06-01 ({log}:{line_of(root, log, '## 2026-06-01')})"
+
+    index = sole(corpus, "last-session-freshness", "header-ahead")
+    assert index["severity"] == "defect"
+    assert index["path"] == INDEX
+    assert index["line"] == entry_line(root, "header-ahead")
+    assert "2026-06-02 is ahead of the newest session-log entry" in index["message"]
+    assert evidence in index["message"]
+
+    header = sole(corpus, "context-header-freshness", "header-ahead")
+    assert header["severity"] == "defect"
+    assert header["path"] == "projects/header-ahead/CONTEXT.md"
+    assert header["line"] == line_of(root, "projects/header-ahead/CONTEXT.md", "**Last session:**")
+    assert "ahead" in header["message"]
+    assert evidence in header["message"]
+
+
+@pytest.mark.parametrize("check", ["last-session-freshness", "context-header-freshness"])
+def test_records_matching_the_newest_entry_are_quiet(one: Callable[[str], Run], check: str) -> None:
+    """in-step's newest entry is a ``###`` heading dated 2026-06-05, like its records."""
+    assert_quiet(one("in-step"), check)
+
+
+def test_log_entry_committed_months_after_its_session_is_quiet(one: Callable[[str], Run]) -> None:
+    """The log entry (2026-03-01) and the commit that adds it (2026-06-10) differ by months:
+    the log is the evidence, and a commit that touches sessions/ is no unlogged session."""
+    run = one("late-log")
+    for check in FRESHNESS:
+        assert_quiet(run, check)
+
+
+@pytest.mark.parametrize("check", FRESHNESS)
+def test_paused_project_is_skipped_as_dormant(one: Callable[[str], Run], check: str) -> None:
+    """paused disagrees everywhere and has late unlogged commits; nobody asks."""
+    assert_skipped(one("paused"), check, "dormant")
+
+
+def test_entry_without_last_session_skips_the_index_check(one: Callable[[str], Run]) -> None:
+    run = one("no-last-session")
+    assert_skipped(run, "last-session-freshness", "no last_session")
+    assert_quiet(run, "context-header-freshness")
+
+
+def test_single_project_repository_skips_the_index_check(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        "CONTEXT.md": "# Solo\n\n**Status:** Active\n**Last session:** 2026-05-01\n",
+                        "sessions/2026-06.md": "# Sessions\n\n## 2026-06-01 — kickoff\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--project", str(root), "--today", TODAY, "--json")
+    assert run.json["coverage"]["last-session-freshness"]["reasons"] == {"no index": 1}
+    # the header has no index to hide behind
+    finding = sole(run, "context-header-freshness", root.name)
+    assert finding["path"] == "CONTEXT.md"
+    assert "sessions/2026-06.md:3" in finding["message"]
+
+
+# -- no log: git history speaks ------------------------------------------------
+
+
+@pytest.mark.parametrize("check", ["last-session-freshness", "context-header-freshness"])
+def test_no_log_records_matching_the_newest_commit_are_quiet(
+    one: Callable[[str], Run], check: str
+) -> None:
+    assert_quiet(one("no-log-ok"), check)
+
+
+def test_no_log_header_and_index_disagreeing_are_two_defects(corpus: Run, root: Path) -> None:
+    index = sole(corpus, "last-session-freshness", "no-log-disagree")
+    assert index["severity"] == "defect"
+    assert (index["path"], index["line"]) == (INDEX, entry_line(root, "no-log-disagree"))
+    assert (
+        "2026-06-06 differs from the CONTEXT.md Last session header 2026-06-07"
+        in (index["message"])
+    )
+    header = sole(corpus, "context-header-freshness", "no-log-disagree")
+    assert header["severity"] == "defect"
+    assert header["path"] == "projects/no-log-disagree/CONTEXT.md"
+    assert header["line"] == 4
+    assert "2026-06-07 differs from index.yaml last_session 2026-06-06" in header["message"]
+
+
+def test_no_log_records_lagging_the_newest_commit_are_two_defects(corpus: Run, root: Path) -> None:
+    """Header and index 2026-06-01; a later session commit on 2026-06-08 changed nothing."""
+    sha = short_sha_of(root, "no-log-lags: a later session")
+    evidence = f"lags the newest session commit {sha} (work date 2026-06-08) by 7 days"
+    index = sole(corpus, "last-session-freshness", "no-log-lags")
+    assert index["severity"] == "defect"
+    assert (index["path"], index["line"]) == (INDEX, entry_line(root, "no-log-lags"))
+    assert evidence in index["message"]
+    header = sole(corpus, "context-header-freshness", "no-log-lags")
+    assert header["severity"] == "defect"
+    assert (header["path"], header["line"]) == ("projects/no-log-lags/CONTEXT.md", 4)
+    assert evidence in header["message"]
+
+
+@pytest.mark.parametrize("project", ["offset-west", "offset-east"])
+def test_author_offsets_work_date_is_the_local_date(
+    one: Callable[[str], Run], root: Path, project: str
+) -> None:
+    """offset-west: 2026-06-11T23:30-12:00 is 2026-06-12 in UTC, two days after the
+    header (committed in July, too); offset-east: 2026-06-12T00:30+14:00 is 2026-06-11
+    in UTC. Locally both are within a day of the header: no finding."""
+    run = one(project)
+    for check in FRESHNESS:
+        assert run.findings(check) == [], check
+    assert run.json["coverage"]["last-session-freshness"]["examined"] == 1
+    assert run.json["coverage"]["context-header-freshness"]["examined"] == 1
+
+
+def test_author_offset_east_counts_the_local_day(corpus: Run, root: Path) -> None:
+    """2026-06-13T00:30+14:00 is only one day after the 2026-06-11 header in UTC,
+    but two days locally: the work date is the author's local date, so it lags."""
+    sha = short_sha_of(root, "offset-east-lags")
+    for check in ("last-session-freshness", "context-header-freshness"):
+        finding = sole(corpus, check, "offset-east-lags")
+        assert f"{sha} (work date 2026-06-13) by 2 days" in finding["message"]
+
+
+def scenario(commits: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"commits": commits}
+
+
+FIVE = ("p1", "p2", "p3", "p4", "p5")
+FIVE_INDEX = "projects:\n" + "".join(
+    f"  - id: {name}\n    status: active\n    last_session: 2026-06-01\n" for name in FIVE
+)
+
+
+def _context(name: str, note: str = "") -> str:
+    return f"# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n{note}"
+
+
+def test_one_commit_changing_five_projects_is_no_session(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """Each project created on 2026-06-01 in its own commit; one sweep on 2026-06-15
+    rewrites all five. No log: the sweep is no session, so nothing lags."""
+    commits: list[dict[str, Any]] = [
+        {"date": "2026-06-01T08:00:00+00:00", "files": {INDEX: FIVE_INDEX}}
+    ]
+    commits += [
+        {
+            "date": "2026-06-01T09:00:00+00:00",
+            "message": f"create {name}",
+            "files": {f"projects/{name}/CONTEXT.md": _context(name)},
+        }
+        for name in FIVE
+    ]
+    commits.append(
+        {
+            "date": "2026-06-15T09:00:00+00:00",
+            "message": "sweep",
+            "files": {f"projects/{name}/CONTEXT.md": _context(name, "\nSwept.\n") for name in FIVE},
+        }
+    )
+    root = make_repo(scenario(commits))
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert freshness_findings(run) == []
+    assert run.json["coverage"]["last-session-freshness"]["examined"] == 5
+    # narrowed to one project, the sweep is still a sweep: bulk is a property of the commit
+    narrowed = doctor(
+        "check", "--project", str(root / "projects" / "p1"), "--today", TODAY, "--json"
+    )
+    assert narrowed.json["projects_audited"] == 1
+    assert freshness_findings(narrowed) == []
+
+
+def test_project_rewritten_alone_after_a_sweep_is_flagged_alone(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """The same five created together (a sweep), then p3's CONTEXT.md rewritten alone on
+    2026-06-10 with no log and no header change: only p3 lags, naming that commit."""
+    root = make_repo(
+        scenario(
+            [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "message": "create all five",
+                    "files": {
+                        INDEX: FIVE_INDEX,
+                        **{f"projects/{name}/CONTEXT.md": _context(name) for name in FIVE},
+                    },
+                },
+                {
+                    "date": "2026-06-10T09:00:00+00:00",
+                    "message": "p3 alone",
+                    "files": {"projects/p3/CONTEXT.md": _context("p3", "\nRewritten.\n")},
+                },
+            ]
+        )
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1
+    sha = short_sha_of(root, "p3 alone")
+    flagged = run.findings("last-session-freshness") + run.findings("context-header-freshness")
+    assert sorted((f["check"], f["project"]) for f in flagged) == [
+        ("context-header-freshness", "p3"),
+        ("last-session-freshness", "p3"),
+    ]
+    for finding in flagged:
+        assert f"{sha} (work date 2026-06-10) by 9 days" in finding["message"]
+    # The other four have only the sweep to go on: that is unverifiable, not stale.
+    unverifiable = run.findings("freshness-unverifiable")
+    assert sorted(f["project"] for f in unverifiable) == ["p1", "p2", "p4", "p5"]
+    for finding in unverifiable:
+        assert finding["severity"] == "warning"
+        assert finding["path"] == f"projects/{finding['project']}/CONTEXT.md"
+        assert "bulk sweep" in finding["message"]
+        assert "of 2026-06-01" in finding["message"]
+
+
+def test_unlogged_rewrite_after_a_sweep_with_logs_is_flagged_alone(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """With a log each, a sweep that edits all five CONTEXT.md files a week later is no
+    unlogged session; one project's own later edit is."""
+    log = "# Sessions\n\n## 2026-06-01 — kickoff\n"
+    root = make_repo(
+        scenario(
+            [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        INDEX: FIVE_INDEX,
+                        **{f"projects/{name}/CONTEXT.md": _context(name) for name in FIVE},
+                        **{f"projects/{name}/sessions/2026-06.md": log for name in FIVE},
+                    },
+                },
+                {
+                    "date": "2026-06-08T09:00:00+00:00",
+                    "files": {
+                        f"projects/{name}/CONTEXT.md": _context(name, "\nSwept.\n") for name in FIVE
+                    },
+                },
+                {
+                    "date": "2026-06-12T09:00:00+00:00",
+                    "message": "p2 alone",
+                    "files": {"projects/p2/CONTEXT.md": _context("p2", "\nAlone.\n")},
+                },
+            ]
+        )
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    found = run.findings("unlogged-session")
+    assert [f["project"] for f in found] == ["p2"]
+    assert f"{short_sha_of(root, 'p2 alone')} of 2026-06-12" in found[0]["message"]
+    assert freshness_findings(run, "p1") == []
+
+
+# -- freshness-unverifiable ------------------------------------------------------
+
+
+def test_impossible_log_date_is_unverifiable(corpus: Run, root: Path) -> None:
+    log = "projects/impossible-log/sessions/2026-02.md"
+    finding = sole(corpus, "freshness-unverifiable", "impossible-log")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == log
+    assert finding["line"] == line_of(root, log, "## 2026-02-30")
+    assert "`2026-02-30` is not a real date" in finding["message"]
+
+
+def test_freshness_unverifiable_quiet_with_a_log(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("in-step"), "freshness-unverifiable")
+
+
+def test_freshness_unverifiable_quiet_with_a_session_commit(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("no-log-ok"), "freshness-unverifiable")
+
+
+def test_only_bulk_sweeps_and_no_log_is_unverifiable(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """Four projects created in one commit (more than 3: a sweep) and never touched alone."""
+    names = ("a", "b", "c", "d")
+    index = "projects:\n" + "".join(f"  - id: {n}\n    status: active\n" for n in names)
+    root = make_repo(
+        scenario(
+            [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        INDEX: index,
+                        **{f"projects/{n}/CONTEXT.md": _context(n) for n in names},
+                    },
+                }
+            ]
+        )
+    )
+    sha = git(root, "rev-parse", "--short=7", "HEAD")
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    found = run.findings("freshness-unverifiable")
+    assert sorted(f["project"] for f in found) == list(names)
+    for finding in found:
+        assert f"bulk sweep {sha} of 2026-06-01" in finding["message"]
+        assert finding["line"] is None
+
+
+# -- unlogged-session -----------------------------------------------------------
+
+
+def test_unlogged_session_names_the_commit(corpus: Run, root: Path) -> None:
+    sha = short_sha_of(root, "unlogged: a session that wrote no log entry")
+    finding = sole(corpus, "unlogged-session", "unlogged")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/unlogged/CONTEXT.md"
+    assert finding["line"] is None
+    assert "newest session-log entry (2026-06-01)" in finding["message"]
+    assert f"{sha} of 2026-06-05" in finding["message"]
+    # the log is the evidence: the records match it, so freshness itself is quiet
+    assert corpus.findings("context-header-freshness", "unlogged") == []
+
+
+def test_unlogged_edit_the_next_day_is_quiet(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("unlogged-next-day"), "unlogged-session")
+
+
+def test_unlogged_session_skipped_without_a_log(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("no-log-ok"), "unlogged-session", "no log")
+    # a log whose only entry has an impossible date is no log either
+    assert_skipped(one("impossible-log"), "unlogged-session", "no log")
+
+
+# -- shallow clones ----------------------------------------------------------------
+
+
+def _shallow_clone(make_repo: MakeRepo, tmp_path: Path) -> Path:
+    """A healthy two-project repository with two commits, cloned with depth 1."""
+    origin = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        INDEX: "projects:\n"
+                        "  - id: logged\n    status: active\n    last_session: 2026-06-01\n"
+                        "  - id: unlogged\n    status: active\n    last_session: 2026-06-01\n",
+                        "projects/logged/CONTEXT.md": _context("Logged"),
+                        "projects/logged/sessions/2026-06.md": "# S\n\n## 2026-06-01 — kickoff\n",
+                        "projects/unlogged/CONTEXT.md": _context("Unlogged"),
+                    },
+                },
+                {
+                    "date": "2026-06-02T10:00:00+00:00",
+                    "files": {"projects/logged/REFERENCE.md": "# Reference\n"},
+                },
+            ]
+        }
+    )
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)],
+        env=git_environment(),
+        check=True,
+        capture_output=True,
+    )
+    assert git(clone, "rev-parse", "--is-shallow-repository") == "true"
+    return clone
+
+
+def test_shallow_clone_is_exit_2_with_the_remedy(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    clone = _shallow_clone(make_repo, tmp_path)
+    run = doctor("check", "--source", str(clone), "--today", TODAY)
+    assert run.exit_code == 2
+    assert "shallow" in run.stderr
+    assert "fetch-depth: 0" in run.stderr
+    as_json = doctor("check", "--source", str(clone), "--today", TODAY, "--json")
+    assert as_json.exit_code == 2
+    assert as_json.json["ok"] is False
+
+
+def test_allow_shallow_reports_what_it_cannot_verify(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    clone = _shallow_clone(make_repo, tmp_path)
+    run = doctor("check", "--source", str(clone), "--today", TODAY, "--allow-shallow", "--json")
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.json["defects"] == 0
+    assert {f["check"] for f in run.findings()} == {"freshness-unverifiable"}
+    messages = sorted((f["project"], f["message"]) for f in run.findings())
+    named = [(project, message.split(" ", 1)[0]) for project, message in messages]
+    # each history-dependent check that could not answer is named
+    assert ("logged", "unlogged-session") in named
+    assert ("unlogged", "last-session-freshness") in named
+    assert ("unlogged", "context-header-freshness") in named
+    for finding in run.findings():
+        assert finding["severity"] == "warning"
+        assert finding["path"] == f"projects/{finding['project']}/CONTEXT.md"
+        assert "fetch-depth: 0" in finding["remedy"]
+    # and freshness-unverifiable's own question (no log: what does git say?)
+    assert any("shallow clone" in m for p, m in messages if p == "unlogged")
+    coverage = run.json["coverage"]
+    assert coverage["unlogged-session"]["reasons"] == {"history unavailable": 1, "no log": 1}
+    assert coverage["last-session-freshness"]["reasons"] == {"history unavailable": 1}
+    assert coverage["context-header-freshness"]["reasons"] == {"history unavailable": 1}
+    # the logged project's freshness is settled by its log, without history
+    assert coverage["last-session-freshness"]["examined"] == 1
+
+
+# -- the environment a pre-push hook exports -------------------------------------
+
+
+def test_hook_environment_does_not_redirect_git(
+    root: Path, make_repo: MakeRepo, doctor: Doctor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GIT_DIR / GIT_WORK_TREE / GIT_INDEX_FILE pointing at another repository are ignored."""
+    elsewhere = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-01-01T09:00:00+00:00",
+                    "files": {"projects/no-log-lags/CONTEXT.md": "# Decoy\n"},
+                }
+            ]
+        }
+    )
+    monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(elsewhere / ".git" / "index"))
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1, run.stderr
+    sha = short_sha_of(root, "no-log-lags: a later session")
+    finding = sole(run, "context-header-freshness", "no-log-lags")
+    assert f"{sha} (work date 2026-06-08)" in finding["message"]
+    assert run.json["projects_audited"] == 15

@@ -1,0 +1,336 @@
+"""context_doctor.gitfacts on real repositories (SPEC §1 "Git history").
+
+Repositories are built with the scenario builder; merges and clones are made
+with git itself. Nothing here mocks git.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_doctor.errors import DoctorError
+from context_doctor.gitfacts import (
+    Commit,
+    History,
+    Repository,
+    RepositoryFacts,
+    Scope,
+    git_environment,
+    is_shallow,
+    read_history,
+    repository_for,
+)
+
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+PROJECTS = Scope("projects")
+IDENTITY = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+
+
+def git(root: Path, *args: str, when: str | None = None) -> str:
+    env = git_environment()
+    if when is not None:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    result = subprocess.run(
+        ["git", *IDENTITY, *args], cwd=root, env=env, capture_output=True, check=True
+    )
+    return result.stdout.decode().strip()
+
+
+def history_of(root: Path, *scopes: Scope) -> History:
+    return read_history(Repository(root.resolve()), scopes or (PROJECTS,))
+
+
+def commits_of(history: History, project: str, scope: Scope = PROJECTS) -> list[Commit]:
+    return [entry.commit for entry in history.of(scope, project)]
+
+
+def one_commit(files: Mapping[str, str], when: str = "2026-06-01T09:00:00+00:00") -> dict[str, Any]:
+    return {"date": when, "files": dict(files)}
+
+
+def touch(projects: range | list[str], outside: int = 0) -> dict[str, str]:
+    files = {f"projects/{name}/CONTEXT.md": f"# {name}\n" for name in projects}
+    files.update({f"docs/file{n}.md": f"{n}\n" for n in range(outside)})
+    return files
+
+
+# -- bulk sweeps ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("projects", "outside", "bulk"),
+    [
+        (["a"], 0, False),
+        (["a", "b", "c"], 0, False),  # 3 projects: still a session
+        (["a", "b", "c", "d"], 0, True),  # more than 3
+        (["a"], 10, False),  # 10 files outside projects/: still a session
+        (["a"], 11, True),  # more than 10
+    ],
+)
+def test_bulk_sweep_thresholds(
+    make_repo: MakeRepo, projects: list[str], outside: int, bulk: bool
+) -> None:
+    root = make_repo({"commits": [one_commit(touch(projects, outside))]})
+    history = history_of(root)
+    (commit,) = commits_of(history, "a")
+    assert commit.projects_touched == len(projects)
+    assert commit.outside_files == outside
+    assert commit.is_bulk is bulk
+    assert commit.is_session is not bulk
+    assert commit.describe().startswith("bulk sweep" if bulk else "commit")
+
+
+def test_outside_files_are_counted_from_the_whole_commit(make_repo: MakeRepo) -> None:
+    """--full-diff: files outside the pathspec still count toward a sweep."""
+    root = make_repo(
+        {"commits": [one_commit({**touch(["a"]), **{f"src/m{n}.py": "" for n in range(12)}})]}
+    )
+    (commit,) = commits_of(history_of(root), "a")
+    assert commit.outside_files == 12
+    assert commit.is_bulk
+
+
+def test_index_and_hidden_directories_are_not_projects(make_repo: MakeRepo) -> None:
+    """Files directly in projects/ and under `.x`/`_x` are inside the scope but no project."""
+    root = make_repo(
+        {
+            "commits": [
+                one_commit(
+                    {
+                        "projects/index.yaml": "projects: []\n",
+                        "projects/_template/CONTEXT.md": "# T\n",
+                        "projects/.cache/x.md": "x\n",
+                        "projects/a/CONTEXT.md": "# A\n",
+                    }
+                )
+            ]
+        }
+    )
+    history = history_of(root)
+    assert set(history.by_project) == {(PROJECTS, "a")}
+    (commit,) = commits_of(history, "a")
+    assert (commit.projects_touched, commit.outside_files) == (1, 0)
+
+
+def test_files_are_attributed_relative_to_the_project(make_repo: MakeRepo) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                one_commit(
+                    {
+                        "projects/a/CONTEXT.md": "# A\n",
+                        "projects/a/sessions/2026-06.md": "## 2026-06-01\n",
+                    }
+                )
+            ]
+        }
+    )
+    (entry,) = history_of(root).of(PROJECTS, "a")
+    assert entry.files == {"CONTEXT.md", "sessions/2026-06.md"}
+    assert entry.touched("CONTEXT.md")
+    assert entry.touched_under("sessions")
+    assert not entry.touched_under("reference")
+
+
+def test_commits_are_newest_first_and_read_once(make_repo: MakeRepo) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                one_commit(touch(["a"]), "2026-06-01T09:00:00+00:00"),
+                one_commit({"projects/b/CONTEXT.md": "# B\n"}, "2026-06-02T09:00:00+00:00"),
+                one_commit({"projects/a/CONTEXT.md": "# A2\n"}, "2026-06-03T09:00:00+00:00"),
+                one_commit({"README.md": "not in scope\n"}, "2026-06-04T09:00:00+00:00"),
+            ]
+        }
+    )
+    history = history_of(root)
+    assert history.commits == 3  # the README-only commit is outside the pathspec
+    assert [c.work_date for c in commits_of(history, "a")] == [
+        date(2026, 6, 3),
+        date(2026, 6, 1),
+    ]
+    assert commits_of(history, "a")[0].sha == git(root, "rev-parse", "HEAD~1")
+
+
+def test_empty_repository_has_no_history(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    history = history_of(tmp_path)
+    assert history.commits == 0
+    assert history.by_project == {}
+
+
+def test_single_project_scope(make_repo: MakeRepo) -> None:
+    """A single-project repository: every file belongs to the one project."""
+    root = make_repo(
+        {"commits": [one_commit({"CONTEXT.md": "# Solo\n", **{f"f{n}": "" for n in range(12)}})]}
+    )
+    scope = Scope("", single=True)
+    history = history_of(root, scope)
+    (entry,) = history.of(scope, "whatever-the-id")
+    assert len(entry.files) == 13
+    assert entry.commit.is_session
+
+
+# -- dates ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("authored", "local", "utc"),
+    [
+        ("2026-06-12T00:30:00+14:00", date(2026, 6, 12), date(2026, 6, 11)),
+        ("2026-06-11T23:30:00-12:00", date(2026, 6, 11), date(2026, 6, 12)),
+    ],
+)
+def test_work_date_is_the_authors_local_date(
+    make_repo: MakeRepo, authored: str, local: date, utc: date
+) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": authored,
+                    "committer_date": "2026-09-01T12:00:00+00:00",
+                    "files": touch(["a"]),
+                }
+            ]
+        }
+    )
+    (commit,) = commits_of(history_of(root), "a")
+    assert commit.work_date == local
+    assert commit.authored.astimezone(UTC).date() == utc
+    offset = commit.authored.utcoffset()
+    assert offset == (timedelta(hours=14) if authored.endswith("+14:00") else timedelta(hours=-12))
+    assert commit.committed.date() == date(2026, 9, 1)
+    assert commit.describe() == f"commit {commit.sha[:7]} of {local.isoformat()}"
+    assert commit.short == commit.sha[:7]
+
+
+# -- merges --------------------------------------------------------------------
+
+
+def _merged(make_repo: MakeRepo) -> tuple[Path, str]:
+    """main and side each change a different project; merged with --no-ff on 2026-06-20."""
+    root = make_repo({"commits": [one_commit(touch(["alpha", "beta"]))]})
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "projects/beta/CONTEXT.md").write_text("# Beta, side\n")
+    git(root, "commit", "-qam", "side", when="2026-06-02T09:00:00+00:00")
+    git(root, "checkout", "-q", "main")
+    (root / "projects/alpha/CONTEXT.md").write_text("# Alpha, main\n")
+    git(root, "commit", "-qam", "main", when="2026-06-03T09:00:00+00:00")
+    git(
+        root, "merge", "-q", "--no-ff", "-m", "merge side", "side", when="2026-06-20T09:00:00+00:00"
+    )
+    return root, git(root, "rev-parse", "HEAD")
+
+
+def test_merge_commit_is_never_a_session(make_repo: MakeRepo) -> None:
+    root, merge = _merged(make_repo)
+    history = history_of(root)
+    assert history.commits == 4  # the merge is read ...
+    for project in ("alpha", "beta"):
+        commits = commits_of(history, project)
+        assert merge not in {c.sha for c in commits}  # ... but is no project's session
+        assert all(c.is_session for c in commits)
+    assert commits_of(history, "alpha")[0].work_date == date(2026, 6, 3)
+    assert commits_of(history, "beta")[0].work_date == date(2026, 6, 2)
+
+
+def test_commit_with_two_parents_is_a_merge() -> None:
+    stamp = Commit(
+        sha="0" * 40,
+        parents=2,
+        authored=datetime(2026, 6, 1, tzinfo=UTC),
+        committed=datetime(2026, 6, 1, tzinfo=UTC),
+        projects_touched=1,
+        outside_files=0,
+    )
+    assert stamp.is_merge
+    assert not stamp.is_bulk
+    assert not stamp.is_session
+    assert stamp.describe().startswith("merge 0000000")
+
+
+# -- shallow clones ------------------------------------------------------------
+
+
+@pytest.fixture
+def shallow(make_repo: MakeRepo, tmp_path: Path) -> Path:
+    origin = make_repo(
+        {
+            "commits": [
+                one_commit(touch(["a"]), "2026-06-01T09:00:00+00:00"),
+                one_commit({"projects/a/CONTEXT.md": "# A2\n"}, "2026-06-02T09:00:00+00:00"),
+            ]
+        }
+    )
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone))
+    return clone
+
+
+def test_shallow_clone_refuses_history(shallow: Path) -> None:
+    repository = repository_for(shallow)
+    assert is_shallow(repository)
+    facts = RepositoryFacts(repository)
+    facts.add_scope(PROJECTS)
+    with pytest.raises(DoctorError) as raised:
+        facts.history()
+    assert "shallow clone" in raised.value.problem
+    assert "fetch-depth: 0" in raised.value.remedy
+
+
+def test_allow_shallow_gives_no_history(shallow: Path) -> None:
+    facts = RepositoryFacts(repository_for(shallow), allow_shallow=True)
+    facts.add_scope(PROJECTS)
+    assert facts.history() is None
+
+
+def test_full_clone_is_not_shallow(make_repo: MakeRepo) -> None:
+    root = make_repo({"commits": [one_commit(touch(["a"]))]})
+    facts = RepositoryFacts(repository_for(root))
+    facts.add_scope(PROJECTS)
+    history = facts.history()
+    assert history is not None
+    assert facts.history() is history  # read once
+    with pytest.raises(RuntimeError):
+        facts.add_scope(Scope("other"))
+
+
+# -- the environment a pre-push hook exports ------------------------------------
+
+
+def test_hook_environment_is_ignored(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    here = make_repo({"commits": [one_commit(touch(["a"]), "2026-06-01T09:00:00+00:00")]})
+    elsewhere = make_repo(
+        {
+            "commits": [
+                one_commit(touch(["a"]), "2025-01-01T09:00:00+00:00"),
+                one_commit(touch(["b"]), "2025-01-02T09:00:00+00:00"),
+            ]
+        }
+    )
+    expected = git(here, "rev-parse", "HEAD")
+    monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(elsewhere / ".git" / "index"))
+    env = git_environment()
+    assert not {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} & set(env)
+    assert env["LC_ALL"] == "C"
+    repository = repository_for(here / "projects")
+    assert repository.toplevel == here.resolve()
+    history = read_history(repository, (PROJECTS,))
+    assert history.commits == 1
+    assert [c.sha for c in commits_of(history, "a")] == [expected]
+    assert (PROJECTS, "b") not in history.by_project
+
+
+def test_directory_outside_any_repository_is_a_doctor_error(tmp_path: Path) -> None:
+    with pytest.raises(DoctorError) as raised:
+        repository_for(tmp_path)
+    assert "not inside a git repository" in raised.value.problem
