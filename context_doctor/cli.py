@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from context_doctor import __version__
+from context_doctor.cache import REPORT_CACHE_NAME, read_cached_report, report_age_hours, write_json
 from context_doctor.config import Settings, resolve_settings
-from context_doctor.corpus import Corpus, discover
+from context_doctor.corpus import Corpus, discover, synthesis_home
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
+from context_doctor.render.github import render_github, step_summary
 from context_doctor.render.jsonout import error_json, report_json
+from context_doctor.render.sarif import render_sarif
 from context_doctor.render.text import (
     console_for,
     render_concise,
@@ -28,7 +33,7 @@ from context_doctor.render.text import (
 )
 from context_doctor.report import Report
 
-FORMATS = ("human", "concise", "json")
+FORMATS = ("human", "concise", "json", "sarif", "github")
 
 
 def _fail(error: DoctorError, as_json: bool) -> NoReturn:
@@ -101,9 +106,22 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
         click.echo(f"budgets.{name} = {number}  # {settings.origin(f'budgets.{name}')}")
 
 
-def emit(report: Report, output_format: str, quiet: bool, statistics: bool) -> None:
+def emit(
+    report: Report, output_format: str, quiet: bool, statistics: bool, checks: list[CheckSpec]
+) -> None:
     if output_format == "json":
         click.echo(report_json(report), nl=False)
+        return
+    if output_format == "sarif":
+        click.echo(render_sarif(report, checks), nl=False)
+        return
+    if output_format == "github":
+        click.echo(render_github(report), nl=False)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            # GitHub reads the file after the step; other steps append to it too.
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(step_summary(report))
         return
     console = console_for(sys.stdout)
     renderer: Callable[..., None]
@@ -208,6 +226,15 @@ def cli() -> None:
     help="Audit a shallow clone; history-dependent checks report what they cannot verify.",
 )
 @click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
+@click.option(
+    "--no-report-cache", is_flag=True, help="Do not write the report cache of a console.yaml run."
+)
+@click.option(
+    "--report-cache",
+    "report_cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the JSON report here (any run), instead of $SYNTHESIS_HOME/context-doctor/.",
+)
 @output_options
 def check_command(
     paths: tuple[str, ...],
@@ -215,6 +242,8 @@ def check_command(
     projects: tuple[str, ...],
     allow_shallow: bool,
     show_settings: bool,
+    no_report_cache: bool,
+    report_cache: Path | None,
     today: date,
     readiness: str,
     select: tuple[str, ...],
@@ -249,8 +278,27 @@ def check_command(
                 f"nothing to audit: no projects found in {where}",
                 "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
             )
-        emit(report, output_format, quiet, statistics)
+        cache_path = report_cache_path(corpus, report_cache, no_report_cache)
+        if cache_path is not None:
+            write_json(cache_path, report.to_json())
+        emit(report, output_format, quiet, statistics, checks)
     sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
+
+
+def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> Path | None:
+    """Where this run's report is cached, if anywhere.
+
+    Only a run over the console.yaml sources describes the corpus, so only it
+    writes the default cache; ``--report-cache PATH`` is an explicit request
+    and is honoured for any run.
+    """
+    if disabled:
+        return None
+    if explicit is not None:
+        return explicit
+    if corpus.from_console:
+        return synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
+    return None
 
 
 @cli.command("explain")
@@ -288,6 +336,64 @@ def demo_command(today: str | None, output_format: str, keep: Path | None) -> No
 
         code = run_demo(today=today, output_format=output_format, keep=keep)
     sys.exit(code)
+
+
+@cli.command("report")
+@click.option(
+    "--max-age",
+    type=click.FloatRange(min=0),
+    metavar="HOURS",
+    help="Exit 2 when the cached report is older than this.",
+)
+@click.option(
+    "--cache",
+    "cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read this cache file instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
+)
+@click.option(
+    "--now",
+    "now_text",
+    metavar="ISO-8601",
+    hidden=True,
+    help="The current time (for reproducible tests).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the cached report itself.")
+def report_command(
+    max_age: float | None, cache: Path | None, now_text: str | None, as_json: bool
+) -> None:
+    """Summary of the cached last report, for fast surfaces such as a session-start hook.
+
+    Exits like `check` would have (0 healthy, 1 defects) and 2 when the cache is
+    missing, unreadable or older than --max-age.
+    """
+    with guarded(as_json, False):
+        path = cache or synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
+        cached = read_cached_report(path)
+        now = datetime.fromisoformat(now_text) if now_text else datetime.now(UTC)
+        age = report_age_hours(cached, now)
+        if max_age is not None and age > max_age:
+            raise DoctorError(
+                f"the cached report {path} is {age:.1f} hours old, older than --max-age {max_age:g}",
+                "run `context-doctor check` to refresh it",
+            )
+        if as_json:
+            click.echo(json.dumps(cached, indent=2, ensure_ascii=False))
+        else:
+            verdict = (
+                "DEFECTS" if cached["defects"] else "WARNINGS" if cached["warnings"] else "HEALTHY"
+            )
+            click.echo(
+                f"{verdict}: {cached['defects']} defects, {cached['warnings']} warnings in "
+                f"{cached['projects_audited']} projects (readiness {cached['readiness']}; "
+                f"generated {cached['generated_at']}, {age:.1f} h ago)"
+            )
+            counts: dict[str, int] = {}
+            for finding in cached["findings"]:
+                counts[finding["check"]] = counts.get(finding["check"], 0) + 1
+            for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+                click.echo(f"{count:>5}  {name}")
+    sys.exit(1 if cached["defects"] else 0)
 
 
 def main() -> None:

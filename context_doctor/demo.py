@@ -28,8 +28,8 @@ def run_demo(*, today: str | None, output_format: str, keep: Path | None) -> int
                 f"Demo knowledge base built at {root} ({kept}); audit date {audit_day}.", err=True
             )
         corpus = discover(sources=(str(root),))
-        report, _, _ = audit(
+        report, _, checks = audit(
             corpus, today=audit_day, readiness="local", select=[], ignore=[], config=None
         )
-        emit(report, output_format, quiet=False, statistics=False)
+        emit(report, output_format, quiet=False, statistics=False, checks=checks)
         return report.exit_code()

@@ -1,0 +1,65 @@
+"""GitHub Actions: workflow-command annotations and a job-summary table."""
+
+from __future__ import annotations
+
+from context_doctor.findings import Finding, Severity
+from context_doctor.report import Report
+
+_COMMAND = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding) -> str:
+    properties = [f"file={_escape_property(finding.path)}"]
+    if finding.line is not None:
+        properties.append(f"line={finding.line}")
+    properties.append(f"title={_escape_property(f'context-doctor {finding.check}')}")
+    body = _escape_data(f"{finding.message} (remedy: {finding.remedy})")
+    return f"::{_COMMAND[finding.severity]} {','.join(properties)}::{body}"
+
+
+def render_github(report: Report) -> str:
+    lines = [annotation(finding) for finding in report.findings]
+    lines.append(
+        f"{report.verdict()}: {report.defects} defects, {report.warnings} warnings in "
+        f"{report.projects_audited} projects (readiness {report.readiness})"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def step_summary(report: Report) -> str:
+    """Markdown for ``$GITHUB_STEP_SUMMARY``."""
+    out = [
+        "## context-doctor",
+        "",
+        f"**{report.verdict()}**: {report.defects} defects, {report.warnings} warnings in "
+        f"{report.projects_audited} projects audited (readiness `{report.readiness}`, "
+        f"today {report.today}).",
+        "",
+    ]
+    if report.findings:
+        out += ["| severity | check | location | message |", "|---|---|---|---|"]
+        for finding in report.findings:
+            where = finding.path if finding.line is None else f"{finding.path}:{finding.line}"
+            out.append(
+                f"| {finding.severity.value} | `{finding.check}` | `{_cell(where)}` | "
+                f"{_cell(finding.message)} |"
+            )
+        out.append("")
+    skipped = [(name, cov) for name, cov in sorted(report.coverage.items()) if cov.skipped]
+    if skipped:
+        out += ["<details><summary>Coverage</summary>", ""]
+        out += [f"- `{name}`: {cov.describe()}" for name, cov in skipped]
+        out += ["", "</details>", ""]
+    return "\n".join(out)
