@@ -227,6 +227,12 @@ def cli() -> None:
 )
 @click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
 @click.option(
+    "--pre-push",
+    is_flag=True,
+    help="Run as a pre-push hook: the commits being pushed (git's hook input on stdin, or "
+    "pre-commit's PRE_COMMIT_TO_REF) count as published.",
+)
+@click.option(
     "--no-report-cache", is_flag=True, help="Do not write the report cache of a console.yaml run."
 )
 @click.option(
@@ -242,6 +248,7 @@ def check_command(
     projects: tuple[str, ...],
     allow_shallow: bool,
     show_settings: bool,
+    pre_push: bool,
     no_report_cache: bool,
     report_cache: Path | None,
     today: date,
@@ -260,7 +267,13 @@ def check_command(
     """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
     output_format = "json" if as_json else output_format
     with guarded(output_format == "json", debug):
-        corpus = discover(paths, sources, projects, allow_shallow=allow_shallow)
+        corpus = discover(
+            paths,
+            sources,
+            projects,
+            allow_shallow=allow_shallow,
+            pushing=pushed_commits() if pre_push else (),
+        )
         report, settings, checks = audit(
             corpus,
             today=today,
@@ -283,6 +296,29 @@ def check_command(
             write_json(cache_path, report.to_json())
         emit(report, output_format, quiet, statistics, checks)
     sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
+
+
+ZERO_SHA = "0" * 40
+
+
+def pushed_commits() -> tuple[str, ...]:
+    """The local shas a push is sending.
+
+    git gives a pre-push hook one line per ref on stdin: ``<local ref> <local
+    sha> <remote ref> <remote sha>`` (an all-zero local sha is a deletion);
+    pre-commit's pre-push stage gives ``PRE_COMMIT_TO_REF`` instead.
+    """
+    to_ref = os.environ.get("PRE_COMMIT_TO_REF")
+    if to_ref:
+        return (to_ref,)
+    if sys.stdin is None or sys.stdin.isatty():
+        return ()
+    shas: list[str] = []
+    for line in sys.stdin.read().splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[1].strip("0"):
+            shas.append(parts[1])
+    return tuple(shas)
 
 
 def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> Path | None:

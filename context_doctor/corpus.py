@@ -183,6 +183,7 @@ def discover(
     cwd: Path | None = None,
     home: Path | None = None,
     allow_shallow: bool = False,
+    pushing: tuple[str, ...] = (),
 ) -> Corpus:
     found: list[Source] = []
     for raw in sources:
@@ -204,7 +205,7 @@ def discover(
     for source in corpus.sources:
         toplevel = source.repository.toplevel
         if toplevel not in facts:
-            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow)
+            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing)
         source.facts = facts[toplevel]
         source.facts.add_scope(source.scope)
         populate(source)

@@ -102,12 +102,20 @@ def run(
     coverage = {spec.name: Coverage() for spec in checks}
     selected = {spec.name for spec in checks}
     findings: list[Finding] = []
+    project_checks = [spec for spec in checks if spec.repository_function is None]
+    repositories_seen: set[object] = set()
     for source in corpus.sources:
+        first_in_repository = source.repository.toplevel not in repositories_seen
+        repositories_seen.add(source.repository.toplevel)
         for spec in checks:
             if spec.source_function is not None:
                 findings += _stamp(spec, spec.source_function(source, ctx), source.name, None, ctx)
+            if spec.repository_function is not None and first_in_repository:
+                coverage[spec.name].examined += 1
+                issues = spec.repository_function(source, ctx)
+                findings += _stamp(spec, issues, source.name, None, ctx)
         for project in source.projects:
-            for spec in checks:
+            for spec in project_checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name], selected)
     findings.sort(key=Finding.sort_key)
     stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")

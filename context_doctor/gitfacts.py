@@ -14,7 +14,7 @@ import os
 import subprocess
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
@@ -35,12 +35,15 @@ def git_environment() -> dict[str, str]:
     return env
 
 
-def run_git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+def run_git(
+    args: list[str], cwd: Path, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
             ["git", *args],
             cwd=cwd,
             env=git_environment(),
+            input=stdin,
             capture_output=True,
             check=False,
         )
@@ -280,9 +283,14 @@ class RepositoryFacts:
     and the history is then read in one pass for all of them.
     """
 
-    def __init__(self, repository: Repository, allow_shallow: bool = False) -> None:
+    def __init__(
+        self, repository: Repository, allow_shallow: bool = False, pushing: tuple[str, ...] = ()
+    ) -> None:
         self.repository = repository
         self.allow_shallow = allow_shallow
+        self.pushing = pushing  # local shas a pre-push hook is sending: on their way, not unpushed
+        self._tracked: frozenset[str] | None = None
+        self._upstream: UpstreamState | None = None
         self.scopes: set[Scope] = set()
         self._history: History | None = None
         self._shallow: bool | None = None
@@ -338,6 +346,28 @@ class RepositoryFacts:
             )
         return result.returncode == 0
 
+    def all_ancestors(self, shas: list[str], descendant: str) -> bool:
+        """True when every one of ``shas`` is ``descendant`` or one of its ancestors.
+
+        One ``git rev-list``: the commits reachable from ``shas`` but not from
+        ``descendant`` are none exactly when each sha is in its ancestry.  Asking
+        only about the newest by date is not enough: a branch merged later can
+        carry project commits dated before the reviewed one.
+        """
+        revisions = "".join(f"{sha}\n" for sha in shas) + f"^{descendant}\n"
+        result = run_git(
+            ["rev-list", "--max-count=1", "--stdin"],
+            self.repository.toplevel,
+            stdin=revisions.encode("ascii", "replace"),
+        )
+        if result.returncode != 0:
+            raise DoctorError(
+                f"git rev-list failed in {self.repository.toplevel}: "
+                f"{result.stderr.decode('utf-8', 'replace').strip()}",
+                "check that the repository is intact (`git fsck`)",
+            )
+        return not result.stdout.strip()
+
     def file_at(self, sha: str, path: str) -> bytes | None:
         """A file's bytes at a commit, or None when it did not exist there."""
         result = run_git(["show", f"{sha}:{path}"], self.repository.toplevel)
@@ -360,9 +390,91 @@ class RepositoryFacts:
             self._changed = _porcelain_paths(result.stdout)
         return self._changed
 
+    @cached_property
+    def changed_set(self) -> frozenset[str]:
+        return frozenset(self.changed_paths)
+
     def has_uncommitted(self, directory: str) -> bool:
         prefix = f"{directory}/" if directory else ""
         return any(path.startswith(prefix) for path in self.changed_paths)
+
+    @property
+    def tracked_paths(self) -> frozenset[str]:
+        """Every path in the index: one ``git ls-files`` per repository."""
+        if self._tracked is None:
+            result = run_git(["ls-files", "-z"], self.repository.toplevel)
+            if result.returncode != 0:
+                raise DoctorError(
+                    f"git ls-files failed in {self.repository.toplevel}: "
+                    f"{result.stderr.decode('utf-8', 'replace').strip()}",
+                    "check that the repository is intact (`git fsck`)",
+                )
+            self._tracked = frozenset(
+                name.decode("utf-8", "surrogateescape")
+                for name in result.stdout.split(b"\x00")
+                if name
+            )
+        return self._tracked
+
+    def upstream(self) -> UpstreamState:
+        """Is every commit touching the scopes on the upstream (or on its way there)?"""
+        if self._upstream is None:
+            self._upstream = self._probe_upstream()
+        return self._upstream
+
+    def _git_text(self, args: list[str]) -> tuple[int, str]:
+        result = run_git(args, self.repository.toplevel)
+        return result.returncode, result.stdout.decode("utf-8", "replace").strip()
+
+    def _probe_upstream(self) -> UpstreamState:
+        code, branch = self._git_text(["symbolic-ref", "-q", "--short", "HEAD"])
+        if code != 0:
+            return UpstreamState("HEAD is detached: no branch to compare with a remote")
+        code, remotes = self._git_text(["remote"])
+        if code != 0:
+            return UpstreamState(
+                f"state unknown: `git remote` failed in {self.repository.toplevel}"
+            )
+        if not remotes and not self.pushing:
+            return UpstreamState("the repository has no remote: nothing is published")
+        if run_git(
+            ["rev-parse", "--verify", "--quiet", "HEAD"], self.repository.toplevel
+        ).returncode:
+            return UpstreamState("the branch has no commits yet: nothing is published")
+        code, upstream = self._git_text(
+            ["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"]
+        )
+        excluded = list(self.pushing)
+        if code != 0 or not upstream:
+            if not excluded:
+                return UpstreamState(f"branch `{branch}` has no upstream (`git push -u` sets one)")
+            upstream = ""
+        else:
+            excluded.append(upstream)
+        pathspecs = sorted({scope.path or "." for scope in self.scopes}) or ["."]
+        code, count = self._git_text(
+            ["rev-list", "--count", "HEAD", "--not", *excluded, "--", *pathspecs]
+        )
+        if code != 0 or not count.isdigit():
+            return UpstreamState(f"state unknown: cannot compare `{branch}` with `{upstream}`")
+        ahead = int(count)
+        if ahead:
+            target = f"`{upstream}`" if upstream else "the commits being pushed"
+            plural = "commits touch" if ahead > 1 else "commit touches"
+            return UpstreamState(
+                f"{ahead} {plural} the projects directory but {'is' if ahead == 1 else 'are'} not on "
+                f"{target}",
+                ahead,
+                upstream or None,
+            )
+        return UpstreamState(None, 0, upstream or None)
+
+
+@dataclass(frozen=True)
+class UpstreamState:
+    problem: str | None  # None: everything touching the projects directory is published
+    ahead: int = 0
+    upstream: str | None = None
 
 
 def _porcelain_paths(output: bytes) -> list[str]:

@@ -33,6 +33,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.session_freshness",
     "context_doctor.checks.currency",
     "context_doctor.checks.terminal",
+    "context_doctor.checks.durability",
 )
 
 
@@ -88,6 +89,7 @@ ENGINE_REASONS = {
 
 ProjectCheck = Callable[["Project", Context], Iterable[Issue]]
 SourceCheck = Callable[["Source", Context], Iterable[Issue]]
+RepositoryCheck = Callable[["Source", Context], Iterable[Issue]]
 
 
 @dataclass
@@ -103,6 +105,7 @@ class CheckSpec:
     source_function: SourceCheck | None = None
     module: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    repository_function: RepositoryCheck | None = None
 
     def skip_reason(self, project: Project) -> str | None:
         for rule in self.skips:
@@ -194,3 +197,37 @@ def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str
                 "run `context-doctor explain --all` for the list of checks",
             )
     return resolved
+
+
+def repository_check(
+    name: str,
+    *,
+    severity: Severity,
+    summary: str,
+    remedy: str,
+    explanation: str,
+) -> Callable[[RepositoryCheck], CheckSpec]:
+    """Register a check asked once per repository (of the first source that lives in it).
+
+    Its coverage counts repositories, not projects: a repository-wide fact
+    reported once per project would only repeat itself.
+    """
+
+    def register(function: RepositoryCheck) -> CheckSpec:
+        spec = check(
+            name,
+            severity=severity,
+            summary=summary,
+            remedy=remedy,
+            explanation=explanation,
+            needs_context=False,
+        )(_no_project_part)
+        spec.module = function.__module__
+        spec.repository_function = function
+        return spec
+
+    return register
+
+
+def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:
+    return ()

@@ -17,6 +17,8 @@ A scenario is YAML::
     uncommitted:                  # left in the work tree after the last commit
       files: {...}
       delete: [...]
+    remote: true                  # a bare remote beside the repository, `main` pushed to it
+    unpushed_commits: 1           # ...except the last N commits (default 0)
 
 ``pad_to`` appends numbered filler lines until the file has that many lines.
 Every commit is real, made with ``GIT_AUTHOR_DATE``/``GIT_COMMITTER_DATE``.
@@ -126,9 +128,27 @@ def build_scenario(source: str | Path | Mapping[str, Any], destination: Path) ->
             destination,
             {"GIT_AUTHOR_DATE": author, "GIT_COMMITTER_DATE": committer},
         )
+    if scenario.get("remote"):
+        _add_remote(destination, scenario)
     if scenario.get("uncommitted"):
         _apply(destination, scenario["uncommitted"])
     return destination
+
+
+def remote_path(destination: Path) -> Path:
+    """Where ``build_scenario`` puts a scenario's bare remote: beside the repository."""
+    return destination.parent / f"{destination.name}-remote.git"
+
+
+def _add_remote(destination: Path, scenario: Mapping[str, Any]) -> None:
+    bare = remote_path(destination)
+    _git(["init", "-q", "--bare", str(bare)], destination)
+    _git(["remote", "add", "origin", str(bare)], destination)
+    held_back = int(scenario.get("unpushed_commits", 0))
+    commits = len(scenario.get("commits") or [])
+    if commits > held_back:
+        _git(["push", "-q", "origin", f"HEAD~{held_back}:refs/heads/main"], destination)
+        _git(["branch", "-q", "--set-upstream-to", "origin/main"], destination)
 
 
 def scenario_today(source: str | Path | Mapping[str, Any]) -> date | None:

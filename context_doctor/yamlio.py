@@ -111,4 +111,6 @@ def line_of(node: Any, key: Any) -> int | None:
         position = lc.key(key) if isinstance(node, dict) else lc.item(key)
     except (KeyError, IndexError, TypeError, AttributeError):
         return None
+    if not isinstance(position, tuple | list) or not position or not isinstance(position[0], int):
+        return None  # a tagged node (`!!python/object`) carries no line data
     return int(position[0]) + 1

@@ -204,12 +204,13 @@ def test_project_directories_but_no_index_yaml(
 
 
 SINGLE_PROJECT = {
+    "remote": True,
     "commits": [
         {
             "date": "2026-06-01T09:00:00+00:00",
             "files": {"CONTEXT.md": "# Solo\n\n**Status:** Active\n**Last session:** 2026-06-01\n"},
         }
-    ]
+    ],
 }
 
 

@@ -37,7 +37,10 @@ def corpus(extra: Mapping[str, str] | None = None) -> dict[str, Any]:
         },
     }
     files.update(extra or {})
-    return {"commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": files}]}
+    return {
+        "remote": True,
+        "commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": files}],
+    }
 
 
 def check(doctor: Doctor, *args: str) -> Run:

@@ -24,7 +24,8 @@ def context(title: str) -> str:
 
 def one_commit(files: Mapping[str, str]) -> dict[str, Any]:
     return {
-        "commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": dict(files)}]
+        "remote": True,
+        "commits": [{"date": "2026-06-01T09:00:00+00:00", "message": "seed", "files": dict(files)}],
     }
 
 

@@ -170,6 +170,7 @@ def test_healthy_corpus_exits_zero(
 ) -> None:
     root = make_repo(
         {
+            "remote": True,
             "commits": [
                 {
                     "date": "2026-06-01T10:00:00+00:00",
@@ -178,7 +179,7 @@ def test_healthy_corpus_exits_zero(
                         "projects/fine/CONTEXT.md": "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
                     },
                 }
-            ]
+            ],
         }
     )
     run = doctor("check", "--source", str(root), "--today", TODAY)

@@ -216,3 +216,19 @@ class Project:
     @cached_property
     def post_close_review(self) -> PostCloseReview:
         return review_of(self)
+
+    # -- durability (one git status and one git ls-files per repository) --
+
+    def resolves_inside_repository(self, path: Path) -> bool:
+        try:
+            path.resolve().relative_to(self.source.repository.toplevel)
+        except ValueError:
+            return False
+        return True
+
+    @cached_property
+    def uncommitted_paths(self) -> list[str]:
+        prefix = f"{self.rel_dir}/" if self.rel_dir else ""
+        return [
+            path for path in self.source.repository_facts().changed_paths if path.startswith(prefix)
+        ]

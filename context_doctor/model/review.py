@@ -2,8 +2,9 @@
 
 ``post_close_reviewed_through: <sha>`` in the index silences
 ``terminal-project-active`` only while all of these hold: the sha resolves to
-a commit; the project's newest commit is that commit or its ancestor; the
-project has no uncommitted changes; and the index entry's ``completed_date``
+a commit; every commit of the project is that commit or its ancestor (not
+only the newest by date: a branch merged later can carry older-dated project
+commits); the project has no uncommitted changes; and the index entry's ``completed_date``
 and ``last_session`` at that commit equal today's.  The acknowledgment lives
 in the index, not in the project, because writing it inside the project would
 itself be a new project commit.
@@ -65,9 +66,9 @@ def review_of(project: Project) -> PostCloseReview:
             recorded, resolved, False, "the history is incomplete (shallow clone)"
         )
     commits = history.of(project.source.scope, project.id)
-    if commits and not facts.is_ancestor(commits[0].commit.sha, resolved):
+    if commits and not facts.all_ancestors([pc.commit.sha for pc in commits], resolved):
         return PostCloseReview(recorded, resolved, False, "the project has commits after it")
-    if facts.has_uncommitted(project.rel_dir):
+    if project.uncommitted_paths:
         return PostCloseReview(recorded, resolved, False, "the project has uncommitted changes")
     then = _entry_at(project, resolved)
     if then is None:

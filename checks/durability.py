@@ -1,0 +1,113 @@
+"""Durability and readiness: is the context layer actually in git, and published?
+
+``--readiness local`` (the default: same-machine handoffs, day-start) softens
+uncommitted and unpushed state to warnings; ``--readiness remote`` (before
+switching machines, day-end) makes them defects.  A tier file git does not
+track is a defect in both modes: no mode can recover a file git never saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.corpus import Source
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import Context, check, repository_check
+
+TIER_FILES = ("CONTEXT.md", "REFERENCE.md")
+
+
+def _readiness_severity(ctx: Context) -> Severity:
+    return Severity.DEFECT if ctx.readiness == "remote" else Severity.WARNING
+
+
+@check(
+    "untracked-context",
+    severity=Severity.DEFECT,
+    summary="CONTEXT.md or REFERENCE.md is ignored, excluded, or lives outside the repository",
+    remedy="Remove the ignore or exclude rule (see `git check-ignore -v FILE`) and commit the file; "
+    "replace a symlink that leaves the repository with the file itself.",
+    explanation="""
+        A tier file that git ignores (.gitignore, .git/info/exclude, a global excludes file) or
+        that is a symlink resolving outside the repository is never committed and never pushed:
+        the next machine, or the next clone, resumes without it, and nothing warns. A defect in
+        both readiness modes. Files that are merely not added yet are `uncommitted-context`.""",
+)
+def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
+    facts = project.source.repository_facts()
+    for name in TIER_FILES:
+        document = project.document(name)
+        if not document.exists:
+            continue
+        if not project.resolves_inside_repository(document.path):
+            yield Issue(
+                f"{name} resolves outside the repository ({document.path.resolve()})",
+                document.rel_path,
+            )
+        elif (
+            document.rel_path not in facts.tracked_paths
+            and document.rel_path not in facts.changed_set
+        ):
+            yield Issue(
+                f"{name} is ignored by git: it will never be committed or pushed", document.rel_path
+            )
+
+
+@check(
+    "uncommitted-context",
+    severity=Severity.DEFECT,
+    summary="the project has uncommitted or never-added changes",
+    remedy="Commit the project's files (`git add projects/<id> && git commit`).",
+    explanation="""
+        Uncommitted edits to a project's files exist on this machine only. Under `--readiness
+        local` that is recoverable state and a warning; under `--readiness remote`, the gate
+        before switching machines, it is a defect. Counts modified, deleted, staged and
+        never-added files under the project directory; uncommitted changes to index.yaml are
+        reported once per source.""",
+)
+def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
+    changed = project.uncommitted_paths
+    if changed:
+        shown = ", ".join(path.rsplit("/", 1)[-1] for path in changed[:3])
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        plural = "files are" if len(changed) > 1 else "file is"
+        yield Issue(
+            f"{len(changed)} {plural} uncommitted under {project.rel_dir}/ ({shown}{more})",
+            changed[0],
+            severity=_readiness_severity(ctx),
+        )
+
+
+@uncommitted_context.for_source
+def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
+    if source.index is None:
+        return
+    if source.index.rel_path in source.repository_facts().changed_set:
+        yield Issue(
+            "projects/index.yaml has uncommitted changes",
+            source.index.rel_path,
+            severity=_readiness_severity(ctx),
+            remedy="Commit index.yaml.",
+        )
+
+
+@repository_check(
+    "unpushed-context",
+    severity=Severity.DEFECT,
+    summary="commits touching the projects directory are not on the upstream",
+    remedy="Push the branch (`git push`, or `git push -u origin <branch>` to set an upstream).",
+    explanation="""
+        Committed context that was never pushed is still on this machine only. Fires when
+        commits touching the projects directory are not on the branch's upstream, and when
+        that cannot be known: no remote, no upstream, a detached HEAD, or a comparison that
+        fails. Reported once per repository (its coverage counts repositories) even when
+        several sources share it. A warning under `--readiness local`, a defect under
+        `--readiness remote`. In a pre-push hook (`--pre-push`) the commits being pushed count
+        as published: the hook judges what the remote will hold after the push.""",
+)
+def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
+    state = source.repository_facts().upstream()
+    if state.problem is not None:
+        path = source.index.rel_path if source.index else source.index_rel_path
+        yield Issue(state.problem, path, severity=_readiness_severity(ctx))
