@@ -45,7 +45,8 @@ EVIDENCE_SHOWN = 3
         anchor is `completed_date`; only when that is missing or unreadable does it fall back
         to `last_session` (closing work legitimately lands after the last working session). A
         post-close review silences it (coverage reason `reviewed`) only while the reviewed
-        commit resolves, the project's newest commit is its ancestor, the project has no
+        commit resolves, every commit of the project is that commit or its ancestor (work
+        merged in later re-arms it even when its date is older), the project has no
         uncommitted changes, and the index's completed_date and last_session at that commit
         equal today's: any new project commit re-arms the question. Skipped for live and
         paused projects.""",

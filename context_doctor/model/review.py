@@ -12,6 +12,7 @@ itself be a new project commit.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,9 @@ from context_doctor.model.text import parse_iso_date
 
 if TYPE_CHECKING:
     from context_doctor.model.project import Project
+
+
+_HEX = re.compile(r"[0-9a-fA-F]{4,64}")
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,8 @@ def review_of(project: Project) -> PostCloseReview:
         return PostCloseReview(None, None, False, "no review recorded")
     recorded = str(raw).strip()
     facts = project.source.repository_facts()
-    resolved = facts.resolve_commit(recorded)
+    # Only a hex object name counts: a branch or tag name would move under the review.
+    resolved = facts.resolve_commit(recorded) if _HEX.fullmatch(recorded) else None
     if resolved is None:
         return PostCloseReview(recorded, None, False, "the sha does not resolve")
     history = facts.history()
