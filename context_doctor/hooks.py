@@ -1,0 +1,77 @@
+"""``context-doctor hook install``: a plain git pre-push hook, for people without pre-commit.
+
+The hook runs the doctor with the interpreter that installed it (so a
+virtualenv need not be active when pushing) and with ``--pre-push``, so the
+commits being pushed count as published.  A hook that is not ours is never
+overwritten without ``--force``; whatever was there is kept as a backup.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from context_doctor.cache import write_atomically
+from context_doctor.errors import DoctorError
+from context_doctor.gitfacts import repository_for, run_git
+
+MARKER = "# installed by context-doctor hook install"
+
+
+def hook_script(python: str = sys.executable) -> str:
+    return (
+        "#!/bin/sh\n"
+        f"{MARKER}\n"
+        "# Refuses a push whose context layer has defects; `git push --no-verify` bypasses it.\n"
+        'cd "$(git rev-parse --show-toplevel)" || exit 2\n'
+        f"exec {shlex.quote(python)} -m context_doctor check . --pre-push --no-report-cache\n"
+    )
+
+
+def hooks_directory(repo: Path) -> Path:
+    """Where git looks for hooks (honours ``core.hooksPath``)."""
+    repository = repository_for(repo)
+    result = run_git(["rev-parse", "--git-path", "hooks"], repository.toplevel)
+    if result.returncode != 0:
+        raise DoctorError(f"cannot find the hooks directory of {repo}", "check the repository")
+    path = Path(result.stdout.decode("utf-8", "replace").strip())
+    return path if path.is_absolute() else repository.toplevel / path
+
+
+def _backup_name(existing: Path) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    candidate = existing.with_name(f"{existing.name}.backup-{stamp}")
+    counter = 1
+    while candidate.exists():
+        candidate = existing.with_name(f"{existing.name}.backup-{stamp}-{counter}")
+        counter += 1
+    return candidate
+
+
+def install_hook(
+    repo: Path, *, force: bool = False, python: str = sys.executable
+) -> tuple[Path, Path | None]:
+    """Install the pre-push hook; returns its path and the backup of what it replaced."""
+    directory = hooks_directory(repo)
+    target = directory / "pre-push"
+    script = hook_script(python)
+    backup: Path | None = None
+    if target.exists() or target.is_symlink():
+        current = target.read_bytes() if target.is_file() else b""
+        if current == script.encode("utf-8"):
+            return target, None
+        if MARKER.encode("utf-8") not in current and not force:
+            raise DoctorError(
+                f"{target} exists and was not installed by context-doctor",
+                "merge the hook by hand, use pre-commit (.pre-commit-hooks.yaml), or pass --force "
+                "(the current hook is kept as a backup)",
+            )
+        backup = _backup_name(target)
+        os.replace(target, backup)
+    write_atomically(target, script.encode("utf-8"))
+    target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return target, backup
