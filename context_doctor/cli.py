@@ -106,8 +106,23 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
         click.echo(f"budgets.{name} = {number}  # {settings.origin(f'budgets.{name}')}")
 
 
+def write_step_summary(report: Report) -> None:
+    """Append the job summary to ``$GITHUB_STEP_SUMMARY``, when GitHub names one."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        # GitHub reads the file after the step; other steps append to it too.
+        with open(summary, "a", encoding="utf-8") as stream:
+            stream.write(step_summary(report))
+
+
 def emit(
-    report: Report, output_format: str, quiet: bool, statistics: bool, checks: list[CheckSpec]
+    report: Report,
+    output_format: str,
+    quiet: bool,
+    statistics: bool,
+    checks: list[CheckSpec],
+    *,
+    summary_written: bool = False,
 ) -> None:
     if output_format == "json":
         click.echo(report_json(report), nl=False)
@@ -117,11 +132,8 @@ def emit(
         return
     if output_format == "github":
         click.echo(render_github(report), nl=False)
-        summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary:
-            # GitHub reads the file after the step; other steps append to it too.
-            with open(summary, "a", encoding="utf-8") as stream:
-                stream.write(step_summary(report))
+        if not summary_written:
+            write_step_summary(report)
         return
     console = console_for(sys.stdout)
     renderer: Callable[..., None]
@@ -151,6 +163,7 @@ def audit(
     roots = [source.root for source in corpus.sources]
     settings = resolve_settings(roots, config, select or None, ignore or None)
     checks = select_checks(registry, settings)
+    corpus.assign_registry(settings.freshness_registry)
     ctx = Context(today=today, readiness=readiness, settings=settings)
     return run(corpus, checks, ctx), settings, checks
 
@@ -285,16 +298,20 @@ def check_command(
         if show_settings:
             print_settings(settings, checks, corpus)
             return
-        if not corpus.projects:
+        if not corpus.projects and report.freshness is None:
             where = ", ".join(str(source.projects_path) for source in corpus.sources)
             raise DoctorError(
                 f"nothing to audit: no projects found in {where}",
                 "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
             )
+        if output_format == "github":
+            # Before the cache: a summary that cannot be written is exit 2, and an exit-2
+            # run must leave the report cache as it was.
+            write_step_summary(report)
         cache_path = report_cache_path(corpus, report_cache, no_report_cache)
         if cache_path is not None:
             write_json(cache_path, report.to_json())
-        emit(report, output_format, quiet, statistics, checks)
+        emit(report, output_format, quiet, statistics, checks, summary_written=True)
     sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
 
 

@@ -21,6 +21,7 @@ from jsonschema import ValidationError
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Severity
+from context_doctor.freshness import RegistryEntry
 from context_doctor.yamlio import read_text, validator
 
 DEFAULT_BUDGETS: dict[str, int] = {
@@ -43,6 +44,7 @@ class Settings:
     budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
     config_file: Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
+    freshness_registry: list[RegistryEntry] = field(default_factory=list)
 
     def budget(self, name: str) -> int:
         return self.budgets[name]
@@ -130,6 +132,18 @@ def resolve_settings(
         for name, number in data.get("budgets", {}).items():
             settings.budgets[name] = int(number)
             settings.origins[f"budgets.{name}"] = origin
+        for item in data.get("freshness", {}).get("registry", []):
+            # Registry paths are relative to the file that lists them.
+            settings.freshness_registry.append(
+                RegistryEntry(
+                    slug=item["slug"],
+                    path=str((path.parent / item["path"]).resolve()),
+                    threshold=item.get("threshold"),
+                    derived_from=item.get("derived_from"),
+                )
+            )
+        if settings.freshness_registry:
+            settings.origins["freshness.registry"] = origin
     if cli_select:
         settings.select = cli_select
         settings.origins["select"] = "--select"

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Issue
+from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
 from context_doctor.gitfacts import Repository, RepositoryFacts, Scope, repository_for
 from context_doctor.model.index import Index, load_index
 from context_doctor.model.project import Project
@@ -31,6 +33,16 @@ class Source:
     index: Index | None = None
     projects: list[Project] = field(default_factory=list)
     facts: RepositoryFacts | None = None
+    registry: list[RegistryEntry] = field(default_factory=list)
+    _graded: list[GradedFile] | None = None
+
+    def graded_files(self, today: date) -> list[GradedFile]:
+        """Freshness-graded files under the source, read and graded once per run."""
+        if self._graded is None:
+            self._graded = grade_files(
+                self.root, self.registry, today, relative=self.repository.relative
+            )
+        return self._graded
 
     @property
     def scope(self) -> Scope:
@@ -79,6 +91,13 @@ class Corpus:
     sources: list[Source]
     from_console: bool = False
     console_path: Path | None = None
+
+    def assign_registry(self, registry: list[RegistryEntry]) -> None:
+        """Each registered file goes to the source whose root holds it, else to the first."""
+        for entry in registry:
+            path = Path(entry.path)
+            owner = next((s for s in self.sources if path.is_relative_to(s.root)), None)
+            (owner or self.sources[0]).registry.append(entry)
 
     @property
     def projects(self) -> list[Project]:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from context_doctor.corpus import Corpus
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.findings import Finding, Issue, Severity
+from context_doctor.freshness import summarize
 from context_doctor.model.project import Project
 from context_doctor.registry import CheckSpec, Context
 from context_doctor.report import Coverage, Report, SourceSummary
@@ -102,7 +103,7 @@ def run(
     coverage = {spec.name: Coverage() for spec in checks}
     selected = {spec.name for spec in checks}
     findings: list[Finding] = []
-    project_checks = [spec for spec in checks if spec.repository_function is None]
+    project_checks = [spec for spec in checks if spec.scope == "project"]
     repositories_seen: set[object] = set()
     for source in corpus.sources:
         first_in_repository = source.repository.toplevel not in repositories_seen
@@ -110,14 +111,19 @@ def run(
         for spec in checks:
             if spec.source_function is not None:
                 findings += _stamp(spec, spec.source_function(source, ctx), source.name, None, ctx)
-            if spec.repository_function is not None and first_in_repository:
+            if spec.scoped_function is None:
+                continue
+            if spec.scope == "repository" and first_in_repository:
                 coverage[spec.name].examined += 1
-                issues = spec.repository_function(source, ctx)
-                findings += _stamp(spec, issues, source.name, None, ctx)
+                findings += _stamp(spec, spec.scoped_function(source, ctx), source.name, None, ctx)
+            elif spec.scope == "source":
+                coverage[spec.name].examined += spec.units(source, ctx) if spec.units else 1
+                findings += _stamp(spec, spec.scoped_function(source, ctx), source.name, None, ctx)
         for project in source.projects:
             for spec in project_checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name], selected)
     findings.sort(key=Finding.sort_key)
+    graded = [item for source in corpus.sources for item in source.graded_files(ctx.today)]
     stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     return Report(
         today=ctx.today,
@@ -131,4 +137,5 @@ def run(
         findings=findings,
         coverage=coverage,
         projects_with_findings=len({(f.source, f.project) for f in findings if f.project}),
+        freshness=summarize(graded) if graded else None,
     )

@@ -34,6 +34,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.currency",
     "context_doctor.checks.terminal",
     "context_doctor.checks.durability",
+    "context_doctor.checks.freshness_grades",
 )
 
 
@@ -105,7 +106,9 @@ class CheckSpec:
     source_function: SourceCheck | None = None
     module: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
-    repository_function: RepositoryCheck | None = None
+    scope: str = "project"  # "project", "source" (once per source) or "repository"
+    scoped_function: RepositoryCheck | None = None
+    units: Callable[[Source, Context], int] | None = None  # coverage units of a source-scope check
 
     def skip_reason(self, project: Project) -> str | None:
         for rule in self.skips:
@@ -199,18 +202,21 @@ def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str
     return resolved
 
 
-def repository_check(
+def scoped_check(
     name: str,
     *,
+    scope: str,
     severity: Severity,
     summary: str,
     remedy: str,
     explanation: str,
+    units: Callable[[Source, Context], int] | None = None,
 ) -> Callable[[RepositoryCheck], CheckSpec]:
-    """Register a check asked once per repository (of the first source that lives in it).
+    """Register a check asked once per source, or once per repository (its first source).
 
-    Its coverage counts repositories, not projects: a repository-wide fact
-    reported once per project would only repeat itself.
+    Its coverage counts repositories, or for a source check ``units(source)``
+    (e.g. graded files), never projects: a source-wide fact reported once per
+    project would only repeat itself.
     """
 
     def register(function: RepositoryCheck) -> CheckSpec:
@@ -223,10 +229,25 @@ def repository_check(
             needs_context=False,
         )(_no_project_part)
         spec.module = function.__module__
-        spec.repository_function = function
+        spec.scope = scope
+        spec.scoped_function = function
+        spec.units = units
         return spec
 
     return register
+
+
+def repository_check(
+    name: str, *, severity: Severity, summary: str, remedy: str, explanation: str
+) -> Callable[[RepositoryCheck], CheckSpec]:
+    return scoped_check(
+        name,
+        scope="repository",
+        severity=severity,
+        summary=summary,
+        remedy=remedy,
+        explanation=explanation,
+    )
 
 
 def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:

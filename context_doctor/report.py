@@ -61,6 +61,7 @@ class Report:
     findings: list[Finding]
     coverage: dict[str, Coverage]
     projects_with_findings: int = 0
+    freshness: dict[str, Any] | None = None  # summary of graded files; None when there are none
     doctor_version: str = __version__
 
     @property
@@ -97,6 +98,6 @@ class Report:
             "defects": self.defects,
             "warnings": self.warnings,
             "coverage": {name: cov.to_json() for name, cov in sorted(self.coverage.items())},
-            "freshness": None,
+            "freshness": self.freshness,
             "findings": [finding.to_json() for finding in self.findings],
         }

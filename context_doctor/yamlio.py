@@ -54,13 +54,18 @@ _LenientConstructor.add_constructor(
 )
 
 
+def lenient_loader() -> YAML:
+    """A round-trip loader whose impossible dates stay strings (see ``_LenientConstructor``)."""
+    loader = YAML(typ="rt")
+    loader.Constructor = _LenientConstructor
+    return loader
+
+
 def load_yaml(path: Path, what: str) -> Any:
     """Round-trip load, so entries keep their line numbers; exit 2 when it is not YAML."""
     text = read_text(path, what)
     try:
-        loader = YAML(typ="rt")
-        loader.Constructor = _LenientConstructor
-        return loader.load(text)
+        return lenient_loader().load(text)
     except YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

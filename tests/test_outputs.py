@@ -109,7 +109,7 @@ def test_quiet_prints_only_the_verdict(
     run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--quiet")
     assert run.exit_code == 1
     assert run.stdout.count("\n") == 1
-    assert run.stdout.startswith("DEFECTS: 10 defects, 13 warnings")
+    assert run.stdout.startswith("DEFECTS: 10 defects, 15 warnings")
 
 
 def test_statistics_counts_per_check(

@@ -68,6 +68,14 @@ class Document:
     def __repr__(self) -> str:
         return f"Document({self.rel_path!r})"
 
+    @classmethod
+    def from_text(cls, text: str, path: Path, rel_path: str) -> Document:
+        """A document over text already read (it is parsed, never read again)."""
+        document = cls(path, rel_path)
+        document.__dict__["exists"] = True
+        document.__dict__["_text_or_problem"] = (text, None)
+        return document
+
     @cached_property
     def exists(self) -> bool:
         return self.path.is_file()

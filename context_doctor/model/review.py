@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ruamel.yaml import YAML
@@ -41,6 +42,18 @@ def _entry_at(project: Project, sha: str) -> dict[str, object] | None:
     raw = facts.file_at(sha, project.source.index_rel_path)
     if raw is None:
         return None
+    entries = _entries_by_id(raw)
+    return None if entries is None else entries.get(project.id)
+
+
+@lru_cache(maxsize=8)
+def _entries_by_id(raw: bytes) -> dict[str, dict[str, object]] | None:
+    """Each id's first entry in an index file's bytes, parsed once per distinct content.
+
+    Reviews usually name one or a few commits, so without this the whole index at
+    that commit would be parsed again for every reviewed project (reviewed projects x
+    index size; benchmarks/README.md).  Callers only read the entries.
+    """
     try:
         data = YAML(typ="safe").load(raw.decode("utf-8"))
     except (YAMLError, UnicodeDecodeError, ValueError):
@@ -48,10 +61,11 @@ def _entry_at(project: Project, sha: str) -> dict[str, object] | None:
     entries = data.get("projects") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         return None
+    found: dict[str, dict[str, object]] = {}
     for entry in entries:
-        if isinstance(entry, dict) and entry.get("id") == project.id:
-            return entry
-    return None
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            found.setdefault(entry["id"], entry)
+    return found
 
 
 def review_of(project: Project) -> PostCloseReview:

@@ -1,0 +1,140 @@
+"""Freshness grades (pai-freshness-v1): how long since a person vouched for each file.
+
+These checks are asked once per source, over the files it grades (the
+configured registry plus every Markdown file declaring the convention); their
+coverage counts graded files.  Reading and grading happen once, in
+``context_doctor.freshness``; each check reports its own kind of problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.corpus import Source
+from context_doctor.findings import Issue, Severity
+from context_doctor.freshness import threshold_for_slug
+from context_doctor.registry import Context, scoped_check
+
+
+def _graded(source: Source, ctx: Context) -> int:
+    return len(source.graded_files(ctx.today))
+
+
+def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
+    for graded in source.graded_files(ctx.today):
+        for problem in graded.problems:
+            if problem.check == name:
+                yield Issue(problem.message, graded.rel_path, problem.line)
+
+
+def _freshness_check(
+    name: str, severity: Severity, summary: str, remedy: str, explanation: str
+) -> None:
+    def function(source: Source, ctx: Context) -> Iterator[Issue]:
+        return _problems(source, ctx, name)
+
+    function.__module__ = __name__
+    scoped_check(
+        name,
+        scope="source",
+        severity=severity,
+        summary=summary,
+        remedy=remedy,
+        explanation=explanation,
+        units=_graded,
+    )(function)
+
+
+_freshness_check(
+    "freshness-overdue",
+    Severity.WARNING,
+    "a file's last review is older than its threshold (grade F)",
+    "Review the file's content with its owner, then run `context-doctor freshness review FILE`.",
+    """A graded file's freshness comes from `last_reviewed`, when a person last vouched for it,
+    never from `last_updated`. Past its threshold (registry entry, else `review_cadence_days`,
+    else the slug table, else 180 days) it grades F: the content may describe someone or
+    something that no longer exists. Derived files are graded from their source.""",
+)
+_freshness_check(
+    "freshness-never-reviewed",
+    Severity.WARNING,
+    "a graded file has never been reviewed",
+    "Review the file, then run `context-doctor freshness review FILE` (migrate it first if it has "
+    "no frontmatter: `context-doctor freshness migrate FILE`).",
+    """A file with no `last_reviewed` (or the `1970-01-01` placeholder, named as such), a
+    registered file with no frontmatter, or one that does not exist grades F: a write is not
+    a review, and a file nobody has vouched for is not fresh however recently it changed.""",
+)
+_freshness_check(
+    "freshness-malformed",
+    Severity.DEFECT,
+    "freshness frontmatter cannot be read, or a timestamp is not a real date",
+    "Fix the frontmatter: a leading `---` YAML block with ISO-8601 dates (YYYY-MM-DD or a "
+    "datetime with offset).",
+    """Frontmatter that is not YAML, a block that is never closed, or a `last_reviewed` /
+    `last_updated` that is not a real date (2026-13-01) leaves the grade unknowable; the file is
+    graded as never reviewed and this defect says why.""",
+)
+_freshness_check(
+    "freshness-future",
+    Severity.WARNING,
+    "last_reviewed is after today",
+    "Correct `last_reviewed` to the real review date (`context-doctor freshness review FILE`).",
+    """A review dated in the future keeps a file graded A for longer than any review earned; it
+    is usually a typo or a clock error.""",
+)
+_freshness_check(
+    "freshness-source-missing",
+    Severity.DEFECT,
+    "a derived file's derived_from names a file that does not exist",
+    "Point `derived_from` at the generator's real source (relative to the source root), or "
+    "regenerate the file.",
+    """A derived file (`derived_from`) is graded from its source, since a regenerated file is
+    not a reviewed file. When the source is gone the grade has nothing to stand on.""",
+)
+_freshness_check(
+    "freshness-derived-reviewed",
+    Severity.WARNING,
+    "a derived file carries its own last_reviewed",
+    "Remove `last_reviewed` from the derived file and review its source instead.",
+    """Reviews belong on the source of a generated file: a review recorded on the derivative
+    is ignored for grading and will be overwritten the next time the generator runs.""",
+)
+
+
+@scoped_check(
+    "section-freshness-overdue",
+    scope="source",
+    severity=Severity.WARNING,
+    summary="a section's `<!-- updated: -->` marker is older than its threshold, or missing",
+    remedy="Review the section, then run `context-doctor freshness review-section FILE SLUG`.",
+    explanation="""
+        Files that carry per-section markers (`<!-- updated: YYYY-MM-DD by:NAME -->` within the
+        three lines under a `##` heading) let sections drift independently: each is graded
+        against its own slug's threshold (`## Current State` -> current_state, 7 days; `## Goals`
+        -> goals, 30). In a marked file, a `##` section without a marker is reported too.
+        Coverage counts graded files.""",
+    units=_graded,
+)
+def section_freshness_overdue(source: Source, ctx: Context) -> Iterator[Issue]:
+    for graded in source.graded_files(ctx.today):
+        if not any(section.raw for section in graded.sections):
+            continue
+        for section in graded.sections:
+            threshold = threshold_for_slug(section.slug)
+            if section.marked is None:
+                what = (
+                    "has no `<!-- updated: -->` marker"
+                    if section.raw is None
+                    else (f"has an unreadable marker `{section.raw}`")
+                )
+                yield Issue(f"section `## {section.heading}` {what}", graded.rel_path, section.line)
+                continue
+            age = (ctx.today - section.marked).days
+            if age > threshold:
+                yield Issue(
+                    f"section `## {section.heading}` was last updated {age} days ago "
+                    f"({section.marked}), over the {threshold}-day threshold for `{section.slug}`",
+                    graded.rel_path,
+                    section.line,
+                )

@@ -1,0 +1,558 @@
+"""The pai-freshness-v1 convention: frontmatter, thresholds and A-F grades (pure functions).
+
+A grade comes from when a person last vouched for a file (``last_reviewed``),
+never from when its bytes last changed (``last_updated``).  Everything here
+is a pure function of text and dates; reading files from disk is done once,
+by :func:`load_graded_files`, and checks only look at the result.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.error import YAMLError
+
+from context_doctor.model.documents import Document
+from context_doctor.yamlio import lenient_loader, plain
+
+CONVENTION = "pai-freshness-v1"
+DEFAULT_THRESHOLD = 180
+PLACEHOLDER = date(1970, 1, 1)
+GRADES = ("A", "B", "C", "D", "F")
+GRADE_POINTS = {"A": 4, "B": 3, "C": 2, "D": 1, "F": 0}
+# Review cadence by slug: "when do I want to be reminded to look?"
+SLUG_THRESHOLDS: dict[str, int] = {
+    "current_state": 7,
+    "status": 14,
+    "projects": 30,
+    "goals": 30,
+    "strategies": 30,
+    "identity": 90,
+    "principal_identity": 90,
+    "mission": 90,
+    "beliefs": 90,
+    "models": 90,
+    "frames": 90,
+    "wisdom": 90,
+    "ideal_state": 90,
+    "system_prompt": 90,
+    "da_identity": 180,
+    "preferences": 180,
+    "traumas": 365,
+    "wrong": 365,
+    "2036": 365,
+}
+SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "Backups", "__pycache__", ".venv"})
+_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+_SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
+_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+
+
+# -- grading ----------------------------------------------------------------
+
+
+def grade_for(reviewed_age: int | None, threshold: int) -> str:
+    """A-F from review age against the threshold; never reviewed is F."""
+    if reviewed_age is None:
+        return "F"
+    ratio = Fraction(max(reviewed_age, 0), threshold)
+    for grade, limit in zip(
+        GRADES, (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1)), strict=False
+    ):
+        if ratio <= limit:
+            return grade
+    return "F"
+
+
+def pct_for(reviewed_age: int | None, threshold: int) -> int:
+    """Round-half-up of 100*(T-age)/T, clamped to 0..100; never reviewed is 0."""
+    if reviewed_age is None:
+        return 0
+    exact = Fraction(100 * (threshold - reviewed_age), threshold)
+    return max(0, min(100, math.floor(exact + Fraction(1, 2))))
+
+
+def overall_grade(grades: Iterable[str]) -> str:
+    points = [GRADE_POINTS[grade] for grade in grades]
+    if not points:
+        return "F"
+    mean = Fraction(sum(points), len(points))
+    for grade, floor in (
+        ("A", Fraction(7, 2)),
+        ("B", Fraction(5, 2)),
+        ("C", Fraction(3, 2)),
+        ("D", Fraction(1, 2)),
+    ):
+        if mean >= floor:
+            return grade
+    return "F"
+
+
+def slug_of(name: str) -> str:
+    """``PRINCIPAL_IDENTITY.md`` -> ``principal_identity``; ``## Current State`` -> ``current_state``."""
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    return _SLUG_JUNK.sub("_", stem.lower()).strip("_")
+
+
+def threshold_for_slug(slug: str) -> int:
+    """Exact slug first, then the longest table key it ends with (``pai_system_prompt``)."""
+    if slug in SLUG_THRESHOLDS:
+        return SLUG_THRESHOLDS[slug]
+    suffixes = [key for key in SLUG_THRESHOLDS if slug.endswith(f"_{key}")]
+    return SLUG_THRESHOLDS[max(suffixes, key=len)] if suffixes else DEFAULT_THRESHOLD
+
+
+# -- frontmatter ------------------------------------------------------------
+
+
+@dataclass
+class Frontmatter:
+    data: dict[str, Any]
+    lines: dict[str, int]  # key -> 1-based line in the file
+    end_line: int  # the closing fence's line
+
+
+@dataclass(frozen=True)
+class Timestamp:
+    raw: str
+    day: date | None
+    problem: str | None  # "not a real date", or None
+
+
+def split_frontmatter(text: str) -> tuple[str, str, str] | None:
+    """(opening fence + block, YAML block text, body) of a leading ``---`` block, or None.
+
+    Tolerates a BOM and CRLF line ends; only the first block counts, so a
+    ``last_reviewed:`` quoted later in the body is never read as frontmatter.
+    """
+    body = text.removeprefix("\ufeff")
+    lines = body.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if _FENCE.match(lines[index].rstrip("\r\n")):
+            head = "".join(lines[: index + 1])
+            return head, "".join(lines[1:index]), "".join(lines[index + 1 :])
+    raise ValueError("the frontmatter block is never closed (no second `---` line)")
+
+
+def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
+    """The frontmatter, or the reason it cannot be read; (None, None) when there is none."""
+    try:
+        parts = split_frontmatter(text)
+    except ValueError as error:
+        return None, str(error)
+    if parts is None:
+        return None, None
+    head, block, _ = parts
+    try:
+        data = lenient_loader().load(block)
+    except YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        return None, f"the frontmatter is not valid YAML{where}"
+    except Exception as error:  # ruamel raises a few non-YAMLError types on odd input
+        return None, f"the frontmatter is not valid YAML ({error.__class__.__name__})"
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return None, "the frontmatter is not a mapping of keys to values"
+    lines: dict[str, int] = {}
+    lc = getattr(data, "lc", None)
+    for key in data:
+        try:
+            lines[str(key)] = int(lc.key(key)[0]) + 2 if lc is not None else 1
+        except (KeyError, TypeError, AttributeError):
+            lines[str(key)] = 1
+    return Frontmatter(plain(data), lines, head.count("\n")), None
+
+
+def parse_timestamp(value: Any) -> Timestamp | None:
+    """A date or ISO-8601 datetime; a date-only value is that calendar day."""
+    if value is None or value == "":
+        return None
+    raw = str(value)
+    if isinstance(value, datetime):
+        return Timestamp(raw, value.date(), None)
+    if isinstance(value, date):
+        return Timestamp(raw, value, None)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return Timestamp(raw, date.fromisoformat(text), None)
+        except ValueError:
+            pass
+        try:
+            return Timestamp(raw, datetime.fromisoformat(text.replace("z", "Z")).date(), None)
+        except ValueError:
+            pass
+    return Timestamp(raw, None, "not a real date")
+
+
+# -- graded files -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    slug: str
+    path: str  # relative to the source root
+    threshold: int | None = None
+    derived_from: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    check: str
+    message: str
+    line: int | None = None
+
+
+@dataclass
+class SectionMark:
+    heading: str
+    slug: str
+    line: int
+    marked: date | None
+    raw: str | None
+
+
+@dataclass
+class GradedFile:
+    slug: str
+    path: Path
+    rel_path: str
+    order: int  # registry position, or after the registry for discovered files
+    threshold_days: int = DEFAULT_THRESHOLD
+    age_days: int | None = None
+    reviewed_age_days: int | None = None
+    grade: str = "F"
+    pct: int = 0
+    stale: bool = True
+    why: str | None = None
+    derived_from: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+    sections: list[SectionMark] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "path": self.rel_path,
+            "name": self.path.name,
+            "age_days": self.age_days,
+            "threshold_days": self.threshold_days,
+            "reviewed_age_days": self.reviewed_age_days,
+            "pct": self.pct,
+            "grade": self.grade,
+            "stale": self.stale,
+            "why": self.why,
+        }
+
+    def staleness(self) -> tuple[Fraction, int, str]:
+        """Sort key, most stale first: never-reviewed and unreadable files lead."""
+        if self.reviewed_age_days is None:
+            ratio = Fraction(10**9)
+        else:
+            ratio = Fraction(self.reviewed_age_days, self.threshold_days)
+        return (-ratio, self.order, self.rel_path)
+
+
+@dataclass
+class _Read:
+    """One file's frontmatter as read, before derived files look at their sources."""
+
+    frontmatter: Frontmatter | None
+    problem: str | None
+    text: str | None
+
+
+def _read(path: Path) -> _Read:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return _Read(None, f"cannot be read ({error.strerror or error})", None)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return _Read(None, f"is not valid UTF-8 (byte {error.start})", None)
+    frontmatter, problem = read_frontmatter(text)
+    return _Read(frontmatter, problem, text)
+
+
+def declares_convention(path: Path) -> bool:
+    """Cheap first look: does the file open with a block that names the convention?"""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return False
+    text = head.decode("utf-8", "replace").removeprefix("\ufeff")
+    if not text.startswith("---"):
+        return False
+    return CONVENTION in text
+
+
+def discover_files(root: Path) -> Iterator[Path]:
+    """Markdown files under ``root`` that declare the convention (dot directories skipped)."""
+    for path in sorted(root.rglob("*.md")):
+        relative = path.relative_to(root).parts
+        if any(part.startswith(".") or part in SKIPPED_DIRECTORIES for part in relative[:-1]):
+            continue
+        if path.is_file() and declares_convention(path):
+            yield path
+
+
+def _days(today: date, day: date | None) -> int | None:
+    return None if day is None else (today - day).days
+
+
+def _section_marks(text: str, path: Path) -> list[SectionMark]:
+    """``##`` sections of the body; the frontmatter is cut off first (its closing ``---``
+    would otherwise make the block's last line a setext heading)."""
+    parts = split_frontmatter(text)
+    offset = parts[0].count("\n") if parts else 0
+    body = parts[2] if parts else text
+    document = Document.from_text(body, path, path.name)
+    marks: list[SectionMark] = []
+    for heading in document.headings:
+        if heading.level != 2:
+            continue
+        window = document.lines[heading.line : heading.line + 3]
+        found = next((m for m in (_SECTION_MARKER.search(line) for line in window) if m), None)
+        stamp = parse_timestamp(found.group(1)) if found else None
+        marks.append(
+            SectionMark(
+                heading=heading.text,
+                slug=slug_of(heading.text),
+                line=heading.line + offset,
+                marked=stamp.day if stamp else None,
+                raw=found.group(0) if found else None,
+            )
+        )
+    return marks
+
+
+def grade_files(
+    root: Path,
+    registry: list[RegistryEntry],
+    today: date,
+    relative: Any = None,
+) -> list[GradedFile]:
+    """Read and grade the registry's files plus every file under ``root`` declaring the convention.
+
+    ``relative`` maps an absolute path to the path findings carry (defaults to
+    the path relative to ``root``).
+    """
+
+    def rel(path: Path) -> str:
+        if relative is not None:
+            return str(relative(path))
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    entries: list[tuple[RegistryEntry | None, Path]] = []
+    seen: set[Path] = set()
+    for registered in registry:
+        path = (root / registered.path).resolve()
+        seen.add(path)
+        entries.append((registered, path))
+    for path in discover_files(root):
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            entries.append((None, path))
+
+    reads: dict[Path, _Read] = {}
+
+    def read_once(path: Path) -> _Read:
+        key = path.resolve()
+        if key not in reads:
+            reads[key] = _read(path)
+        return reads[key]
+
+    graded: list[GradedFile] = []
+    for order, (entry, path) in enumerate(entries):
+        slug = entry.slug if entry else slug_of(path.name)
+        item = GradedFile(slug=slug, path=path, rel_path=rel(path), order=order)
+        graded.append(item)
+        if not path.is_file():
+            item.why = "no frontmatter"
+            item.problems.append(
+                Problem("freshness-never-reviewed", "the registered file does not exist")
+            )
+            continue
+        read = read_once(path)
+        if read.problem is not None:
+            item.why = "never reviewed"
+            item.problems.append(Problem("freshness-malformed", f"frontmatter: {read.problem}", 1))
+            continue
+        front = read.frontmatter
+        if front is None:
+            item.why = "no frontmatter"
+            item.problems.append(
+                Problem("freshness-never-reviewed", "the file has no freshness frontmatter", 1)
+            )
+            continue
+        data = front.data
+        cadence = data.get("review_cadence_days")
+        own_threshold = (
+            entry.threshold
+            if entry and entry.threshold
+            else cadence
+            if isinstance(cadence, int) and not isinstance(cadence, bool) and cadence > 0
+            else threshold_for_slug(slug)
+        )
+        item.threshold_days = own_threshold
+        updated = parse_timestamp(data.get("last_updated"))
+        if updated is not None and updated.problem:
+            item.problems.append(
+                Problem(
+                    "freshness-malformed",
+                    f"last_updated `{updated.raw}` is not a real date",
+                    front.lines.get("last_updated"),
+                )
+            )
+        item.age_days = _days(today, updated.day if updated else None)
+        if read.text is not None and any(
+            _SECTION_MARKER.search(line) for line in read.text.splitlines()
+        ):
+            item.sections = _section_marks(read.text, path)
+
+        derived = (entry.derived_from if entry else None) or data.get("derived_from")
+        reviewed_field_line = front.lines.get("last_reviewed")
+        if derived:
+            item.derived_from = str(derived)
+            if data.get("last_reviewed") is not None:
+                item.problems.append(
+                    Problem(
+                        "freshness-derived-reviewed",
+                        f"a derived file carries its own last_reviewed; reviews belong on {derived}",
+                        reviewed_field_line,
+                    )
+                )
+            source_path = _resolve_source(root, path, str(derived))
+            if source_path is None:
+                item.why = "source missing"
+                item.problems.append(
+                    Problem(
+                        "freshness-source-missing",
+                        f"derived_from `{derived}` does not exist",
+                        front.lines.get("derived_from"),
+                    )
+                )
+                continue
+            source_read = read_once(source_path)
+            source_front = source_read.frontmatter
+            source_slug = slug_of(source_path.name)
+            source_entry = next((e for e, p in entries if e and p == source_path.resolve()), None)
+            source_cadence = source_front.data.get("review_cadence_days") if source_front else None
+            item.threshold_days = (
+                source_entry.threshold
+                if source_entry and source_entry.threshold
+                else source_cadence
+                if isinstance(source_cadence, int) and source_cadence > 0
+                else threshold_for_slug(source_entry.slug if source_entry else source_slug)
+            )
+            reviewed = (
+                parse_timestamp(source_front.data.get("last_reviewed")) if source_front else None
+            )
+            _judge_review(item, reviewed, today, None, of_source=str(derived))
+            continue
+        reviewed = parse_timestamp(data.get("last_reviewed"))
+        _judge_review(item, reviewed, today, reviewed_field_line)
+    return graded
+
+
+def _resolve_source(root: Path, path: Path, derived: str) -> Path | None:
+    for base in (root, path.parent):
+        candidate = (base / derived).resolve()
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _judge_review(
+    item: GradedFile,
+    reviewed: Timestamp | None,
+    today: date,
+    line: int | None,
+    of_source: str | None = None,
+) -> None:
+    whose = f" (of its source {of_source})" if of_source else ""
+    if reviewed is not None and reviewed.problem:
+        item.problems.append(
+            Problem(
+                "freshness-malformed",
+                f"last_reviewed{whose} `{reviewed.raw}` is not a real date",
+                line,
+            )
+        )
+        reviewed = None
+    elif reviewed is not None and reviewed.day == PLACEHOLDER:
+        item.problems.append(
+            Problem(
+                "freshness-never-reviewed",
+                f"last_reviewed{whose} is the placeholder `{reviewed.raw}`: never reviewed",
+                line,
+            )
+        )
+        reviewed = None
+    elif reviewed is None:
+        item.problems.append(
+            Problem("freshness-never-reviewed", f"no last_reviewed{whose}: never reviewed", line)
+        )
+    day = reviewed.day if reviewed else None
+    age = _days(today, day)
+    if age is not None and age < 0:
+        item.problems.append(
+            Problem(
+                "freshness-future", f"last_reviewed{whose} {day} is after today ({today})", line
+            )
+        )
+    item.reviewed_age_days = age
+    item.grade = grade_for(age, item.threshold_days)
+    item.pct = pct_for(age, item.threshold_days)
+    item.stale = age is None or age > item.threshold_days
+    if age is None:
+        item.why = "source missing" if item.why == "source missing" else "never reviewed"
+    elif item.stale:
+        item.why = "review overdue"
+        item.problems.append(
+            Problem(
+                "freshness-overdue",
+                f"last reviewed{whose} {age} days ago ({day}), over its {item.threshold_days}-day "
+                "threshold: grade F",
+                line,
+            )
+        )
+    else:
+        item.why = None
+
+
+def summarize(files: list[GradedFile]) -> dict[str, Any]:
+    ranked = sorted(files, key=GradedFile.staleness)
+    stale = [item for item in files if item.stale]
+    pct = (
+        math.floor(Fraction(sum(item.pct for item in files), len(files)) + Fraction(1, 2))
+        if files
+        else 0
+    )
+    most = ranked[0] if ranked and ranked[0].stale else None
+    return {
+        "total": len(files),
+        "fresh_count": len(files) - len(stale),
+        "stale_count": len(stale),
+        "overall_pct": pct,
+        "overall_grade": overall_grade(item.grade for item in files),
+        "most_stale": None if most is None else {"slug": most.slug, "path": most.rel_path},
+        "files": [
+            item.summary() for item in sorted(files, key=lambda item: (item.order, item.rel_path))
+        ],
+    }
