@@ -20,6 +20,7 @@ from context_doctor.config import Settings, resolve_settings
 from context_doctor.corpus import Corpus, discover, synthesis_home
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
+from context_doctor.freshness_cli import FreshnessGroup, now_or, run_summary
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.github import render_github, step_summary
 from context_doctor.render.jsonout import error_json, report_json
@@ -389,6 +390,60 @@ def demo_command(today: str | None, output_format: str, keep: Path | None) -> No
 
         code = run_demo(today=today, output_format=output_format, keep=keep)
     sys.exit(code)
+
+
+@cli.group("freshness", cls=FreshnessGroup, invoke_without_command=False)
+def freshness_group() -> None:
+    """A-F review-age grades of pai-freshness-v1 files (no projects needed), and their writers.
+
+    `context-doctor freshness [PATH ...]` prints the grades; `review`, `touch`,
+    `review-section` and `migrate` change markers, never content.
+    """
+
+
+@freshness_group.command("summary", hidden=True)
+@click.argument("paths", nargs=-1, type=str)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option(
+    "--write-cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the statusline cache (summary + generated_at, under 4 KiB) here.",
+)
+@click.option(
+    "--today",
+    callback=_parse_today,
+    metavar="YYYY-MM-DD",
+    help="The date to grade against (default: the local date).",
+)
+@click.option("--config", type=click.Path(path_type=Path), help="Configuration file to use.")
+@click.option(
+    "--now", "now_text", metavar="ISO-8601", hidden=True, help="generated_at (for tests)."
+)
+def freshness_summary_command(
+    paths: tuple[str, ...],
+    as_json: bool,
+    write_cache: Path | None,
+    today: date,
+    config: Path | None,
+    now_text: str | None,
+) -> None:
+    """Grades of the graded files under PATHs (default: the current directory)."""
+    with guarded(as_json, False):
+        code = run_summary(paths, as_json, write_cache, today, config, now_or(now_text))
+    sys.exit(code)
+
+
+def _register_writers() -> None:
+    """The writer commands (review, touch, review-section, migrate) live in their own module."""
+    from context_doctor import freshness_write_commands as writers
+
+    for name in ("review", "touch", "review_section", "migrate"):
+        command = getattr(writers, name, None)
+        if isinstance(command, click.Command):
+            freshness_group.add_command(command)
+
+
+_register_writers()
 
 
 @cli.group("hook")

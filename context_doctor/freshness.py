@@ -343,6 +343,8 @@ def grade_files(
     registry: list[RegistryEntry],
     today: date,
     relative: Any = None,
+    *,
+    discover: bool = True,
 ) -> list[GradedFile]:
     """Read and grade the registry's files plus every file under ``root`` declaring the convention.
 
@@ -364,7 +366,7 @@ def grade_files(
         path = (root / registered.path).resolve()
         seen.add(path)
         entries.append((registered, path))
-    for path in discover_files(root):
+    for path in discover_files(root) if discover else ():
         if path.resolve() not in seen:
             seen.add(path.resolve())
             entries.append((None, path))
