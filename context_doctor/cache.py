@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from datetime import datetime
 from pathlib import Path
@@ -51,6 +52,15 @@ def write_atomically(target: Path, content: bytes) -> None:
             f"{target} does not hold what was just written to it",
             "check the disk and whether another process writes the same file",
         )
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_json(target: Path, payload: dict[str, Any]) -> None:

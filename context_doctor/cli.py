@@ -435,12 +435,10 @@ def freshness_summary_command(
 
 def _register_writers() -> None:
     """The writer commands (review, touch, review-section, migrate) live in their own module."""
-    from context_doctor import freshness_write_commands as writers
+    from context_doctor.freshness_write_commands import WRITE_COMMANDS
 
-    for name in ("review", "touch", "review_section", "migrate"):
-        command = getattr(writers, name, None)
-        if isinstance(command, click.Command):
-            freshness_group.add_command(command)
+    for command in WRITE_COMMANDS:
+        freshness_group.add_command(command)
 
 
 _register_writers()

@@ -320,10 +320,15 @@ def _section_marks(text: str, path: Path) -> list[SectionMark]:
     body = parts[2] if parts else text
     document = Document.from_text(body, path, path.name)
     marks: list[SectionMark] = []
-    for heading in document.headings:
+    headings = document.headings
+    for position, heading in enumerate(headings):
         if heading.level != 2:
             continue
-        window = document.lines[heading.line : heading.line + 3]
+        following = (
+            headings[position + 1].line - 1 if position + 1 < len(headings) else len(document.lines)
+        )
+        # Within the three lines under the heading, and never past the next heading.
+        window = document.lines[heading.line : min(heading.line + 3, following)]
         found = next((m for m in (_SECTION_MARKER.search(line) for line in window) if m), None)
         stamp = parse_timestamp(found.group(1)) if found else None
         marks.append(

@@ -1,0 +1,687 @@
+"""Writers for the pai-freshness-v1 markers: they change markers, never content.
+
+Four writers, one discipline:
+
+* :func:`review_file` sets ``last_reviewed``/``last_reviewed_by``, the only
+  write that resets a grade (refused on a derived file: review its source);
+* :func:`touch_file` sets ``last_updated``/``last_updated_by`` only;
+* :func:`review_section` updates one ``##`` section's
+  ``<!-- updated: YYYY-MM-DD by:NAME -->`` marker and the file's ``last_updated``;
+* :func:`migrate_file` adds the frontmatter block (never ``last_reviewed``),
+  injecting into an existing block rather than stacking a second one, with a
+  backup under ``Backups/`` first.
+
+Frontmatter edits are surgical: ruamel composes the block to locate each
+value's exact span, the span alone is replaced (keeping its quoting style) or a
+new ``key: value`` line is added, and every other byte of the block - key
+order, comments, quoting, indentation - stays as the user wrote it.  (A full
+ruamel dump would also re-indent sequences and re-wrap long lines.)
+
+Every write is checked twice: the would-be text is re-parsed before anything
+touches the disk (frontmatter holds exactly the intended values, every other
+key unchanged, and the text outside the block byte-identical by sha256, or for
+a section only the marker line differs), then the file is written atomically
+and the same checks run again on what was read back.  A file's BOM and line
+ends (CRLF included) are preserved.  ``now`` is always passed in: nothing here
+reads the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from ruamel.yaml import YAML
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from context_doctor.cache import write_atomically
+from context_doctor.errors import DoctorError
+from context_doctor.freshness import CONVENTION, read_frontmatter, slug_of, split_frontmatter
+
+BOM = "\ufeff"
+BACKUP_DIRECTORY = "Backups"
+MIGRATION_AUTHOR = "migration"
+# As the reader (context_doctor.freshness) matches them; names are non-space runs.
+SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
+# Only \n, \r\n and \r end a line, as for markdown-it, whose line maps locate headings.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_HEADINGS = MarkdownIt("commonmark", {"html": True}).disable("inline")
+_MARKER_WINDOW = 3  # a marker belongs to a heading within the three lines under it
+
+MIGRATED = "migrated"
+ALREADY_MIGRATED = "already migrated"
+WOULD_MIGRATE = "would migrate"
+
+
+@dataclass(frozen=True)
+class MigrateResult:
+    """What :func:`migrate_file` did, or under ``dry_run`` would do."""
+
+    path: Path
+    action: str  # MIGRATED, ALREADY_MIGRATED or WOULD_MIGRATE
+    backup: Path | None  # the backup written (None when nothing was written)
+    keys: tuple[str, ...]  # the frontmatter keys set (empty when already migrated)
+    injected: bool  # into an existing block (False: a new block at the top)
+
+    @property
+    def changed(self) -> bool:
+        return self.action == MIGRATED
+
+
+def timestamp_text(now: datetime) -> str:
+    """ISO-8601 with the offset, to the second: ``2026-05-04T03:00:00-07:00``."""
+    _require_aware(now)
+    return now.isoformat(timespec="seconds")
+
+
+def marker_text(day: str, by: str) -> str:
+    return f"<!-- updated: {day} by:{by} -->"
+
+
+# -- the writers --------------------------------------------------------------
+
+
+def review_file(path: Path, by: str, now: datetime) -> bool:
+    """Set ``last_reviewed``/``last_reviewed_by``; False when they already hold these values."""
+    _check_name(by, path)
+    current = _read(path)
+    _require_convention(current)
+    derived = current.data.get("derived_from")
+    if derived:
+        source = _find_source(current.path, str(derived))
+        where = f" ({source})" if source is not None else " (which does not exist)"
+        remedy = (
+            f"review the source instead: `context-doctor freshness review {source}`"
+            if source is not None
+            else f"fix derived_from in {path}, then review the source"
+        )
+        raise DoctorError(
+            f"{path} is derived from {derived}{where}; a regenerated file is not a reviewed file",
+            remedy,
+        )
+    return _set_fields(current, {"last_reviewed": timestamp_text(now), "last_reviewed_by": by})
+
+
+def touch_file(path: Path, by: str, now: datetime) -> bool:
+    """Set ``last_updated``/``last_updated_by`` only (generators, migrations); never the grade."""
+    _check_name(by, path)
+    current = _read(path)
+    _require_convention(current)
+    return _set_fields(current, {"last_updated": timestamp_text(now), "last_updated_by": by})
+
+
+def review_section(path: Path, slug: str, by: str, now: datetime) -> bool:
+    """Update one ``##`` section's marker (inserting it under the heading if absent)
+    and the file's ``last_updated``/``last_updated_by``; False when both already hold these values.
+    """
+    _check_name(by, path, in_marker=True)
+    current = _read(path)
+    _require_convention(current)
+    assert current.block is not None and current.head is not None
+    wanted = slug_of(slug)
+    sections = _sections(current.body)
+    matching = [section for section in sections if section.slug == wanted]
+    if not matching:
+        known = ", ".join(dict.fromkeys(section.slug for section in sections)) or "none"
+        raise DoctorError(
+            f"{path} has no `##` section with slug {wanted!r} (known slugs: {known})",
+            "pass one of the known slugs, or add the `##` heading first",
+        )
+    if len(matching) > 1:
+        where = ", ".join(str(current.body_line(section.first)) for section in matching)
+        raise DoctorError(
+            f"{path} has {len(matching)} `##` sections with slug {wanted!r} (lines {where})",
+            "rename the headings so each section's slug is unique",
+        )
+    section = matching[0]
+    _require_aware(now)
+    day = now.date().isoformat()
+    new_marker = marker_text(day, by)
+    lines = _split_lines(current.body)
+    if section.marker_line is not None:
+        old_line = lines[section.marker_line]
+        found = SECTION_MARKER.search(old_line)
+        assert found is not None
+        marker_unchanged = found.group(1) == day and found.group(2) == by
+        lines[section.marker_line] = (
+            old_line[: found.start()] + new_marker + old_line[found.end() :]
+        )
+        marker_index = section.marker_line
+    else:
+        marker_unchanged = False
+        marker_index = section.last + 1
+        heading_line = lines[section.last]
+        if heading_line.endswith(("\n", "\r")):
+            lines.insert(marker_index, new_marker + current.newline)
+        else:  # the heading ends the file without a line break
+            lines[section.last] = heading_line + current.newline
+            lines.insert(marker_index, new_marker)
+    updates = {"last_updated": timestamp_text(now), "last_updated_by": by}
+    if marker_unchanged and _holds(current, updates):
+        return False
+    new_block = _edit_block(current, updates)
+    new_body = "".join(lines)
+    new_text = _assemble(current.bom, _new_head(current, new_block), new_body)
+
+    def verify(text: str) -> None:
+        after = _parse(current.path, text, "the rewritten file")
+        _check_block(current, after, updates)
+        _check_only_marker_changed(current, after, wanted, marker_index, new_marker)
+
+    _commit(current, new_text, verify)
+    return True
+
+
+def migrate_file(path: Path, by: str, now: datetime, dry_run: bool = False) -> MigrateResult:
+    """Add pai-freshness-v1 frontmatter (``last_updated``, ``last_updated_by``, ``convention``).
+
+    Injects into an existing leading block, else puts a new block at the very
+    top (above a leading HTML comment); never writes ``last_reviewed``.  A file
+    that already declares the convention and carries ``last_updated`` is left
+    alone, so a second run changes nothing.
+    """
+    _check_name(by, path)
+    current = _read(path)
+    convention = current.data.get("convention")
+    if convention is not None and convention != CONVENTION:
+        raise DoctorError(
+            f"{path} declares convention {convention!r}, not {CONVENTION}",
+            f"convert it to {CONVENTION} by hand; migrate only writes {CONVENTION}",
+        )
+    if (
+        current.head is not None
+        and convention == CONVENTION
+        and _present(current.data, "last_updated")
+    ):
+        return MigrateResult(current.path, ALREADY_MIGRATED, None, (), True)
+    updates = {"last_updated": timestamp_text(now), "last_updated_by": by}
+    if convention is None:
+        updates["convention"] = CONVENTION
+    if current.head is not None:
+        new_text = _assemble(
+            current.bom, _new_head(current, _edit_block(current, updates)), current.body
+        )
+        injected = True
+    else:
+        _refuse_buried_block(current)
+        nl = current.newline
+        block = "".join(f"{key}: {_scalar(key, value, None)}{nl}" for key, value in updates.items())
+        new_text = _assemble(current.bom, f"---{nl}{block}---{nl}", current.body)
+        injected = False
+
+    def verify(text: str) -> None:
+        after = _parse(current.path, text, "the migrated file")
+        _check_block(current, after, updates)
+        _check_body(current, after)
+
+    verify(new_text)  # before any backup: a refused migration leaves no trace
+    if dry_run:
+        return MigrateResult(current.path, WOULD_MIGRATE, None, tuple(updates), injected)
+    backup = _backup(current, now)
+    _commit(current, new_text, verify)
+    return MigrateResult(current.path, MIGRATED, backup, tuple(updates), injected)
+
+
+# -- reading ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _File:
+    path: Path  # symlinks resolved, so a write replaces the file and not the link
+    shown: Path  # as the user named it, for messages
+    raw: bytes
+    bom: str
+    head: str | None  # opening fence + block + closing fence
+    block: str | None
+    body: str  # everything after the head (the whole text, BOM aside, without one)
+    data: dict[str, Any]
+    newline: str
+
+    def body_line(self, index: int) -> int:
+        """1-based file line of the body's 0-based line ``index``."""
+        head_lines = len(_split_lines(self.head)) if self.head else 0
+        return head_lines + index + 1
+
+
+def _read(path: Path) -> _File:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DoctorError(f"{path} does not exist", "check the path") from None
+    except IsADirectoryError:
+        raise DoctorError(f"{path} is a directory, not a file", "name a Markdown file") from None
+    except OSError as error:
+        raise DoctorError(
+            f"cannot read {path}: {error.strerror or error}", "check the file's permissions"
+        ) from error
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise DoctorError(
+            f"{path} is not valid UTF-8 (byte {error.start})", "re-save the file as UTF-8"
+        ) from error
+    return _parse(path.resolve(), text, str(path), raw=raw, shown=path)
+
+
+def _parse(
+    path: Path, text: str, what: str, *, raw: bytes | None = None, shown: Path | None = None
+) -> _File:
+    bom = BOM if text.startswith(BOM) else ""
+    try:
+        parts = split_frontmatter(text)
+    except ValueError as error:
+        raise DoctorError(
+            f"{what}: {error}", "close the block with a `---` line, or remove the stray `---`"
+        ) from error
+    front, problem = read_frontmatter(text)
+    if problem is not None:
+        raise DoctorError(f"{what}: {problem}", "fix the frontmatter by hand, then rerun")
+    first_break = re.search(r"\r\n|\r|\n", text)
+    newline = first_break.group(0) if first_break else "\n"
+    if parts is None:
+        head, block, body = None, None, text.removeprefix(BOM)
+    else:
+        head, block, body = parts
+    return _File(
+        path=path,
+        shown=shown if shown is not None else path,
+        raw=raw if raw is not None else text.encode("utf-8"),
+        bom=bom,
+        head=head,
+        block=block,
+        body=body,
+        data=front.data if front is not None else {},
+        newline=newline,
+    )
+
+
+def _require_convention(current: _File) -> None:
+    path = current.shown
+    if current.head is None:
+        raise DoctorError(
+            f"{path} has no freshness frontmatter",
+            f"run `context-doctor freshness migrate {path}` first",
+        )
+    convention = current.data.get("convention")
+    if convention is None:
+        raise DoctorError(
+            f"{path}'s frontmatter does not declare convention: {CONVENTION}",
+            f"run `context-doctor freshness migrate {path}` first",
+        )
+    if convention != CONVENTION:
+        raise DoctorError(
+            f"{path} declares convention {convention!r}, not {CONVENTION}",
+            f"convert it to {CONVENTION} by hand; these writers only speak {CONVENTION}",
+        )
+
+
+def _find_source(path: Path, derived: str) -> Path | None:
+    """``derived_from`` is relative to the tree's root: try each directory upward."""
+    for base in path.parents:
+        candidate = base / derived
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _refuse_buried_block(current: _File) -> None:
+    first = next((line for line in _split_lines(current.body) if line.strip()), "")
+    if first.strip() == "---":
+        raise DoctorError(
+            f"{current.shown} has blank lines above a `---` block, so that block is not frontmatter",
+            "remove the blank lines so the block opens the file (migrate then injects into it)",
+        )
+
+
+def _check_name(by: str, path: Path, in_marker: bool = False) -> None:
+    if not by.strip() or any(ord(char) < 32 or ord(char) == 127 for char in by):
+        raise DoctorError(
+            f"cannot record {by!r} as the author for {path}: empty or holds control characters",
+            "pass --by NAME",
+        )
+    if in_marker and (any(char.isspace() for char in by) or "--" in by):
+        raise DoctorError(
+            f"cannot put {by!r} in a section marker of {path}: names there are one word without `--`",
+            "pass --by NAME without spaces",
+        )
+
+
+def _require_aware(now: datetime) -> None:
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("`now` must be timezone-aware")
+
+
+def _present(data: dict[str, Any], key: str) -> bool:
+    return data.get(key) not in (None, "")
+
+
+# -- frontmatter edits --------------------------------------------------------
+
+
+def _compose(block: str) -> MappingNode | None:
+    node = YAML(typ="rt").compose(block)
+    if node is None or isinstance(node, MappingNode):
+        return node
+    raise ValueError("the frontmatter is not a mapping of keys to values")
+
+
+def _pairs(block: str) -> list[tuple[str, Node]]:
+    node = _compose(block)
+    if node is None:
+        return []
+    return [(str(key.value), value) for key, value in node.value]
+
+
+def _shape(node: Node) -> Any:
+    """A comparable picture of a node: tag, style and value, recursively."""
+    if isinstance(node, ScalarNode):
+        return ("scalar", node.tag, node.style, node.value)
+    if isinstance(node, SequenceNode):
+        return ("sequence", node.tag, [_shape(item) for item in node.value])
+    if isinstance(node, MappingNode):
+        return ("mapping", node.tag, [(_shape(k), _shape(v)) for k, v in node.value])
+    return ("other", node.tag)
+
+
+def _holds(current: _File, updates: dict[str, str]) -> bool:
+    """Do the frontmatter's values already read exactly as ``updates``?"""
+    assert current.block is not None
+    values = dict(_pairs(current.block))
+    return all(
+        isinstance(values.get(key), ScalarNode) and values[key].value == value
+        for key, value in updates.items()
+    )
+
+
+def _set_fields(current: _File, updates: dict[str, str]) -> bool:
+    if _holds(current, updates):
+        return False
+    new_text = _assemble(
+        current.bom, _new_head(current, _edit_block(current, updates)), current.body
+    )
+
+    def verify(text: str) -> None:
+        after = _parse(current.path, text, "the rewritten file")
+        _check_block(current, after, updates)
+        _check_body(current, after)
+
+    _commit(current, new_text, verify)
+    return True
+
+
+def _new_head(current: _File, new_block: str) -> str:
+    assert current.head is not None and current.block is not None
+    opening = _split_lines(current.head)[0]
+    closing = current.head[len(opening) + len(current.block) :]
+    return opening + new_block + closing
+
+
+def _edit_block(current: _File, updates: dict[str, str]) -> str:
+    """The block with each key's value span replaced, or a ``key: value`` line added."""
+    assert current.block is not None
+    block = current.block
+    path = current.shown
+    root = _compose(block)
+    pairs = list(root.value) if root is not None else []
+    if root is not None and root.flow_style:
+        raise DoctorError(
+            f"{path}'s frontmatter is a flow mapping (`{{...}}`)",
+            "rewrite it as one `key: value` per line, then rerun",
+        )
+    indent = " " * (pairs[0][0].start_mark.column if pairs else 0)
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in block indices
+    for key, value in updates.items():
+        found = next(((k, v) for k, v in pairs if str(k.value) == key), None)
+        if found is not None:
+            key_node, node = found
+            if not isinstance(node, ScalarNode) or node.style not in (None, "'", '"'):
+                raise DoctorError(
+                    f"{path}: frontmatter `{key}` is not a single value",
+                    f"make `{key}` a plain one-line value by hand, then rerun",
+                )
+            text = _scalar(key, value, node.style)
+            start, end = node.start_mark.index, node.end_mark.index
+            if start == end and node.value == "":  # `key:` with nothing after it
+                colon = block.index(":", key_node.end_mark.index)
+                edits.append((colon + 1, colon + 1, " " + text))
+            else:
+                edits.append((start, end, text))
+            continue
+        line = f"{indent}{key}: {_scalar(key, value, None)}{current.newline}"
+        edits.append((_insertion_point(block, pairs, key), -1, line))
+    # Apply from the end so earlier indices stay valid; stable for additions at one point.
+    for _, (start, end, text) in sorted(
+        enumerate(edits), key=lambda item: (item[1][0], item[0]), reverse=True
+    ):
+        block = block[:start] + text + block[start if end < 0 else end :]
+    return block
+
+
+def _insertion_point(block: str, pairs: list[tuple[Node, Node]], key: str) -> int:
+    """Right after the partner key's line (``last_reviewed_by`` after ``last_reviewed``), else the end."""
+    partner = key.removesuffix("_by") if key.endswith("_by") else None
+    for key_node, node in pairs:
+        if partner is None or str(key_node.value) != partner:
+            continue
+        span = block[key_node.start_mark.index : node.end_mark.index]
+        if isinstance(node, ScalarNode) and not re.search(r"[\r\n]", span):
+            line_end = re.compile(r"\r\n|\r|\n").search(block, node.end_mark.index)
+            if line_end is not None:
+                return line_end.end()
+    return len(block)
+
+
+def _scalar(key: str, value: str, style: str | None) -> str:
+    """``value`` as YAML text in the style the file used; plain only when it reads back the same."""
+    if style == "'":
+        return "'" + value.replace("'", "''") + "'"
+    if style == '"' or not _plain_reads_back(key, value):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _plain_reads_back(key: str, value: str) -> bool:
+    try:
+        pairs = _pairs(f"{key}: {value}\n")
+    except Exception:
+        return False
+    if len(pairs) != 1 or not isinstance(pairs[0][1], ScalarNode):
+        return False
+    node = pairs[0][1]
+    wanted = "timestamp" if key in ("last_updated", "last_reviewed") else "str"
+    return node.style is None and node.value == value and str(node.tag).endswith(f":{wanted}")
+
+
+# -- sections -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Section:
+    slug: str
+    first: int  # 0-based body line of the heading
+    last: int  # its last line (a setext heading's underline)
+    marker_line: int | None  # 0-based body line of its marker
+
+
+def _split_lines(text: str) -> list[str]:
+    return [match.group(0) for match in _LINE.finditer(text) if match.group(0)]
+
+
+def _sections(body: str) -> list[_Section]:
+    """``##`` sections of the body (headings inside code never count) and their markers."""
+    lines = _split_lines(body)
+    tokens = _HEADINGS.parse(body)
+    headings: list[tuple[int, int, int, str]] = []  # level, first, last, text
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map:
+            text = tokens[index + 1].content.strip()
+            headings.append((int(token.tag[1:]), token.map[0], token.map[1] - 1, text))
+    sections: list[_Section] = []
+    for position, (level, first, last, text) in enumerate(headings):
+        if level != 2:
+            continue
+        following = headings[position + 1][1] if position + 1 < len(headings) else len(lines)
+        window = range(first + 1, min(first + 1 + _MARKER_WINDOW, following, len(lines)))
+        marker = next((number for number in window if SECTION_MARKER.search(lines[number])), None)
+        sections.append(_Section(slug_of(text), first, last, marker))
+    return sections
+
+
+def _check_only_marker_changed(
+    before: _File, after: _File, slug: str, index: int, marker: str
+) -> None:
+    old, new = _split_lines(before.body), _split_lines(after.body)
+    found = [section for section in _sections(after.body) if section.slug == slug]
+    problems: list[str] = []
+    if len(found) != 1 or found[0].marker_line != index:
+        problems.append("the section's marker is not where it was written")
+    elif marker not in new[index]:
+        problems.append("the marker line does not hold the new marker")
+    rest = "".join(new[:index] + new[index + 1 :])
+    if len(new) == len(old):  # a marker replaced in place
+        unchanged_around = SECTION_MARKER.sub("", new[index]) == SECTION_MARKER.sub("", old[index])
+        if new[:index] + new[index + 1 :] != old[:index] + old[index + 1 :] or not unchanged_around:
+            problems.append("lines other than the marker differ")
+    elif len(new) == len(old) + 1:  # a marker inserted under its heading
+        ends_open = not before.body.endswith(("\n", "\r"))
+        if not (rest == before.body or (ends_open and rest == before.body + before.newline)):
+            problems.append("lines other than the marker differ")
+    else:
+        problems.append("the body gained or lost lines")
+    if before.bom != after.bom:
+        problems.append("the byte-order mark changed")
+    if problems:
+        raise DoctorError(
+            f"refusing to write {before.shown}: {'; '.join(problems)}",
+            "nothing was written; report this with the file",
+        )
+
+
+# -- checks and writing -------------------------------------------------------
+
+
+def _assemble(bom: str, head: str, body: str) -> str:
+    """The file's new text: BOM, frontmatter block, then the body as it was."""
+    return bom + head + body
+
+
+def _outside_digest(current: _File) -> str:
+    """sha256 of everything outside the frontmatter block (the BOM included)."""
+    return hashlib.sha256((current.bom + current.body).encode("utf-8")).hexdigest()
+
+
+def _check_body(before: _File, after: _File) -> None:
+    if _outside_digest(before) != _outside_digest(after):
+        raise DoctorError(
+            f"refusing to write {before.shown}: the text outside the frontmatter block would change "
+            f"(sha256 {_outside_digest(before)[:12]} -> {_outside_digest(after)[:12]})",
+            "nothing was written; report this with the file",
+        )
+
+
+def _check_block(before: _File, after: _File, updates: dict[str, str]) -> None:
+    """The new block holds ``updates`` and every other key exactly as before, in order."""
+    problems: list[str] = []
+    if after.block is None:
+        problems.append("there is no frontmatter block")
+        old_pairs: list[tuple[str, Node]] = []
+        new_pairs: list[tuple[str, Node]] = []
+    else:
+        old_pairs = _pairs(before.block) if before.block is not None else []
+        new_pairs = _pairs(after.block)
+    old = {key: _shape(node) for key, node in old_pairs}
+    new = dict(new_pairs)
+    if after.block is not None and after.data.get("convention") != CONVENTION:
+        problems.append(f"convention is not {CONVENTION}")
+    if [key for key, _ in new_pairs if key in old] != [key for key, _ in old_pairs]:
+        problems.append("the keys' order changed")
+    if set(new) != set(old) | set(updates):
+        problems.append("keys were added or lost")
+    for key, value in updates.items():
+        node = new.get(key)
+        if not isinstance(node, ScalarNode) or node.value != value:
+            problems.append(f"`{key}` does not read {value!r}")
+    for key, shape in old.items():
+        if key not in updates and key in new and _shape(new[key]) != shape:
+            problems.append(f"`{key}` changed")
+    if problems:
+        raise DoctorError(
+            f"refusing to write {before.shown}: the frontmatter would not be as intended "
+            f"({'; '.join(problems)})",
+            "nothing was written; report this with the file's frontmatter",
+        )
+
+
+def _commit(current: _File, new_text: str, verify: Callable[[str], None]) -> None:
+    """Verify the would-be text, write it atomically, re-read and verify again."""
+    verify(new_text)
+    content = new_text.encode("utf-8")
+    mode = _mode(current.path)
+    try:
+        write_atomically(current.path, content)
+        if mode is not None:
+            os.chmod(current.path, mode)  # the temporary file was created 0600
+    except OSError as error:
+        raise DoctorError(
+            f"cannot write {current.shown}: {error.strerror or error}",
+            "check the file's and directory's permissions; the file was left as it was",
+        ) from error
+    written = _read(current.path)
+    if written.raw != content:
+        raise DoctorError(
+            f"{current.shown} does not hold what was just written to it",
+            "check the disk and whether another process writes the same file",
+        )
+    verify(written.raw.decode("utf-8"))
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def _backup(current: _File, now: datetime) -> Path:
+    """Copy the original bytes to ``Backups/<name>.<timestamp>[.N].bak`` next to the file.
+
+    The name is claimed with O_EXCL, so two migrations in the same second never
+    overwrite each other's backup.
+    """
+    directory = current.path.parent / BACKUP_DIRECTORY
+    stamp = now.strftime("%Y%m%dT%H%M%S%z")
+    mode = _mode(current.path) or 0o644
+    try:
+        directory.mkdir(exist_ok=True)
+        for number in count():
+            suffix = f".{number}" if number else ""
+            candidate = directory / f"{current.path.name}.{stamp}{suffix}.bak"
+            try:
+                handle = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode & 0o777)
+            except FileExistsError:
+                continue
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(current.raw)
+                stream.flush()
+                os.fsync(stream.fileno())
+            break
+        if candidate.read_bytes() != current.raw:
+            raise DoctorError(
+                f"the backup {candidate} does not hold {current.shown}'s bytes",
+                "check the disk; the file was left as it was",
+            )
+    except OSError as error:
+        raise DoctorError(
+            f"cannot back up {current.shown} under {directory}: {error.strerror or error}",
+            "check the directory's permissions; the file was left as it was",
+        ) from error
+    return candidate
