@@ -109,5 +109,8 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
 def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
     state = source.repository_facts().upstream()
     if state.problem is not None:
-        path = source.index.rel_path if source.index else source.index_rel_path
+        if source.is_single_project:
+            path = source.repository.relative(source.root / "CONTEXT.md")
+        else:
+            path = source.index.rel_path if source.index else source.index_rel_path
         yield Issue(state.problem, path, severity=_readiness_severity(ctx))

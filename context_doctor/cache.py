@@ -99,4 +99,6 @@ def read_cached_report(path: Path) -> dict[str, Any]:
 
 def report_age_hours(report: dict[str, Any], now: datetime) -> float:
     generated = datetime.fromisoformat(str(report["generated_at"]))
+    if generated.tzinfo is None:
+        generated = generated.replace(tzinfo=now.tzinfo)
     return (now - generated).total_seconds() / 3600

@@ -32,7 +32,7 @@ from context_doctor.render.text import (
     render_quiet,
     render_statistics,
 )
-from context_doctor.report import Report
+from context_doctor.report import Report, plural
 
 FORMATS = ("human", "concise", "json", "sarif", "github")
 
@@ -508,6 +508,8 @@ def report_command(
         path = cache or synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
         cached = read_cached_report(path)
         now = datetime.fromisoformat(now_text) if now_text else datetime.now(UTC)
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=UTC)  # a time without an offset is read as UTC
         age = report_age_hours(cached, now)
         if max_age is not None and age > max_age:
             raise DoctorError(
@@ -521,8 +523,9 @@ def report_command(
                 "DEFECTS" if cached["defects"] else "WARNINGS" if cached["warnings"] else "HEALTHY"
             )
             click.echo(
-                f"{verdict}: {cached['defects']} defects, {cached['warnings']} warnings in "
-                f"{cached['projects_audited']} projects (readiness {cached['readiness']}; "
+                f"{verdict}: {plural(cached['defects'], 'defect')}, "
+                f"{plural(cached['warnings'], 'warning')} in "
+                f"{plural(cached['projects_audited'], 'project')} (readiness {cached['readiness']}; "
                 f"generated {cached['generated_at']}, {age:.1f} h ago)"
             )
             counts: dict[str, int] = {}

@@ -295,7 +295,13 @@ def declares_convention(path: Path) -> bool:
     text = head.decode("utf-8", "replace").removeprefix("\ufeff")
     if not text.startswith("---"):
         return False
-    return CONVENTION in text
+    try:
+        parts = split_frontmatter(text)
+    except ValueError:  # never closed (or longer than the first look): all of it is the block
+        return CONVENTION in text
+    # Only the leading block counts: another tool's frontmatter over a body that quotes
+    # the convention (documentation of it, say) does not make the file a graded one.
+    return parts is not None and CONVENTION in parts[1]
 
 
 def discover_files(root: Path) -> Iterator[Path]:
@@ -408,12 +414,12 @@ def grade_files(
             )
             continue
         data = front.data
-        cadence = data.get("review_cadence_days")
+        cadence = _cadence(data)
         own_threshold = (
             entry.threshold
             if entry and entry.threshold
             else cadence
-            if isinstance(cadence, int) and not isinstance(cadence, bool) and cadence > 0
+            if cadence is not None
             else threshold_for_slug(slug)
         )
         item.threshold_days = own_threshold
@@ -459,12 +465,12 @@ def grade_files(
             source_front = source_read.frontmatter
             source_slug = slug_of(source_path.name)
             source_entry = next((e for e, p in entries if e and p == source_path.resolve()), None)
-            source_cadence = source_front.data.get("review_cadence_days") if source_front else None
+            source_cadence = _cadence(source_front.data) if source_front else None
             item.threshold_days = (
                 source_entry.threshold
                 if source_entry and source_entry.threshold
                 else source_cadence
-                if isinstance(source_cadence, int) and source_cadence > 0
+                if source_cadence is not None
                 else threshold_for_slug(source_entry.slug if source_entry else source_slug)
             )
             reviewed = (
@@ -475,6 +481,14 @@ def grade_files(
         reviewed = parse_timestamp(data.get("last_reviewed"))
         _judge_review(item, reviewed, today, reviewed_field_line)
     return graded
+
+
+def _cadence(data: dict[str, Any]) -> int | None:
+    """``review_cadence_days`` when it is a positive whole number (``true`` is not 1)."""
+    value = data.get("review_cadence_days")
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
 
 
 def _resolve_source(root: Path, path: Path, derived: str) -> Path | None:

@@ -11,6 +11,11 @@ from context_doctor import __version__
 from context_doctor.findings import Finding, Severity
 
 
+def plural(count: int, word: str) -> str:
+    """``1 defect``, ``2 defects``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 @dataclass
 class Coverage:
     examined: int = 0

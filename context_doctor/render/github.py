@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from context_doctor.findings import Finding, Severity
-from context_doctor.report import Report
+from context_doctor.report import Report, plural
 
 _COMMAND = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
 
@@ -28,8 +28,8 @@ def annotation(finding: Finding) -> str:
 def render_github(report: Report) -> str:
     lines = [annotation(finding) for finding in report.findings]
     lines.append(
-        f"{report.verdict()}: {report.defects} defects, {report.warnings} warnings in "
-        f"{report.projects_audited} projects (readiness {report.readiness})"
+        f"{report.verdict()}: {plural(report.defects, 'defect')}, {plural(report.warnings, 'warning')} "
+        f"in {plural(report.projects_audited, 'project')} (readiness {report.readiness})"
     )
     return "\n".join(lines) + "\n"
 
@@ -43,8 +43,8 @@ def step_summary(report: Report) -> str:
     out = [
         "## context-doctor",
         "",
-        f"**{report.verdict()}**: {report.defects} defects, {report.warnings} warnings in "
-        f"{report.projects_audited} projects audited (readiness `{report.readiness}`, "
+        f"**{report.verdict()}**: {plural(report.defects, 'defect')}, "
+        f"{plural(report.warnings, 'warning')} in {plural(report.projects_audited, 'project')} audited (readiness `{report.readiness}`, "
         f"today {report.today}).",
         "",
     ]

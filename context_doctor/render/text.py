@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from context_doctor.findings import Finding, Severity
-from context_doctor.report import Report
+from context_doctor.report import Report, plural
 
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}
 
@@ -28,18 +28,14 @@ def _location(finding: Finding) -> str:
     return finding.path if finding.line is None else f"{finding.path}:{finding.line}"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def verdict_line(report: Report) -> Text:
     verdict = report.verdict()
     style = {"HEALTHY": "bold green", "WARNINGS": "bold yellow", "DEFECTS": "bold red"}[verdict]
     line = Text(f"{verdict}:", style=style)
     line.append(
-        f" {_plural(report.defects, 'defect')}, {_plural(report.warnings, 'warning')}"
-        f" in {report.projects_with_findings} of {_plural(report.projects_audited, 'project')} audited"
-        f" ({_plural(len(report.sources), 'source')}; readiness {report.readiness}; today {report.today})"
+        f" {plural(report.defects, 'defect')}, {plural(report.warnings, 'warning')}"
+        f" in {report.projects_with_findings} of {plural(report.projects_audited, 'project')} audited"
+        f" ({plural(len(report.sources), 'source')}; readiness {report.readiness}; today {report.today})"
     )
     return line
 

@@ -1,0 +1,288 @@
+"""SARIF 2.1.0 and GitHub Actions output (SPEC §3), on the demo corpus and real repositories.
+
+SARIF is validated against the bundled OASIS schema
+(``schemas/sarif-2.1.0-rtm.5.schema.json``, draft-04). Both formats are pinned
+with syrupy snapshots of the demo corpus (`scenario_repo("demo")`, audited on
+2026-06-20); the tool version is masked so a release does not churn them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO_ROOT, SCENARIOS, Run
+from jsonschema import Draft4Validator
+from syrupy.assertion import SnapshotAssertion
+
+from context_doctor.registry import load_checks
+from context_doctor.testing import build_scenario
+
+Doctor = Callable[..., Run]
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+
+TODAY = "2026-06-20"
+FINGERPRINT = "contextDoctor/v1"
+
+
+@pytest.fixture(scope="module")
+def sarif_validator() -> Draft4Validator:
+    schema = json.loads((REPO_ROOT / "schemas" / "sarif-2.1.0-rtm.5.schema.json").read_text())
+    Draft4Validator.check_schema(schema)
+    return Draft4Validator(schema)
+
+
+def sarif(doctor: Doctor, root: Path, *extra: str) -> dict[str, Any]:
+    run = doctor(
+        "check", "--source", str(root), "--today", TODAY, "--output-format", "sarif", *extra
+    )
+    assert run.exit_code in (0, 1), run.stderr
+    loaded: dict[str, Any] = json.loads(run.stdout)
+    return loaded
+
+
+def masked(document: dict[str, Any]) -> dict[str, Any]:
+    document = json.loads(json.dumps(document))
+    driver = document["runs"][0]["tool"]["driver"]
+    driver["version"] = driver["semanticVersion"] = "<version>"
+    return document
+
+
+def located(result: dict[str, Any]) -> tuple[str, int]:
+    physical = result["locations"][0]["physicalLocation"]
+    return physical["artifactLocation"]["uri"], physical["region"]["startLine"]
+
+
+# -- SARIF ---------------------------------------------------------------------
+
+
+def test_demo_sarif_validates_against_the_schema(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, sarif_validator: Draft4Validator
+) -> None:
+    document = sarif(doctor, scenario_repo("demo"))
+    sarif_validator.validate(document)
+    assert document["version"] == "2.1.0"
+    assert document["runs"][0]["results"], "the demo corpus has findings"
+
+
+def test_one_rule_per_selected_check_with_help(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    document = sarif(doctor, scenario_repo("demo"))
+    rules = document["runs"][0]["tool"]["driver"]["rules"]
+    registry = load_checks()
+    assert [rule["id"] for rule in rules] == sorted(registry)
+    for rule in rules:
+        spec = registry[rule["id"]]
+        assert rule["help"]["text"].startswith(spec.explanation)
+        assert spec.remedy in rule["help"]["text"]
+        assert rule["shortDescription"]["text"] == spec.summary
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning")
+
+
+def test_rules_follow_the_selection(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, sarif_validator: Draft4Validator
+) -> None:
+    document = sarif(doctor, scenario_repo("demo"), "--select", "context-budget,status-agreement")
+    sarif_validator.validate(document)
+    run = document["runs"][0]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == [
+        "context-budget",
+        "status-agreement",
+    ]
+    assert {result["ruleId"] for result in run["results"]} == {
+        "context-budget",
+        "status-agreement",
+    }
+
+
+def test_every_result_is_located_and_indexed(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    root = scenario_repo("demo")
+    run = sarif(doctor, root)["runs"][0]
+    findings = doctor("check", "--source", str(root), "--today", TODAY, "--json").json["findings"]
+    rules = run["tool"]["driver"]["rules"]
+    assert len(run["results"]) == len(findings)
+    for result, finding in zip(run["results"], findings, strict=True):
+        uri, line = located(result)
+        assert line >= 1
+        assert uri == finding["path"]
+        assert line == (finding["line"] or 1)
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding["check"]
+        assert result["level"] == {"defect": "error", "warning": "warning"}[finding["severity"]]
+        assert result["partialFingerprints"][FINGERPRINT]
+
+
+def test_fingerprints_are_stable_across_runs(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    root = scenario_repo("demo")
+
+    def prints() -> list[str]:
+        return [
+            r["partialFingerprints"][FINGERPRINT] for r in sarif(doctor, root)["runs"][0]["results"]
+        ]
+
+    first = prints()
+    assert first == prints()
+    assert len(set(first)) == len(first)  # distinct findings never share a fingerprint
+
+
+def test_fingerprints_survive_a_line_inserted_above_a_finding(
+    tmp_path: Path, doctor: Doctor
+) -> None:
+    root = build_scenario(SCENARIOS / "demo.yaml", tmp_path / "kb")
+    context = root / "projects" / "compass" / "CONTEXT.md"
+    before = {
+        r["partialFingerprints"][FINGERPRINT]: located(r)
+        for r in sarif(doctor, root)["runs"][0]["results"]
+    }
+    lines = context.read_text().splitlines(keepends=True)
+    assert lines[6].startswith("See [REFERENCE.md]")
+    context.write_text("".join([*lines[:7], "An unrelated line.\n", *lines[7:]]))
+    after = {
+        r["partialFingerprints"][FINGERPRINT]: located(r)
+        for r in sarif(doctor, root)["runs"][0]["results"]
+    }
+    moved = 0
+    for fingerprint, (uri, line) in before.items():
+        assert fingerprint in after, f"{uri}:{line} lost its fingerprint"
+        if uri == "projects/compass/CONTEXT.md" and line > 7:
+            assert after[fingerprint] == (uri, line + 1)
+            moved += 1
+        else:
+            assert after[fingerprint] == (uri, line)
+    assert moved >= 3  # the compass findings below the insertion (item and body currency)
+
+
+def test_demo_sarif_snapshot(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, snapshot: SnapshotAssertion
+) -> None:
+    assert masked(sarif(doctor, scenario_repo("demo"))) == snapshot
+
+
+# -- GitHub Actions ----------------------------------------------------------------
+
+
+def github(doctor: Doctor, root: Path, **options: Any) -> Run:
+    return doctor(
+        "check", "--source", str(root), "--today", TODAY, "--output-format", "github", **options
+    )
+
+
+def unescape(text: str) -> str:
+    return (
+        text.replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+    )
+
+
+def parse_annotation(line: str) -> tuple[str, dict[str, str], str]:
+    assert line.startswith("::")
+    command, _, rest = line[2:].partition(" ")
+    properties_text, separator, body = rest.partition("::")
+    assert separator, line
+    properties = {}
+    for item in properties_text.split(","):
+        key, _, value = item.partition("=")
+        assert ":" not in value and "," not in value
+        properties[key] = unescape(value)
+    return command, properties, body
+
+
+def test_github_annotations_are_escaped(make_repo: MakeRepo, doctor: Doctor) -> None:
+    odd = "projects/a:b,c"
+    root = make_repo(
+        {
+            "remote": True,
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": (
+                            '- id: "a:b,c"\n  status: "50%\\ndone"\n  last_session: 2026-06-01\n'
+                        ),
+                        f"{odd}/CONTEXT.md": (
+                            "# Odd\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+                        ),
+                    },
+                }
+            ],
+            "uncommitted": {"files": {f"{odd}/100%.md": "Not committed.\n"}},
+        }
+    )
+    run = github(doctor, root)
+    assert run.exit_code == 1
+    findings = doctor("check", "--source", str(root), "--today", TODAY, "--json").json["findings"]
+    *annotations, verdict = run.stdout.splitlines()
+    assert len(annotations) == len(findings) == 2
+    assert verdict.startswith("DEFECTS: 1 defect, 1 warning")
+    by_check = {}
+    for line, finding in zip(annotations, findings, strict=True):
+        command, properties, body = parse_annotation(line)
+        assert "\n" not in body and "\r" not in body
+        assert command == {"defect": "error", "warning": "warning"}[finding["severity"]]
+        assert properties["file"] == finding["path"]
+        assert properties["title"] == f"context-doctor {finding['check']}"
+        assert unescape(body) == f"{finding['message']} (remedy: {finding['remedy']})"
+        by_check[finding["check"]] = line
+    assert by_check["status-vocabulary"].startswith(
+        "::error file=projects/index.yaml,line=1,title=context-doctor status-vocabulary::"
+        "status `50%25%0Adone` is not in the vocabulary"
+    )
+    assert by_check["uncommitted-context"].startswith(
+        "::warning file=projects/a%3Ab%2Cc/100%25.md,title=context-doctor uncommitted-context::"
+        "1 file is uncommitted under projects/a:b,c/ (100%25.md)"
+    )
+
+
+def test_github_step_summary_is_appended_when_set(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, tmp_path: Path
+) -> None:
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    run = github(doctor, scenario_repo("demo"), env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert run.exit_code == 1
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## context-doctor\n")
+    assert "| severity | check | location | message |" in text
+    assert "| defect | `context-budget` | `projects/beacon/CONTEXT.md` |" in text
+    assert "## context-doctor" not in run.stdout  # the summary goes to the file, not stdout
+
+
+def test_github_step_summary_is_not_written_when_unset(
+    scenario_repo: Callable[[str], Path],
+    doctor: Doctor,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    run = doctor(
+        "check",
+        "--source",
+        str(scenario_repo("demo")),
+        "--today",
+        TODAY,
+        "--output-format",
+        "github",
+        cwd=tmp_path,
+    )
+    assert run.exit_code == 1
+    assert list(tmp_path.iterdir()) == []
+    assert "## context-doctor" not in run.stdout
+
+
+def test_demo_github_snapshot(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, snapshot: SnapshotAssertion
+) -> None:
+    run = github(doctor, scenario_repo("demo"))
+    assert run.exit_code == 1
+    assert all(line.startswith(("::error ", "::warning ")) for line in run.stdout.splitlines()[:-1])
+    assert run.stdout == snapshot

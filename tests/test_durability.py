@@ -1,0 +1,325 @@
+"""Durability and readiness (SPEC §2 "Durability and readiness") on real repositories.
+
+Every case is a real git repository built by the scenario builder; the ones
+that need a remote get a real bare repository beside them (``remote: true``),
+with ``unpushed_commits`` holding the newest commits back. Detached heads are
+made with git itself. Nothing here mocks git.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from context_doctor.gitfacts import git_environment
+
+Doctor = Callable[..., Run]
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+
+TODAY = "2026-06-02"
+INDEX = "projects/index.yaml"
+DURABILITY = "untracked-context,uncommitted-context,unpushed-context"
+CONTEXT = "# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+
+
+def project_files(*names: str, prefix: str = "projects") -> dict[str, str]:
+    """A healthy registered project per name (index entry plus CONTEXT.md)."""
+    files = {
+        f"{prefix}/index.yaml": "".join(
+            f"- id: {name}\n  status: active\n  last_session: 2026-06-01\n" for name in names
+        )
+    }
+    files.update({f"{prefix}/{name}/CONTEXT.md": CONTEXT.format(name=name) for name in names})
+    return files
+
+
+def scenario(
+    files: Mapping[str, str] | None = None,
+    *,
+    remote: bool = True,
+    extra_commits: int = 0,
+    unpushed: int = 0,
+    uncommitted: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One healthy commit, then ``extra_commits`` more that each touch the projects directory."""
+    commits: list[dict[str, Any]] = [
+        {"date": "2026-06-01T10:00:00+00:00", "files": dict(files or project_files("fine"))}
+    ]
+    for number in range(1, extra_commits + 1):
+        commits.append(
+            {
+                "date": f"2026-06-01T{10 + number}:00:00+00:00",
+                "message": f"notes {number}",
+                "files": {f"projects/fine/notes-{number}.md": f"note {number}\n"},
+            }
+        )
+    built: dict[str, Any] = {"commits": commits, "remote": remote, "unpushed_commits": unpushed}
+    if uncommitted:
+        built["uncommitted"] = dict(uncommitted)
+    return built
+
+
+def audit(doctor: Doctor, *roots: Path, readiness: str = "local", select: str = "") -> Run:
+    args = ["check"]
+    for root in roots:
+        args += ["--source", str(root)]
+    args += ["--today", TODAY, "--readiness", readiness, "--json"]
+    if select:
+        args += ["--select", select]
+    return doctor(*args)
+
+
+def git(root: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=root, env=git_environment(), capture_output=True, check=True
+    )
+    return result.stdout.decode().strip()
+
+
+# -- the healthy baseline ----------------------------------------------------
+
+
+def test_fully_pushed_committed_corpus_is_quiet(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario())
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 0, run.stdout
+    assert run.findings() == []
+    coverage = run.json["coverage"]
+    assert coverage["unpushed-context"] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert coverage["uncommitted-context"]["examined"] == 1
+    assert coverage["untracked-context"]["examined"] == 1
+
+
+def test_json_report_states_its_readiness_mode(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario())
+    assert audit(doctor, root, readiness="remote").json["readiness"] == "remote"
+    assert audit(doctor, root, readiness="local").json["readiness"] == "local"
+    default = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert default.json["readiness"] == "local"
+
+
+# -- uncommitted-context -----------------------------------------------------
+
+EDITED = {"files": {"projects/fine/CONTEXT.md": CONTEXT.format(name="fine") + "\nEdited.\n"}}
+
+
+def test_edited_context_is_a_defect_under_remote_readiness(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(scenario(uncommitted=EDITED))
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "uncommitted-context"
+    assert finding["severity"] == "defect"
+    assert finding["project"] == "fine"
+    assert finding["path"] == "projects/fine/CONTEXT.md"
+    assert finding["message"] == "1 file is uncommitted under projects/fine/ (CONTEXT.md)"
+
+
+def test_edited_context_is_a_warning_under_local_readiness(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(scenario(uncommitted=EDITED))
+    run = audit(doctor, root, readiness="local")
+    assert run.exit_code == 0
+    [finding] = run.findings()
+    assert finding["check"] == "uncommitted-context"
+    assert finding["severity"] == "warning"
+    assert run.json["ok"] is True
+
+
+def test_never_added_and_deleted_files_count_as_uncommitted(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    files = {**project_files("fine"), "projects/fine/REFERENCE.md": "# Reference\n"}
+    root = make_repo(
+        scenario(
+            files,
+            uncommitted={
+                "files": {"projects/fine/sessions/2026-06.md": "## 2026-06-01 — work\n"},
+                "delete": ["projects/fine/REFERENCE.md"],
+            },
+        )
+    )
+    [finding] = audit(doctor, root, readiness="remote", select=DURABILITY).findings()
+    assert finding["check"] == "uncommitted-context"
+    assert finding["message"].startswith("2 files are uncommitted under projects/fine/")
+    assert "REFERENCE.md" in finding["message"]
+    assert "2026-06.md" in finding["message"]
+
+
+def test_uncommitted_index_is_reported_once_per_source(make_repo: MakeRepo, doctor: Doctor) -> None:
+    files = project_files("alpha", "beta")
+    edited = files[INDEX] + "# edited, not committed\n"
+    root = make_repo(scenario(files, uncommitted={"files": {INDEX: edited}}))
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "uncommitted-context"
+    assert finding["severity"] == "defect"
+    assert finding["project"] is None
+    assert finding["path"] == INDEX
+    assert "index.yaml has uncommitted changes" in finding["message"]
+
+
+def test_uncommitted_indexes_of_two_sources_in_one_repository(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    files = {**project_files("fine"), **project_files("other", prefix="work/projects")}
+    root = make_repo(
+        scenario(
+            files,
+            uncommitted={
+                "files": {
+                    INDEX: files[INDEX] + "# edited\n",
+                    "work/projects/index.yaml": files["work/projects/index.yaml"] + "# edited\n",
+                }
+            },
+        )
+    )
+    findings = audit(doctor, root, root / "work", readiness="remote").findings(
+        "uncommitted-context"
+    )
+    assert sorted((f["source"], f["path"]) for f in findings) == [
+        ("kb0", INDEX),
+        ("work", "work/projects/index.yaml"),
+    ]
+
+
+# -- unpushed-context --------------------------------------------------------
+
+
+def test_committed_but_never_pushed_fires(make_repo: MakeRepo, doctor: Doctor) -> None:
+    # A remote exists but nothing was ever pushed to it: the branch has no upstream.
+    root = make_repo(scenario(unpushed=1))
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "unpushed-context"
+    assert finding["severity"] == "defect"
+    assert finding["project"] is None
+    assert finding["path"] == INDEX
+    assert "branch `main` has no upstream" in finding["message"]
+
+
+def test_no_remote_at_all_fires(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario(remote=False))
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "unpushed-context"
+    assert "has no remote" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("held_back", "wording"),
+    [
+        (1, "1 commit touches the projects directory but is not on `origin/main`"),
+        (2, "2 commits touch the projects directory but are not on `origin/main`"),
+    ],
+)
+def test_commits_after_the_last_push_are_counted(
+    make_repo: MakeRepo, doctor: Doctor, held_back: int, wording: str
+) -> None:
+    root = make_repo(scenario(extra_commits=2, unpushed=held_back))
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "unpushed-context"
+    assert finding["message"] == wording
+
+
+def test_unpushed_commits_outside_the_projects_directory_are_not_counted(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    built = scenario(unpushed=1)
+    built["commits"].append(
+        {"date": "2026-06-01T12:00:00+00:00", "files": {"tools/build.sh": "echo\n"}}
+    )
+    root = make_repo(built)
+    # The held-back commit is the one outside projects/: nothing of the context layer waits.
+    assert audit(doctor, root, readiness="remote").findings() == []
+
+
+def test_detached_head_fires(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario())
+    git(root, "checkout", "-q", "--detach", "HEAD")
+    run = audit(doctor, root, readiness="remote")
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "unpushed-context"
+    assert "HEAD is detached" in finding["message"]
+
+
+def test_unpushed_is_a_warning_under_local_readiness(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario(remote=False))
+    run = audit(doctor, root, readiness="local")
+    assert run.exit_code == 0
+    [finding] = run.findings()
+    assert (finding["check"], finding["severity"]) == ("unpushed-context", "warning")
+
+
+def test_unpushed_is_reported_once_per_repository(make_repo: MakeRepo, doctor: Doctor) -> None:
+    files = {**project_files("fine"), **project_files("other", prefix="work/projects")}
+    root = make_repo(scenario(files, remote=False))
+    run = audit(doctor, root, root / "work", readiness="remote")
+    assert [source["name"] for source in run.json["sources"]] == ["kb0", "work"]
+    assert len(run.findings("unpushed-context")) == 1
+    assert run.json["coverage"]["unpushed-context"]["examined"] == 1
+
+
+def test_unpushed_coverage_counts_repositories(make_repo: MakeRepo, doctor: Doctor) -> None:
+    first = make_repo(scenario(remote=False))
+    second = make_repo(scenario(remote=False))
+    run = audit(doctor, first, second, readiness="remote")
+    assert sorted(f["source"] for f in run.findings("unpushed-context")) == ["kb0", "kb1"]
+    assert run.json["coverage"]["unpushed-context"]["examined"] == 2
+
+
+# -- untracked-context -------------------------------------------------------
+
+
+@pytest.mark.parametrize("readiness", ["local", "remote"])
+def test_gitignored_context_is_a_defect_in_both_modes(
+    make_repo: MakeRepo, doctor: Doctor, readiness: str
+) -> None:
+    # The builder commits with `git add -A`, so the ignored CONTEXT.md never enters git.
+    root = make_repo(scenario({**project_files("fine"), ".gitignore": "CONTEXT.md\n"}))
+    assert git(root, "ls-files", "projects/fine") == ""
+    run = audit(doctor, root, readiness=readiness, select=DURABILITY)
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert finding["check"] == "untracked-context"
+    assert finding["severity"] == "defect"
+    assert finding["path"] == "projects/fine/CONTEXT.md"
+    assert "ignored by git" in finding["message"]
+
+
+def test_excluded_reference_is_untracked(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario())
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("REFERENCE.md\n")
+    (root / "projects" / "fine" / "REFERENCE.md").write_text("# Reference\n")
+    run = audit(doctor, root, readiness="local", select=DURABILITY)
+    assert run.exit_code == 1
+    [finding] = run.findings()
+    assert (finding["check"], finding["path"]) == (
+        "untracked-context",
+        "projects/fine/REFERENCE.md",
+    )
+
+
+def test_merely_unadded_context_is_uncommitted_not_untracked(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(
+        scenario(uncommitted={"files": {"projects/fine/REFERENCE.md": "# Reference\n"}})
+    )
+    checks = {f["check"] for f in audit(doctor, root, readiness="remote").findings()}
+    assert checks == {"uncommitted-context"}

@@ -1,0 +1,269 @@
+"""The pre-push gate (SPEC §3 `hook install`, `--pre-push`) and the pre-commit manifest.
+
+The end-to-end cases push with a real ``git push`` to a real bare remote, so
+git itself runs the installed hook, and the hook runs the doctor with the
+interpreter in ``sys.executable``. Nothing here mocks git.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import REPO_ROOT, Run
+from ruamel.yaml import YAML
+
+from context_doctor.cli import cli
+from context_doctor.gitfacts import git_environment
+from context_doctor.hooks import MARKER
+from context_doctor.testing import remote_path
+
+Doctor = Callable[..., Run]
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+
+TODAY = "2026-06-02"
+CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+INDEX = "- id: fine\n  status: active\n  last_session: 2026-06-01\n"
+IDENTITY = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+FOREIGN = "#!/bin/sh\necho 'somebody else owns this hook'\nexit 0\n"
+
+
+def healthy(**extra: Any) -> dict[str, Any]:
+    return {
+        "remote": True,
+        "commits": [
+            {
+                "date": "2026-06-01T10:00:00+00:00",
+                "files": {"projects/index.yaml": INDEX, "projects/fine/CONTEXT.md": CONTEXT},
+            }
+        ],
+        **extra,
+    }
+
+
+def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = git_environment()
+    # Commits made here are dated like the scenario, so freshness stays clean on any real date.
+    env.update(
+        GIT_AUTHOR_DATE="2026-06-01T12:00:00+00:00", GIT_COMMITTER_DATE="2026-06-01T12:00:00+00:00"
+    )
+    return subprocess.run(
+        ["git", *IDENTITY, *args], cwd=root, env=env, capture_output=True, text=True, check=check
+    )
+
+
+def commit(root: Path, files: Mapping[str, str], message: str) -> str:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+def remote_main(root: Path) -> str:
+    return git(remote_path(root), "rev-parse", "refs/heads/main").stdout.strip()
+
+
+def hook_path(root: Path) -> Path:
+    return root / ".git" / "hooks" / "pre-push"
+
+
+def backups(root: Path) -> list[Path]:
+    return sorted(hook_path(root).parent.glob("pre-push.backup-*"))
+
+
+# -- hook install ------------------------------------------------------------
+
+
+def test_install_writes_an_executable_pre_push_hook(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    run = doctor("hook", "install", "--repo", str(root))
+    assert run.exit_code == 0, run.stderr
+    hook = hook_path(root)
+    assert run.stdout.strip() == f"installed {hook}"
+    script = hook.read_text()
+    assert script.startswith("#!/bin/sh\n")
+    assert MARKER in script
+    assert sys.executable in script
+    assert "-m context_doctor check . --pre-push --no-report-cache" in script
+    assert os.access(hook, os.X_OK)
+
+
+def test_install_refuses_a_foreign_hook_without_force(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    hook_path(root).write_text(FOREIGN)
+    run = doctor("hook", "install", "--repo", str(root))
+    assert run.exit_code == 2
+    assert "was not installed by context-doctor" in run.stderr
+    assert "--force" in run.stderr
+    assert hook_path(root).read_text() == FOREIGN
+    assert backups(root) == []
+
+
+def test_install_with_force_keeps_a_backup(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    hook_path(root).write_text(FOREIGN)
+    run = doctor("hook", "install", "--repo", str(root), "--force")
+    assert run.exit_code == 0, run.stderr
+    [backup] = backups(root)
+    assert backup.read_text() == FOREIGN
+    assert f"kept the previous hook as {backup}" in run.stdout
+    assert MARKER in hook_path(root).read_text()
+
+
+def test_reinstall_is_idempotent(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    first = hook_path(root).read_bytes()
+    again = doctor("hook", "install", "--repo", str(root))
+    assert again.exit_code == 0
+    assert "kept the previous hook" not in again.stdout
+    assert hook_path(root).read_bytes() == first
+    assert backups(root) == []
+
+
+def test_install_outside_a_repository_is_exit_2(tmp_path: Path, doctor: Doctor) -> None:
+    run = doctor("hook", "install", "--repo", str(tmp_path))
+    assert run.exit_code == 2
+    assert "not inside a git repository" in run.stderr
+
+
+# -- the hook, run by git itself ---------------------------------------------
+
+
+def push(root: Path) -> subprocess.CompletedProcess[str]:
+    return git(root, "push", "origin", "main", check=False)
+
+
+def test_hook_refuses_an_over_budget_push(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    before = remote_main(root)
+    long_context = CONTEXT + "".join(f"Line {n}.\n" for n in range(160))
+    commit(root, {"projects/fine/CONTEXT.md": long_context}, "grow the context")
+
+    pushed = push(root)
+    output = pushed.stdout + pushed.stderr
+    assert pushed.returncode != 0, output
+    assert "[context-budget] CONTEXT.md is 164 lines, over the 150-line budget" in output
+    assert "failed to push" in output
+    assert remote_main(root) == before
+
+
+def test_hook_lets_a_healthy_push_through(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    head = commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
+    # Before the push the new commit is unpushed, and the doctor says so...
+    before = doctor("check", "--source", str(root), "--json")
+    assert [f["check"] for f in before.findings()] == ["unpushed-context"]
+
+    pushed = push(root)
+    output = pushed.stdout + pushed.stderr
+    assert pushed.returncode == 0, output
+    assert remote_main(root) == head
+    # ...but inside the hook the commits being pushed count as published.
+    assert "unpushed-context" not in output
+    assert "HEALTHY: 0 defects, 0 warnings" in output
+
+
+def test_hook_push_of_a_new_branch_without_upstream(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    git(root, "checkout", "-q", "-b", "topic")
+    head = commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
+    pushed = git(root, "push", "origin", "topic", check=False)
+    output = pushed.stdout + pushed.stderr
+    assert pushed.returncode == 0, output
+    assert "unpushed-context" not in output
+    assert git(remote_path(root), "rev-parse", "refs/heads/topic").stdout.strip() == head
+
+
+# -- --pre-push in-process ---------------------------------------------------
+
+
+def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None) -> Run:
+    result = CliRunner().invoke(
+        cli,
+        ["check", "--source", str(root), "--today", TODAY, "--readiness", "remote", "--pre-push"],
+        input=stdin,
+        env=dict(env or {}),
+        catch_exceptions=False,
+    )
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def test_pre_push_reads_the_pushed_shas_from_git_hook_input(make_repo: MakeRepo) -> None:
+    root = make_repo(healthy())
+    old = remote_main(root)
+    head = commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
+    line = f"refs/heads/main {head} refs/heads/main {old}\n"
+    assert pre_push(root, "").exit_code == 1  # nothing is being pushed: unpushed is a defect
+    assert pre_push(root, line).exit_code == 0
+    # A deletion (all-zero local sha) sends nothing.
+    deletion = f"(delete) {'0' * 40} refs/heads/gone {old}\n"
+    assert pre_push(root, deletion).exit_code == 1
+
+
+def test_pre_push_reads_pre_commit_to_ref(make_repo: MakeRepo) -> None:
+    root = make_repo(healthy())
+    head = commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
+    assert pre_push(root, "", env={"PRE_COMMIT_TO_REF": head}).exit_code == 0
+
+
+def test_pre_push_still_counts_commits_that_are_not_being_pushed(make_repo: MakeRepo) -> None:
+    root = make_repo(healthy())
+    old = remote_main(root)
+    first = commit(root, {"projects/fine/notes.md": "A note.\n"}, "first")
+    commit(root, {"projects/fine/more.md": "More.\n"}, "second")
+    run = pre_push(root, f"refs/heads/main {first} refs/heads/main {old}\n")
+    assert run.exit_code == 1
+    assert "1 commit touches the projects directory" in run.stdout
+
+
+# -- git run under hook-exported variables -----------------------------------
+
+
+def test_hook_exported_git_variables_do_not_mislead_the_doctor(
+    make_repo: MakeRepo, doctor: Doctor, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = make_repo(healthy(uncommitted={"files": {"projects/fine/notes.md": "Not added yet.\n"}}))
+    index = root / ".git" / "index"
+    # A stale stat cache: a plain `git status` would rewrite the index to refresh it.
+    os.utime(root / "projects" / "fine" / "CONTEXT.md", (2_000_000_000, 2_000_000_000))
+    before = index.read_bytes()
+    bogus = tmp_path / "elsewhere"
+    monkeypatch.setenv("GIT_DIR", str(bogus / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(bogus))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(bogus / "index"))
+    run = doctor(
+        "check", "--source", str(root), "--today", TODAY, "--readiness", "remote", "--json"
+    )
+    assert run.exit_code == 1, run.stderr
+    [finding] = run.findings()
+    assert finding["check"] == "uncommitted-context"
+    assert finding["path"] == "projects/fine/notes.md"
+    assert index.read_bytes() == before
+    assert not bogus.exists()
+
+
+# -- pre-commit --------------------------------------------------------------
+
+
+def test_pre_commit_manifest() -> None:
+    manifest = YAML(typ="safe").load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    [hook] = manifest
+    assert hook["id"] == "context-doctor"
+    assert hook["pass_filenames"] is False
+    assert hook["always_run"] is True
+    assert hook["require_serial"] is True
+    assert "pre-push" in hook["stages"]
+    assert hook["entry"].split()[:2] == ["context-doctor", "check"]
+    assert "--pre-push" in hook["entry"].split()
