@@ -246,4 +246,6 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
             f"{count} unchecked {plural} no `(as of YYYY-MM-DD)` stamp under `{heading.text}`",
             project.context.rel_path,
             heading.line,
+            remedy="Stamp each open item with `(as of YYYY-MM-DD)` (or `, review Nd`) when you "
+            "confirm it is still current.",
         )

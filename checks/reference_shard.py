@@ -85,8 +85,11 @@ def _link_targets(project: Project) -> set[str]:
         parts = urlsplit(link.href)
         if parts.scheme or parts.netloc or not parts.path:
             continue
+        target = unquote(parts.path)
+        # A root-relative link (`/projects/x/reference/a.md`) is relative to the repository.
+        joined = PurePosixPath(target.lstrip("/")) if target.startswith("/") else base / target
         resolved: list[str] = []
-        for piece in (base / unquote(parts.path)).parts:
+        for piece in joined.parts:
             if piece == "..":
                 if resolved:
                     resolved.pop()

@@ -55,7 +55,7 @@ def render_human(report: Report, console: Console) -> None:
     ordered = sorted(report.findings, key=lambda f: (project_key(f), f.sort_key()))
     for (source, project), group in groupby(ordered, key=project_key):
         console.print(
-            Text(f"{source} / {project}" if project else f"{source} (index)", style="bold")
+            Text(f"{source} / {project}" if project else f"{source} (source-wide)", style="bold")
         )
         for finding in group:
             label, style = _LABEL[finding.severity]
