@@ -295,6 +295,7 @@ class RepositoryFacts:
         self._history: History | None = None
         self._shallow: bool | None = None
         self._changed: list[str] | None = None
+        self._beyond: dict[str, frozenset[str]] = {}
 
     def add_scope(self, scope: Scope) -> None:
         if self._history is not None:
@@ -349,24 +350,26 @@ class RepositoryFacts:
     def all_ancestors(self, shas: list[str], descendant: str) -> bool:
         """True when every one of ``shas`` is ``descendant`` or one of its ancestors.
 
-        One ``git rev-list``: the commits reachable from ``shas`` but not from
-        ``descendant`` are none exactly when each sha is in its ancestry.  Asking
-        only about the newest by date is not enough: a branch merged later can
-        carry project commits dated before the reviewed one.
+        Asking only about the newest by date is not enough: a branch merged
+        later can carry project commits dated before the reviewed one.  The
+        history holds only commits reachable from HEAD, so it is enough to know
+        which of those ``descendant`` does not reach: one ``git rev-list`` per
+        distinct reviewed commit, however many projects name it.
         """
-        revisions = "".join(f"{sha}\n" for sha in shas) + f"^{descendant}\n"
-        result = run_git(
-            ["rev-list", "--max-count=1", "--stdin"],
-            self.repository.toplevel,
-            stdin=revisions.encode("ascii", "replace"),
-        )
-        if result.returncode != 0:
-            raise DoctorError(
-                f"git rev-list failed in {self.repository.toplevel}: "
-                f"{result.stderr.decode('utf-8', 'replace').strip()}",
-                "check that the repository is intact (`git fsck`)",
-            )
-        return not result.stdout.strip()
+        beyond = self._not_reached_by(descendant)
+        return not any(sha in beyond for sha in shas)
+
+    def _not_reached_by(self, descendant: str) -> frozenset[str]:
+        if descendant not in self._beyond:
+            result = run_git(["rev-list", "HEAD", "--not", descendant], self.repository.toplevel)
+            if result.returncode != 0:
+                raise DoctorError(
+                    f"git rev-list failed in {self.repository.toplevel}: "
+                    f"{result.stderr.decode('utf-8', 'replace').strip()}",
+                    "check that the repository is intact (`git fsck`)",
+                )
+            self._beyond[descendant] = frozenset(result.stdout.decode("ascii", "replace").split())
+        return self._beyond[descendant]
 
     def file_at(self, sha: str, path: str) -> bytes | None:
         """A file's bytes at a commit, or None when it did not exist there."""
