@@ -9,19 +9,16 @@ Every corpus is a real git repository with a real bare remote.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, Run
 from jsonschema import Draft202012Validator
+from support import Doctor, MakeRepo, load_report_validator
 
 import context_doctor.cache
-
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
 
 TODAY = "2026-06-02"
 CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
@@ -31,8 +28,7 @@ OLD_CACHE = b'{"an": "older report, to be left alone"}\n'
 
 @pytest.fixture(scope="module")
 def report_validator() -> Draft202012Validator:
-    schema = json.loads((REPO_ROOT / "schemas" / "report.schema.json").read_text())
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return load_report_validator()
 
 
 def corpus(uncommitted: Mapping[str, Any] | None = None) -> dict[str, Any]:

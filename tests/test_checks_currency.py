@@ -14,65 +14,12 @@ from typing import Any
 
 import pytest
 from conftest import Run
+from support import assert_quiet, assert_skipped, line_of, scenario_audit_fixtures, sole
 
 TODAY = "2026-08-27"
 SCENARIO = "currency"
 
-Doctor = Callable[..., Run]
-_RUNS: dict[tuple[str, ...], Run] = {}
-
-
-@pytest.fixture
-def root(scenario_repo: Callable[[str], Path]) -> Path:
-    return scenario_repo(SCENARIO)
-
-
-def _audit(doctor: Doctor, *args: str) -> Run:
-    key = (*args, TODAY)
-    if key not in _RUNS:
-        run = doctor("check", *args, "--today", TODAY, "--json")
-        assert run.exit_code in (0, 1), run.stdout + run.stderr
-        assert "findings" in run.json, run.stdout
-        _RUNS[key] = run
-    return _RUNS[key]
-
-
-@pytest.fixture
-def corpus(root: Path, doctor: Doctor) -> Run:
-    return _audit(doctor, "--source", str(root))
-
-
-@pytest.fixture
-def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
-    def audit_project(project: str) -> Run:
-        run = _audit(doctor, "--project", str(root / "projects" / project))
-        assert run.json["projects_audited"] == 1
-        return run
-
-    return audit_project
-
-
-def sole(run: Run, check: str, project: str) -> dict[str, Any]:
-    found = run.findings(check, project)
-    assert len(found) == 1, found
-    return found[0]
-
-
-def assert_quiet(run: Run, check: str) -> None:
-    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
-    assert run.findings(check) == []
-
-
-def assert_skipped(run: Run, check: str, reason: str) -> None:
-    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
-    assert run.findings(check) == []
-
-
-def line_of(root: Path, relative: str, needle: str, occurrence: int = 1) -> int:
-    lines = (root / relative).read_text(encoding="utf-8").splitlines()
-    hits = [number for number, text in enumerate(lines, start=1) if needle in text]
-    assert len(hits) >= occurrence, (relative, needle, hits)
-    return hits[occurrence - 1]
+root, corpus, one = scenario_audit_fixtures(SCENARIO, TODAY)
 
 
 def context_of(project: str) -> str:
@@ -92,10 +39,10 @@ def test_same_day_round_behind_the_log_flags_last_session_only(corpus: Run, root
     finding = sole(corpus, "header-currency", project)
     assert finding["severity"] == "defect"
     assert finding["path"] == context_of(project)
-    assert finding["line"] == line_of(root, context_of(project), "**Last session:**")
+    assert finding["line"] == line_of(root, context_of(project), "**Last session:**", occurrence=1)
     assert "names round 10" in finding["message"]
     assert "reach round 11" in finding["message"]
-    entry = line_of(root, log_of(project), "### 2026-08-23 (round 11)")
+    entry = line_of(root, log_of(project), "### 2026-08-23 (round 11)", occurrence=1)
     assert f"2026-08-23, {log_of(project)}:{entry}" in finding["message"]
     # the date agrees, so the date check has nothing to say
     assert corpus.findings("context-header-freshness", project) == []
@@ -105,7 +52,7 @@ def test_stale_phase_is_judged_on_its_own(corpus: Run, root: Path) -> None:
     """A current Last session never masks a Phase naming an older round."""
     project = "hc-phase-stale"
     finding = sole(corpus, "header-currency", project)
-    assert finding["line"] == line_of(root, context_of(project), "**Phase:**")
+    assert finding["line"] == line_of(root, context_of(project), "**Phase:**", occurrence=1)
     assert "`Phase: round 9" in finding["message"]
     assert "reach round 11" in finding["message"]
 
@@ -138,8 +85,8 @@ def test_phase_ahead_of_last_session_is_header_lag(corpus: Run, root: Path) -> N
     finding = sole(corpus, "header-lag", project)
     assert finding["severity"] == "defect"
     assert finding["path"] == context_of(project)
-    assert finding["line"] == line_of(root, context_of(project), "**Phase:** wave 4")
-    last = line_of(root, context_of(project), "**Last session:**")
+    assert finding["line"] == line_of(root, context_of(project), "**Phase:** wave 4", occurrence=1)
+    last = line_of(root, context_of(project), "**Last session:**", occurrence=1)
     assert f"Phase names wave 4 but Last session names wave 3 (line {last})" in (finding["message"])
 
 
@@ -176,7 +123,7 @@ def test_marker_naming_an_older_round_is_one_defect(corpus: Run, root: Path) -> 
     finding = sole(corpus, "body-currency", project)
     assert finding["severity"] == "defect"
     assert finding["path"] == context_of(project)
-    assert finding["line"] == line_of(root, context_of(project), "(round 13)*")
+    assert finding["line"] == line_of(root, context_of(project), "(round 13)*", occurrence=1)
     assert "`## Current State`" in finding["message"]
     assert "names round 13" in finding["message"]
     assert "(2026-08-24) reach round 14" in finding["message"]
@@ -186,8 +133,10 @@ def test_marker_older_than_the_newest_entry_is_a_defect(corpus: Run, root: Path)
     project = "bc-date"
     finding = sole(corpus, "body-currency", project)
     assert finding["severity"] == "defect"
-    assert finding["line"] == line_of(root, context_of(project), "*State as of: 2026-08-20")
-    entry = line_of(root, log_of(project), "## 2026-08-24 (round 14)")
+    assert finding["line"] == line_of(
+        root, context_of(project), "*State as of: 2026-08-20", occurrence=1
+    )
+    entry = line_of(root, log_of(project), "## 2026-08-24 (round 14)", occurrence=1)
     assert "says 2026-08-20" in finding["message"]
     assert (
         f"newest session-log entry is 2026-08-24 ({log_of(project)}:{entry})"
@@ -200,8 +149,8 @@ def test_no_markers_while_ordinals_exist_is_unverifiable(corpus: Run, root: Path
     project = "bc-unmarked"
     found = corpus.findings("body-currency", project)
     assert [f["line"] for f in found] == [
-        line_of(root, context_of(project), "## Current State"),
-        line_of(root, context_of(project), "## What's Next"),
+        line_of(root, context_of(project), "## Current State", occurrence=1),
+        line_of(root, context_of(project), "## What's Next", occurrence=1),
     ]
     for finding in found:
         assert finding["severity"] == "warning"

@@ -11,18 +11,30 @@ project with ``--project``.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run
+from support import (
+    INDEX,
+    Doctor,
+    MakeRepo,
+    assert_quiet,
+    assert_skipped,
+    entry_line,
+    git,
+    line_of,
+    scenario_audit_fixtures,
+    short_sha_of,
+    sole,
+)
 
 from context_doctor.gitfacts import git_environment
 
 TODAY = "2026-06-20"
 SCENARIO = "freshness"
-INDEX = "projects/index.yaml"
 FRESHNESS = (
     "last-session-freshness",
     "context-header-freshness",
@@ -30,83 +42,7 @@ FRESHNESS = (
     "unlogged-session",
 )
 
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
-_RUNS: dict[tuple[str, ...], Run] = {}
-
-
-@pytest.fixture
-def root(scenario_repo: Callable[[str], Path]) -> Path:
-    return scenario_repo(SCENARIO)
-
-
-def _audit(doctor: Doctor, *args: str) -> Run:
-    """``check ARGS --today TODAY --json``; the corpus is read-only, so runs are reused."""
-    key = (*args, TODAY)
-    if key not in _RUNS:
-        run = doctor("check", *args, "--today", TODAY, "--json")
-        assert run.exit_code in (0, 1), run.stdout + run.stderr
-        assert "findings" in run.json, run.stdout
-        _RUNS[key] = run
-    return _RUNS[key]
-
-
-@pytest.fixture
-def corpus(root: Path, doctor: Doctor) -> Run:
-    return _audit(doctor, "--source", str(root))
-
-
-@pytest.fixture
-def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
-    def audit_project(project: str) -> Run:
-        run = _audit(doctor, "--project", str(root / "projects" / project))
-        assert run.json["projects_audited"] == 1
-        return run
-
-    return audit_project
-
-
-def sole(run: Run, check: str, project: str) -> dict[str, Any]:
-    found = run.findings(check, project)
-    assert len(found) == 1, found
-    return found[0]
-
-
-def assert_quiet(run: Run, check: str) -> None:
-    """The check looked at the (single) project and found nothing."""
-    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
-    assert run.findings(check) == []
-
-
-def assert_skipped(run: Run, check: str, reason: str) -> None:
-    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
-    assert run.findings(check) == []
-
-
-def line_of(root: Path, relative: str, needle: str) -> int:
-    """The 1-based line of the one line containing ``needle``."""
-    lines = (root / relative).read_text(encoding="utf-8").splitlines()
-    hits = [number for number, text in enumerate(lines, start=1) if needle in text]
-    assert len(hits) == 1, (relative, needle, hits)
-    return hits[0]
-
-
-def entry_line(root: Path, project: str) -> int:
-    return line_of(root, INDEX, f"- id: {project}")
-
-
-def git(root: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=root, env=git_environment(), capture_output=True, check=True
-    )
-    return result.stdout.decode().strip()
-
-
-def short_sha_of(root: Path, message: str) -> str:
-    """The 7-character sha of the one commit whose subject is ``message``."""
-    found = git(root, "log", "--format=%h", "--abbrev=7", "--fixed-strings", f"--grep={message}")
-    assert len(found.split()) == 1, found
-    return found
+root, corpus, one = scenario_audit_fixtures(SCENARIO, TODAY)
 
 
 def freshness_findings(run: Run, project: str | None = None) -> list[dict[str, Any]]:

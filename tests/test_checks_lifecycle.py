@@ -7,19 +7,16 @@ repository) are built inline with ``make_repo``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run
+from support import INDEX, Doctor, line_of, reasons, sole
 
 TODAY = "2026-06-20"
-INDEX = "projects/index.yaml"
 LIFECYCLE_CHECKS = ("status-agreement", "record-unreadable", "status-vocabulary", "completed-date")
-
-Doctor = Callable[..., Run]
 
 
 @pytest.fixture
@@ -32,23 +29,7 @@ def lifecycle(scenario_repo: Callable[[str], Path], doctor: Doctor) -> tuple[Pat
 
 def entry_line(root: Path, marker: str, occurrence: int = 1) -> int:
     """1-based line of the ``occurrence``-th index entry starting with ``- <marker>``."""
-    lines = (root / INDEX).read_text(encoding="utf-8").splitlines()
-    pattern = re.compile(rf"^\s*- {re.escape(marker)}\s*$")
-    hits = [number for number, line in enumerate(lines, start=1) if pattern.match(line)]
-    return hits[occurrence - 1]
-
-
-def only(run: Run, check: str, project: str | None) -> dict[str, Any]:
-    found = run.findings(check, project)
-    if project is None:
-        found = [finding for finding in found if finding["project"] is None]
-    assert len(found) == 1, found
-    return found[0]
-
-
-def reasons(run: Run, check: str) -> Mapping[str, int]:
-    reasons: Mapping[str, int] = run.json["coverage"][check]["reasons"]
-    return reasons
+    return line_of(root, INDEX, f"- {marker}", exact=True, occurrence=occurrence)
 
 
 # -- status-agreement --------------------------------------------------------
@@ -56,7 +37,7 @@ def reasons(run: Run, check: str) -> Mapping[str, int]:
 
 def test_directory_without_index_entry_is_a_defect(lifecycle: tuple[Path, Run]) -> None:
     _, run = lifecycle
-    finding = only(run, "status-agreement", "stray")
+    finding = sole(run, "status-agreement", "stray")
     assert finding["severity"] == "defect"
     assert finding["path"] == INDEX
     assert finding["line"] is None
@@ -66,7 +47,7 @@ def test_directory_without_index_entry_is_a_defect(lifecycle: tuple[Path, Run]) 
 
 def test_index_completed_but_header_active_is_a_defect(lifecycle: tuple[Path, Run]) -> None:
     _, run = lifecycle
-    finding = only(run, "status-agreement", "closed-but-active")
+    finding = sole(run, "status-agreement", "closed-but-active")
     assert finding["severity"] == "defect"
     assert finding["path"] == "projects/closed-but-active/CONTEXT.md"
     assert finding["line"] == 3  # the **Status:** line
@@ -98,7 +79,7 @@ def test_string_bounded_false_does_not_make_a_standing_project(lifecycle: tuple[
 
 def test_duplicate_id_names_both_entries(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
-    finding = only(run, "status-agreement", "twin")
+    finding = sole(run, "status-agreement", "twin")
     first, second = entry_line(root, "id: twin", 1), entry_line(root, "id: twin", 2)
     assert finding["severity"] == "defect"
     assert finding["path"] == INDEX
@@ -110,7 +91,7 @@ def test_duplicate_id_names_both_entries(lifecycle: tuple[Path, Run]) -> None:
 
 def test_entry_without_id_is_reported_once_per_source(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
-    finding = only(run, "status-agreement", None)
+    finding = sole(run, "status-agreement", None)
     assert finding["severity"] == "defect"
     assert finding["source"] == root.name
     assert finding["path"] == INDEX
@@ -125,7 +106,7 @@ def test_entry_without_id_is_reported_once_per_source(lifecycle: tuple[Path, Run
 def test_entry_without_id_line_points_at_the_entry(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
     lines = (root / INDEX).read_text(encoding="utf-8").splitlines()
-    finding = only(run, "status-agreement", None)
+    finding = sole(run, "status-agreement", None)
     assert lines[finding["line"] - 1].strip() == "- status: active"
     assert "last_session: 2026-06-01" in lines[finding["line"]]
 
@@ -233,7 +214,7 @@ def test_single_project_repository_skips_index_checks(
 
 def test_binary_context_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> None:
     _, run = lifecycle
-    finding = only(run, "record-unreadable", "garbled")
+    finding = sole(run, "record-unreadable", "garbled")
     assert finding["severity"] == "defect"
     assert finding["path"] == "projects/garbled/CONTEXT.md"
     assert "binary" in finding["message"]
@@ -245,7 +226,7 @@ def test_binary_context_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> 
 
 def test_non_utf8_reference_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> None:
     _, run = lifecycle
-    finding = only(run, "record-unreadable", "latin")
+    finding = sole(run, "record-unreadable", "latin")
     assert finding["severity"] == "defect"
     assert finding["path"] == "projects/latin/REFERENCE.md"
     assert "not valid UTF-8" in finding["message"]
@@ -264,7 +245,7 @@ def test_an_unreadable_project_does_not_stop_the_corpus(lifecycle: tuple[Path, R
 
 def test_header_without_verdict_is_a_warning(lifecycle: tuple[Path, Run]) -> None:
     _, run = lifecycle
-    finding = only(run, "record-unreadable", "mute")
+    finding = sole(run, "record-unreadable", "mute")
     assert finding["severity"] == "warning"
     assert finding["path"] == "projects/mute/CONTEXT.md"
     assert finding["line"] == 4  # Status wins over Phase (line 3)
@@ -301,7 +282,7 @@ def test_record_unreadable_reports_nothing_for_a_missing_project_directory(
     )
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert not run.findings("record-unreadable")
-    assert only(run, "context-present", "gone")["path"] == INDEX
+    assert sole(run, "context-present", "gone")["path"] == INDEX
     assert reasons(run, "status-agreement") == {"no CONTEXT.md": 1}
 
 
@@ -321,7 +302,7 @@ def test_retired_status_is_a_warning_naming_the_replacement(
     lifecycle: tuple[Path, Run], project: str, status: str, replacement: str
 ) -> None:
     root, run = lifecycle
-    finding = only(run, "status-vocabulary", project)
+    finding = sole(run, "status-vocabulary", project)
     assert finding["severity"] == "warning"
     assert finding["path"] == INDEX
     assert finding["line"] == entry_line(root, f"id: {project}")
@@ -331,7 +312,7 @@ def test_retired_status_is_a_warning_naming_the_replacement(
 
 def test_unknown_status_is_a_defect_and_treated_as_live(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
-    finding = only(run, "status-vocabulary", "mystery")
+    finding = sole(run, "status-vocabulary", "mystery")
     assert finding["severity"] == "defect"
     assert finding["path"] == INDEX
     assert finding["line"] == entry_line(root, "id: mystery")
@@ -358,7 +339,7 @@ def test_status_vocabulary_skips_unregistered_projects(lifecycle: tuple[Path, Ru
 
 def test_completed_without_completed_date_is_a_warning(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
-    finding = only(run, "completed-date", "undated")
+    finding = sole(run, "completed-date", "undated")
     assert finding["severity"] == "warning"
     assert finding["path"] == INDEX
     assert finding["line"] == entry_line(root, "id: undated")
@@ -399,10 +380,10 @@ def test_impossible_completed_date_is_reported(
     )
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.exit_code == 1, run.stderr  # not exit 2: the YAML is fine, the date is not
-    finding = only(run, "completed-date", "done")
+    finding = sole(run, "completed-date", "done")
     assert finding["severity"] == "warning"
     assert "2026-02-30" in finding["message"] and "not a real" in finding["message"]
-    schema = only(run, "status-agreement", "done")
+    schema = sole(run, "status-agreement", "done")
     assert "field `completed_date`" in schema["message"]
 
 

@@ -10,78 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import Run
+from support import assert_quiet, assert_skipped, line_of, scenario_audit_fixtures, sole
 
 from context_doctor.registry import load_checks
 
 TODAY = "2026-06-20"
 SCENARIO = "structure"
 
-Doctor = Callable[..., Run]
-_RUNS: dict[tuple[str, ...], Run] = {}
-
-
-@pytest.fixture
-def root(scenario_repo: Callable[[str], Path]) -> Path:
-    return scenario_repo(SCENARIO)
-
-
-def _audit(doctor: Doctor, *args: str) -> Run:
-    """``check ARGS --today TODAY --json``; the corpus is read-only, so runs are reused."""
-    key = (*args, TODAY)
-    if key not in _RUNS:
-        run = doctor("check", *args, "--today", TODAY, "--json")
-        assert run.exit_code in (0, 1), run.stdout + run.stderr
-        assert "findings" in run.json, run.stdout
-        _RUNS[key] = run
-    return _RUNS[key]
-
-
-@pytest.fixture
-def corpus(root: Path, doctor: Doctor) -> Run:
-    return _audit(doctor, "--source", str(root))
-
-
-@pytest.fixture
-def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
-    def audit_project(project: str) -> Run:
-        run = _audit(doctor, "--project", str(root / "projects" / project))
-        assert run.json["projects_audited"] == 1
-        return run
-
-    return audit_project
-
-
-def sole(run: Run, check: str, project: str) -> dict[str, Any]:
-    found = run.findings(check, project)
-    assert len(found) == 1, found
-    return found[0]
-
-
-def assert_quiet(run: Run, check: str) -> None:
-    """The check looked at the (single) project and found nothing."""
-    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
-    assert run.findings(check) == []
-
-
-def assert_skipped(run: Run, check: str, reason: str) -> None:
-    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
-    assert run.findings(check) == []
-
-
-def line_of(root: Path, relative: str, needle: str, *, exact: bool = False) -> int:
-    """The 1-based line of the one line containing ``needle`` (or equal to it, stripped)."""
-    lines = (root / relative).read_text(encoding="utf-8").splitlines()
-    hits = [
-        number
-        for number, text in enumerate(lines, start=1)
-        if (text.strip() == needle if exact else needle in text)
-    ]
-    assert len(hits) == 1, (relative, needle, hits)
-    return hits[0]
+root, corpus, one = scenario_audit_fixtures(SCENARIO, TODAY)
 
 
 # -- context-present ---------------------------------------------------------

@@ -19,13 +19,28 @@ from typing import Any
 
 import pytest
 from conftest import Run
+from support import (
+    INDEX,
+    Doctor,
+    MakeRepo,
+    assert_examined,
+    assert_quiet,
+    assert_skipped,
+    audit,
+    entry_line,
+    git,
+    head,
+    line_of,
+    scenario_audit_fixtures,
+    short_sha_of,
+    sole,
+)
 
 from context_doctor.gitfacts import git_environment
 from context_doctor.testing import build_scenario
 
 TODAY = "2026-06-20"
 SCENARIO = "terminal"
-INDEX = "projects/index.yaml"
 TERMINAL_CHECKS = ("terminal-project-active", "terminal-project-open-items")
 ACTIVE = "terminal-project-active"
 OPEN_ITEMS = "terminal-project-open-items"
@@ -53,92 +68,7 @@ TERMINAL = (
     "all-chased",
 )
 
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
-_RUNS: dict[tuple[str, ...], Run] = {}
-
-
-@pytest.fixture
-def root(scenario_repo: Callable[[str], Path]) -> Path:
-    return scenario_repo(SCENARIO)
-
-
-def _audit(doctor: Doctor, *args: str) -> Run:
-    """``check ARGS --today TODAY --json``; the scenario corpus is read-only, so runs are reused."""
-    key = (*args, TODAY)
-    if key not in _RUNS:
-        _RUNS[key] = audit(doctor, *args)
-    return _RUNS[key]
-
-
-def audit(doctor: Doctor, *args: str) -> Run:
-    run = doctor("check", *args, "--today", TODAY, "--json")
-    assert run.exit_code in (0, 1), run.stdout + run.stderr
-    assert "findings" in run.json, run.stdout
-    return run
-
-
-@pytest.fixture
-def corpus(root: Path, doctor: Doctor) -> Run:
-    return _audit(doctor, "--source", str(root))
-
-
-@pytest.fixture
-def one(root: Path, doctor: Doctor) -> Callable[[str], Run]:
-    def audit_project(project: str) -> Run:
-        run = _audit(doctor, "--project", str(root / "projects" / project))
-        assert run.json["projects_audited"] == 1
-        return run
-
-    return audit_project
-
-
-def sole(run: Run, check: str, project: str) -> dict[str, Any]:
-    found = run.findings(check, project)
-    assert len(found) == 1, found
-    return found[0]
-
-
-def assert_quiet(run: Run, check: str) -> None:
-    """The check looked at the (single) project and found nothing."""
-    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
-    assert run.findings(check) == []
-
-
-def assert_examined(run: Run, check: str) -> None:
-    assert run.json["coverage"][check]["examined"] == 1, run.json["coverage"][check]
-    assert run.json["coverage"][check]["skipped"] == 0
-
-
-def assert_skipped(run: Run, check: str, reason: str) -> None:
-    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
-    assert run.findings(check) == []
-
-
-def line_of(root: Path, relative: str, needle: str) -> int:
-    """The 1-based line of the one line containing ``needle``."""
-    lines = (root / relative).read_text(encoding="utf-8").splitlines()
-    hits = [number for number, text in enumerate(lines, start=1) if needle in text]
-    assert len(hits) == 1, (relative, needle, hits)
-    return hits[0]
-
-
-def entry_line(root: Path, project: str) -> int:
-    return line_of(root, INDEX, f"- id: {project}")
-
-
-def git(root: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=root, env=git_environment(), capture_output=True, check=True
-    )
-    return result.stdout.decode().strip()
-
-
-def short_sha_of(root: Path, message: str) -> str:
-    """The 7-character sha of the one commit whose subject is ``message``."""
-    found = git(root, "log", "--format=%h", "--abbrev=7", "--fixed-strings", f"--grep={message}")
-    assert len(found.split()) == 1, found
-    return found
+root, corpus, one = scenario_audit_fixtures(SCENARIO, TODAY)
 
 
 # -- coverage: live projects are skipped, terminal ones examined ---------------------
@@ -370,10 +300,6 @@ REVIEW_BASE = {
 }
 
 
-def head(root: Path) -> str:
-    return git(root, "rev-parse", "HEAD")
-
-
 def extend(root: Path, *commits: Mapping[str, Any], uncommitted: Any = None) -> None:
     """Add real commits (and optionally uncommitted work) to a repository built by make_repo."""
     scenario: dict[str, Any] = {"commits": list(commits)}
@@ -406,7 +332,7 @@ def reviewed(make_repo: MakeRepo) -> tuple[Path, str]:
 
 
 def audit_closed(doctor: Doctor, root: Path) -> Run:
-    return audit(doctor, "--project", str(root / "projects" / "closed"))
+    return audit(doctor, "--project", str(root / "projects" / "closed"), today=TODAY)
 
 
 def test_unreviewed_closing_work_fires(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -565,7 +491,7 @@ def test_unresolvable_review_is_a_defect_and_the_project_is_still_judged(
 ) -> None:
     root = make_repo(REVIEW_BASE)
     record_review(root, ZERO_SHA)
-    run = audit(doctor, "--source", str(root))
+    run = audit(doctor, "--source", str(root), today=TODAY)
     assert run.exit_code == 1
     defect = sole(run, UNRESOLVABLE, "closed")
     assert defect["severity"] == "defect"

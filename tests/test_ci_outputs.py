@@ -9,20 +9,18 @@ with syrupy snapshots of the demo corpus (`scenario_repo("demo")`, audited on
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO_ROOT, SCENARIOS, Run
 from jsonschema import Draft4Validator
+from support import Doctor, MakeRepo
 from syrupy.assertion import SnapshotAssertion
 
 from context_doctor.registry import load_checks
 from context_doctor.testing import build_scenario
-
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
 
 TODAY = "2026-06-20"
 FINGERPRINT = "contextDoctor/v1"

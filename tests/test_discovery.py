@@ -6,16 +6,15 @@ Every repository here is a real git repository built from an inline scenario.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run
+from support import Doctor, MakeRepo
 
 TODAY = "2026-06-20"
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
 
 
 def context(title: str) -> str:

@@ -8,21 +8,15 @@ made with git itself. Nothing here mocks git.
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run
-
-from context_doctor.gitfacts import git_environment
-
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
+from support import INDEX, Doctor, MakeRepo, git
 
 TODAY = "2026-06-02"
-INDEX = "projects/index.yaml"
 DURABILITY = "untracked-context,uncommitted-context,unpushed-context"
 CONTEXT = "# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
 
@@ -72,13 +66,6 @@ def audit(doctor: Doctor, *roots: Path, readiness: str = "local", select: str = 
     if select:
         args += ["--select", select]
     return doctor(*args)
-
-
-def git(root: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=root, env=git_environment(), capture_output=True, check=True
-    )
-    return result.stdout.decode().strip()
 
 
 # -- the healthy baseline ----------------------------------------------------

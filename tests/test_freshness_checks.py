@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, Run
+from conftest import Run
 from jsonschema import Draft202012Validator
+from support import Doctor, MakeRepo, load_report_validator
 
 TODAY = "2026-06-20"
 NOW = "2026-06-20T07:30:00+00:00"
@@ -32,9 +33,6 @@ CHECKS = (
     "freshness-derived-reviewed",
     "section-freshness-overdue",
 )
-
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
 
 
 def front(*, body: str = "# Title\n", **fields: str | int) -> str:
@@ -84,8 +82,7 @@ def grades(doctor: Doctor, root: Path, *extra: str) -> dict[str, dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def report_validator() -> Draft202012Validator:
-    schema = json.loads((REPO_ROOT / "schemas" / "report.schema.json").read_text())
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return load_report_validator()
 
 
 # -- thresholds -------------------------------------------------------------

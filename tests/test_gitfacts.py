@@ -6,13 +6,14 @@ with git itself. Nothing here mocks git.
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+import support
+from support import MakeRepo, head
 
 from context_doctor.errors import DoctorError
 from context_doctor.gitfacts import (
@@ -27,19 +28,12 @@ from context_doctor.gitfacts import (
     repository_for,
 )
 
-MakeRepo = Callable[[Mapping[str, Any]], Path]
 PROJECTS = Scope("projects")
-IDENTITY = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
 
 
 def git(root: Path, *args: str, when: str | None = None) -> str:
-    env = git_environment()
-    if when is not None:
-        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    result = subprocess.run(
-        ["git", *IDENTITY, *args], cwd=root, env=env, capture_output=True, check=True
-    )
-    return result.stdout.decode().strip()
+    """Every git command here names a committer: some commit outside the scenario builder."""
+    return support.git(root, *args, when=when, identity=True)
 
 
 def history_of(root: Path, *scopes: Scope) -> History:
@@ -226,7 +220,7 @@ def _merged(make_repo: MakeRepo) -> tuple[Path, str]:
     git(
         root, "merge", "-q", "--no-ff", "-m", "merge side", "side", when="2026-06-20T09:00:00+00:00"
     )
-    return root, git(root, "rev-parse", "HEAD")
+    return root, head(root)
 
 
 def test_merge_commit_is_never_a_session(make_repo: MakeRepo) -> None:
@@ -315,7 +309,7 @@ def test_hook_environment_is_ignored(make_repo: MakeRepo, monkeypatch: pytest.Mo
             ]
         }
     )
-    expected = git(here, "rev-parse", "HEAD")
+    expected = head(here)
     monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))
     monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))
     monkeypatch.setenv("GIT_INDEX_FILE", str(elsewhere / ".git" / "index"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +18,15 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, Run
 from ruamel.yaml import YAML
+from support import Doctor, MakeRepo, run_git
 
 from context_doctor.cli import cli
-from context_doctor.gitfacts import git_environment
 from context_doctor.hooks import MARKER
 from context_doctor.testing import remote_path
-
-Doctor = Callable[..., Run]
-MakeRepo = Callable[[Mapping[str, Any]], Path]
 
 TODAY = "2026-06-02"
 CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
 INDEX = "- id: fine\n  status: active\n  last_session: 2026-06-01\n"
-IDENTITY = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
 FOREIGN = "#!/bin/sh\necho 'somebody else owns this hook'\nexit 0\n"
 
 
@@ -48,14 +44,8 @@ def healthy(**extra: Any) -> dict[str, Any]:
 
 
 def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = git_environment()
     # Commits made here are dated like the scenario, so freshness stays clean on any real date.
-    env.update(
-        GIT_AUTHOR_DATE="2026-06-01T12:00:00+00:00", GIT_COMMITTER_DATE="2026-06-01T12:00:00+00:00"
-    )
-    return subprocess.run(
-        ["git", *IDENTITY, *args], cwd=root, env=env, capture_output=True, text=True, check=check
-    )
+    return run_git(root, *args, when="2026-06-01T12:00:00+00:00", identity=True, check=check)
 
 
 def commit(root: Path, files: Mapping[str, str], message: str) -> str:

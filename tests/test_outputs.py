@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, Run
+from conftest import Run
 from jsonschema import Draft202012Validator
+from support import load_report_validator
 from syrupy.assertion import SnapshotAssertion
 
 TODAY = "2026-06-20"
@@ -18,9 +18,7 @@ TODAY = "2026-06-20"
 
 @pytest.fixture(scope="module")
 def report_validator() -> Draft202012Validator:
-    schema = json.loads((REPO_ROOT / "schemas" / "report.schema.json").read_text())
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return load_report_validator(check_schema=True)
 
 
 def _stable(report: dict[str, Any], root: Path) -> dict[str, Any]:

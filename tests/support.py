@@ -1,0 +1,196 @@
+"""Helpers shared by the test modules: auditing scenarios, reading findings and coverage, git.
+
+Imported as ``from support import ...`` (``tests/`` is on ``sys.path``, as for ``conftest``).
+The fixtures themselves live in ``conftest.py``; this module holds plain functions, plus
+``scenario_audit_fixtures``, which builds the per-module ``root``/``corpus``/``one`` fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO_ROOT, Run
+from jsonschema import Draft202012Validator
+
+from context_doctor.gitfacts import git_environment
+
+Doctor = Callable[..., Run]
+"""The ``doctor`` fixture: runs ``context-doctor ARGS`` in-process."""
+MakeRepo = Callable[[Mapping[str, Any]], Path]
+"""The ``make_repo`` fixture: builds an inline scenario into a real git repository."""
+
+INDEX = "projects/index.yaml"
+"""Where a scenario's project index lives, relative to its root."""
+
+IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
+"""Options naming a committer, for git commands that commit outside the scenario builder."""
+
+
+# -- auditing ------------------------------------------------------------------
+
+
+def audit(doctor: Doctor, *args: str, today: str) -> Run:
+    """``check ARGS --today TODAY --json``, which must report (exit 0 or 1) with findings."""
+    run = doctor("check", *args, "--today", today, "--json")
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    assert "findings" in run.json, run.stdout
+    return run
+
+
+_RUNS: dict[tuple[str, ...], Run] = {}
+
+
+def cached_audit(doctor: Doctor, *args: str, today: str) -> Run:
+    """``audit``, run once per ARGS and TODAY: for read-only scenario corpora only."""
+    key = (*args, today)
+    if key not in _RUNS:
+        _RUNS[key] = audit(doctor, *args, today=today)
+    return _RUNS[key]
+
+
+def scenario_audit_fixtures(scenario: str, today: str) -> tuple[Any, Any, Any]:
+    """The fixtures ``root``, ``corpus`` and ``one`` for ``fixtures/scenarios/<scenario>.yaml``.
+
+    ``root`` is the built scenario; ``corpus`` the audit of the whole source on ``today``;
+    ``one(project)`` the audit narrowed to one project with ``--project``, so its coverage
+    counts belong to that project alone. Bind them in the test module::
+
+        root, corpus, one = scenario_audit_fixtures(SCENARIO, TODAY)
+    """
+
+    @pytest.fixture(name="root")
+    def root_fixture(scenario_repo: Callable[[str], Path]) -> Path:
+        return scenario_repo(scenario)
+
+    @pytest.fixture(name="corpus")
+    def corpus_fixture(root: Path, doctor: Doctor) -> Run:
+        return cached_audit(doctor, "--source", str(root), today=today)
+
+    @pytest.fixture(name="one")
+    def one_fixture(root: Path, doctor: Doctor) -> Callable[[str], Run]:
+        def audit_project(project: str) -> Run:
+            run = cached_audit(doctor, "--project", str(root / "projects" / project), today=today)
+            assert run.json["projects_audited"] == 1
+            return run
+
+        return audit_project
+
+    return root_fixture, corpus_fixture, one_fixture
+
+
+def load_report_validator(*, check_schema: bool = False) -> Draft202012Validator:
+    """A validator for ``schemas/report.schema.json``; ``check_schema`` first checks the schema."""
+    schema = json.loads((REPO_ROOT / "schemas" / "report.schema.json").read_text())
+    if check_schema:
+        Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+# -- findings and coverage -----------------------------------------------------
+
+
+def sole(run: Run, check: str, project: str | None) -> dict[str, Any]:
+    """The one finding of ``check`` on ``project``; ``None`` means the one with no project."""
+    found = run.findings(check, project)
+    if project is None:
+        found = [finding for finding in found if finding["project"] is None]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def assert_quiet(run: Run, check: str) -> None:
+    """The check looked at the (single) project and found nothing."""
+    assert run.json["coverage"][check] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert run.findings(check) == []
+
+
+def assert_examined(run: Run, check: str) -> None:
+    """The check looked at the (single) project, whatever it found."""
+    assert run.json["coverage"][check]["examined"] == 1, run.json["coverage"][check]
+    assert run.json["coverage"][check]["skipped"] == 0
+
+
+def assert_skipped(run: Run, check: str, reason: str) -> None:
+    """The check skipped the (single) project for ``reason`` and found nothing."""
+    assert run.json["coverage"][check] == {"examined": 0, "skipped": 1, "reasons": {reason: 1}}
+    assert run.findings(check) == []
+
+
+def reasons(run: Run, check: str) -> Mapping[str, int]:
+    """How many projects ``check`` skipped, by reason."""
+    reasons: Mapping[str, int] = run.json["coverage"][check]["reasons"]
+    return reasons
+
+
+# -- lines in a built corpus -----------------------------------------------------
+
+
+def line_of(
+    root: Path, relative: str, needle: str, *, exact: bool = False, occurrence: int | None = None
+) -> int:
+    """The 1-based line of ``root/relative`` containing ``needle`` (``exact``: equal to it, stripped).
+
+    By default there must be exactly one such line; ``occurrence=N`` takes the N-th of
+    at least N.
+    """
+    lines = (root / relative).read_text(encoding="utf-8").splitlines()
+    hits = [
+        number
+        for number, text in enumerate(lines, start=1)
+        if (text.strip() == needle if exact else needle in text)
+    ]
+    if occurrence is None:
+        assert len(hits) == 1, (relative, needle, hits)
+        return hits[0]
+    assert len(hits) >= occurrence, (relative, needle, hits)
+    return hits[occurrence - 1]
+
+
+def entry_line(root: Path, project: str) -> int:
+    """The line of the one ``- id: <project>`` entry in the index."""
+    return line_of(root, INDEX, f"- id: {project}")
+
+
+# -- git -----------------------------------------------------------------------
+
+
+def run_git(
+    root: Path, *args: str, when: str | None = None, identity: bool = False, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``git ARGS`` in ``root`` under the doctor's own git environment.
+
+    ``when`` dates any commit made (author and committer); ``identity`` names a committer.
+    """
+    env = git_environment()
+    if when is not None:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    return subprocess.run(
+        ["git", *(IDENTITY if identity else ()), *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=check,
+    )
+
+
+def git(root: Path, *args: str, when: str | None = None, identity: bool = False) -> str:
+    """``run_git`` that must succeed; its stripped standard output."""
+    return run_git(root, *args, when=when, identity=identity).stdout.strip()
+
+
+def head(root: Path) -> str:
+    """The full sha of HEAD."""
+    return git(root, "rev-parse", "HEAD")
+
+
+def short_sha_of(root: Path, message: str) -> str:
+    """The 7-character sha of the one commit whose subject is ``message``."""
+    found = git(root, "log", "--format=%h", "--abbrev=7", "--fixed-strings", f"--grep={message}")
+    assert len(found.split()) == 1, found
+    return found
