@@ -192,7 +192,7 @@ def test_crash_mid_write_leaves_no_truncated_cache_and_no_temp_file(
         calls.append((str(source), str(target)))
         raise error
 
-    monkeypatch.setattr(context_doctor.cache.os, "replace", crash)
+    monkeypatch.setattr("context_doctor.cache.os.replace", crash)
     run = doctor("check", "--today", TODAY, "--json")
     assert run.exit_code == 2
     assert run.json["ok"] is False

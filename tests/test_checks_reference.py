@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 from conftest import Run
-from support import assert_quiet, assert_skipped, scenario_audit_fixtures, sole
+from support import Doctor, MakeRepo, assert_quiet, assert_skipped, scenario_audit_fixtures, sole
 
 TODAY = "2026-06-20"
 SCENARIO = "references"
@@ -228,3 +228,26 @@ def test_reference_coverage_ledger(corpus: Run) -> None:
         "skipped": 15,
         "reasons": {"bounded": 4, "dormant": 3, "sharded": 8},
     }
+
+
+def test_root_relative_link_reaches_its_topic(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        {
+            "remote": True,
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: p\n  status: active\n",
+                        "projects/p/CONTEXT.md": "# P\n\n**Status:** Active\n",
+                        "projects/p/REFERENCE.md": "# P\n\n- [A](/projects/p/reference/a.md)\n",
+                        "projects/p/reference/a.md": "# A\n",
+                        "projects/p/reference/b.md": "# B\n",
+                    },
+                }
+            ],
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    orphans = [finding["path"] for finding in run.findings("reference-index-orphan")]
+    assert orphans == ["projects/p/reference/b.md"]

@@ -24,7 +24,7 @@ projects:
 """
 
 
-def corpus(extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+def corpus(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """alpha is healthy; mystery has an unknown status; long is a 20-line CONTEXT.md."""
     files: dict[str, Any] = {
         "projects/index.yaml": INDEX,
