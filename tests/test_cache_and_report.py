@@ -18,8 +18,6 @@ import pytest
 from jsonschema import Draft202012Validator
 from support import Doctor, MakeRepo, load_report_validator
 
-import context_doctor.cache
-
 TODAY = "2026-06-02"
 CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
 INDEX = "- id: fine\n  status: active\n  last_session: 2026-06-01\n"
