@@ -17,6 +17,7 @@ def _verdict_words(completed: bool) -> str:
 @check(
     "status-agreement",
     severity=Severity.DEFECT,
+    needs_context=False,
     skips=(NO_INDEX,),
     summary="index.yaml and the project disagree, or the index entry is invalid",
     remedy="Make index.yaml and the CONTEXT.md header tell the same story: register the project, "
@@ -29,8 +30,8 @@ def _verdict_words(completed: bool) -> str:
         completed; everything else as not completed), an entry that violates
         schemas/index.schema.json (naming the entry and field), and a duplicate id (naming
         both entries). Problems of the index file as a whole, or of entries without an id, are
-        reported once per source. Skipped for single-project repositories, which have no
-        index.""",
+        reported once per source. The index-side problems are reported even when the project
+        has no CONTEXT.md. Skipped for single-project repositories, which have no index.""",
 )
 def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
     index = project.source.index
@@ -59,6 +60,9 @@ def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
             duplicate.line,
             remedy="Remove or rename one of the duplicate entries.",
         )
+    context = project.context
+    if not project.directory_exists or not context.exists or context.problem or context.is_blank:
+        return  # the index-side problems above need no CONTEXT.md; the comparison does
     reading = project.header_reads_completed
     if reading is None or project.status is None:
         return
@@ -88,7 +92,8 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
     "`Active` or `Completed` (warning).",
     explanation="""
         A defect when a tier file (CONTEXT.md, REFERENCE.md, a reference/ topic, a session log)
-        cannot be read or is not UTF-8: every check that needs the file is skipped for that
+        cannot be read or is not UTF-8, or a tier path is of the wrong kind (a directory named
+        CONTEXT.md, a file named sessions, a looping symlink): every check that needs the file is skipped for that
         project (coverage reason `unreadable`) while the rest of the corpus is still audited.
         A warning when the CONTEXT.md header's Status and Phase give no completion verdict, so
         the cross-check with index.yaml cannot run; that part is not asked of dormant
@@ -100,6 +105,8 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     for document in project.tier_documents():
         if document.problem is not None:
             yield Issue(f"{document.rel_path} {document.problem}", document.rel_path)
+    for path, problem in project.shape_problems:
+        yield Issue(f"{path} {problem}", path)
     context = project.context
     if project.is_dormant or not context.exists or context.problem or context.is_blank:
         return

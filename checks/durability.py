@@ -15,8 +15,6 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, check, repository_check
 
-TIER_FILES = ("CONTEXT.md", "REFERENCE.md")
-
 
 def _readiness_severity(ctx: Context) -> Severity:
     return Severity.DEFECT if ctx.readiness == "remote" else Severity.WARNING
@@ -36,14 +34,14 @@ def _readiness_severity(ctx: Context) -> Severity:
 )
 def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
     facts = project.source.repository_facts()
-    for name in TIER_FILES:
-        document = project.document(name)
+    escaping = project.escaping_tier_files
+    for document in (project.context, project.reference):
+        name = document.path.name
         if not document.exists:
             continue
-        if not project.resolves_inside_repository(document.path):
+        if name in escaping:
             yield Issue(
-                f"{name} resolves outside the repository ({document.path.resolve()})",
-                document.rel_path,
+                f"{name} resolves outside the repository ({escaping[name]})", document.rel_path
             )
         elif (
             document.rel_path not in facts.tracked_paths
@@ -72,8 +70,9 @@ def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
         shown = ", ".join(path.rsplit("/", 1)[-1] for path in changed[:3])
         more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         plural = "files are" if len(changed) > 1 else "file is"
+        where = f"under {project.rel_dir}/" if project.rel_dir else "in the repository"
         yield Issue(
-            f"{len(changed)} {plural} uncommitted under {project.rel_dir}/ ({shown}{more})",
+            f"{len(changed)} {plural} uncommitted {where} ({shown}{more})",
             changed[0],
             severity=_readiness_severity(ctx),
         )
@@ -85,7 +84,7 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
         return
     if source.index.rel_path in source.repository_facts().changed_set:
         yield Issue(
-            "projects/index.yaml has uncommitted changes",
+            f"{source.index.rel_path} has uncommitted changes",
             source.index.rel_path,
             severity=_readiness_severity(ctx),
             remedy="Commit index.yaml.",

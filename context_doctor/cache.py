@@ -28,6 +28,8 @@ def write_atomically(target: Path, content: bytes) -> None:
         prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
     )
     try:
+        # mkstemp makes the file 0600: give it the target's mode, or the umask default if new.
+        os.chmod(temporary, _mode_for(target))
         with os.fdopen(handle, "wb") as stream:
             stream.write(content)
             stream.flush()

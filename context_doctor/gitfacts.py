@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from bisect import bisect_left
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -59,10 +60,14 @@ class Repository:
 
     def relative(self, path: Path) -> str:
         """Repository-relative POSIX path, the form every finding carries."""
+        absolute = Path(os.path.abspath(path))
         try:
-            relative = path.resolve().relative_to(self.toplevel).as_posix()
+            relative = absolute.relative_to(self.toplevel).as_posix()
         except ValueError:
-            return path.as_posix()
+            try:
+                relative = absolute.resolve().relative_to(self.toplevel).as_posix()
+            except (ValueError, OSError, RuntimeError):
+                return path.as_posix()
         return "" if relative == "." else relative
 
 
@@ -192,6 +197,26 @@ def is_shallow(repository: Repository) -> bool:
     return result.stdout.strip() == b"true"
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def git_time(text: str) -> datetime | None:
+    """An ISO-8601 time from ``%aI``/``%cI``, keeping the wall-clock date as written.
+
+    Imported histories carry offsets Python refuses (``+2500``); the local date
+    is still what the author saw, so such a time keeps its wall clock and is
+    read as UTC rather than failing the whole run.
+    """
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text[:19]).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 def _attribute(
     header: bytes, names: list[bytes], scopes: tuple[Scope, ...], history: History
 ) -> None:
@@ -212,8 +237,8 @@ def _attribute(
     commit = Commit(
         sha=sha,
         parents=len(parents.split()),
-        authored=datetime.fromisoformat(authored),
-        committed=datetime.fromisoformat(committed),
+        authored=git_time(authored) or git_time(committed) or EPOCH,
+        committed=git_time(committed) or EPOCH,
         projects_touched=len(touched),
         outside_files=outside,
     )
@@ -397,9 +422,23 @@ class RepositoryFacts:
     def changed_set(self) -> frozenset[str]:
         return frozenset(self.changed_paths)
 
-    def has_uncommitted(self, directory: str) -> bool:
+    @cached_property
+    def _changed_sorted(self) -> list[str]:
+        return sorted(self.changed_paths)
+
+    def changed_under(self, directory: str) -> list[str]:
+        """Changed paths under ``directory`` (repository-relative), without scanning them all."""
         prefix = f"{directory}/" if directory else ""
-        return any(path.startswith(prefix) for path in self.changed_paths)
+        ordered = self._changed_sorted
+        found: list[str] = []
+        for index in range(bisect_left(ordered, prefix), len(ordered)):
+            if not ordered[index].startswith(prefix):
+                break
+            found.append(ordered[index])
+        return found
+
+    def has_uncommitted(self, directory: str) -> bool:
+        return bool(self.changed_under(directory))
 
     @property
     def tracked_paths(self) -> frozenset[str]:

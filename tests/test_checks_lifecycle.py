@@ -220,8 +220,10 @@ def test_binary_context_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> 
     assert "binary" in finding["message"]
     # Its CONTEXT.md-dependent checks stop, recorded as `unreadable`; nothing else speaks for it.
     assert [f["check"] for f in run.findings(project="garbled")] == ["record-unreadable"]
-    for check in ("status-agreement", "context-budget", "reference-present"):
+    for check in ("context-budget", "reference-present"):
         assert reasons(run, check).get("unreadable") == 1, check
+    # status-agreement still reads its index entry; only the header comparison needs CONTEXT.md.
+    assert not reasons(run, "status-agreement").get("unreadable")
 
 
 def test_non_utf8_reference_is_an_unreadable_defect(lifecycle: tuple[Path, Run]) -> None:
@@ -240,7 +242,7 @@ def test_an_unreadable_project_does_not_stop_the_corpus(lifecycle: tuple[Path, R
     assert run.json["projects_audited"] == 16
     audited = {f["project"] for f in run.findings()}
     assert {"closed-but-active", "twin", "mystery", "undated"} <= audited
-    assert run.json["coverage"]["status-agreement"]["examined"] == 15
+    assert run.json["coverage"]["status-agreement"]["examined"] == 16
 
 
 def test_header_without_verdict_is_a_warning(lifecycle: tuple[Path, Run]) -> None:
@@ -283,7 +285,9 @@ def test_record_unreadable_reports_nothing_for_a_missing_project_directory(
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert not run.findings("record-unreadable")
     assert sole(run, "context-present", "gone")["path"] == INDEX
-    assert reasons(run, "status-agreement") == {"no CONTEXT.md": 1}
+    # The index side of status-agreement needs no CONTEXT.md: examined, nothing to report.
+    assert reasons(run, "status-agreement") == {}
+    assert not run.findings("status-agreement")
 
 
 # -- status-vocabulary -------------------------------------------------------------

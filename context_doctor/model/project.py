@@ -220,15 +220,41 @@ class Project:
     # -- durability (one git status and one git ls-files per repository) --
 
     def resolves_inside_repository(self, path: Path) -> bool:
+        """False for a symlink that leaves the repository (or loops)."""
         try:
-            path.resolve().relative_to(self.source.repository.toplevel)
-        except ValueError:
+            path.resolve(strict=True).relative_to(self.source.repository.toplevel)
+        except (ValueError, OSError, RuntimeError):
             return False
         return True
 
     @cached_property
+    def escaping_tier_files(self) -> dict[str, str]:
+        """CONTEXT.md / REFERENCE.md symlinks that resolve outside the repository: name -> target."""
+        found: dict[str, str] = {}
+        for document in (self.context, self.reference):
+            if document.exists and not self.resolves_inside_repository(document.path):
+                found[document.path.name] = str(document.path.resolve())
+        return found
+
+    @cached_property
     def uncommitted_paths(self) -> list[str]:
-        prefix = f"{self.rel_dir}/" if self.rel_dir else ""
-        return [
-            path for path in self.source.repository_facts().changed_paths if path.startswith(prefix)
-        ]
+        return self.source.repository_facts().changed_under(self.rel_dir)
+
+    @cached_property
+    def shape_problems(self) -> list[tuple[str, str]]:
+        """Tier paths of the wrong kind: (repository-relative path, what is wrong)."""
+        expected = (
+            ("CONTEXT.md", False),
+            ("REFERENCE.md", False),
+            ("sessions", True),
+            ("reference", True),
+        )
+        found: list[tuple[str, str]] = []
+        for name, directory in expected:
+            path = self.directory / name
+            if path.is_symlink() and not path.exists():
+                found.append((self.relative(path), "is a broken or looping symlink"))
+            elif path.exists() and path.is_dir() != directory:
+                wanted = "a directory" if directory else "a file"
+                found.append((self.relative(path), f"is not {wanted}"))
+        return found
