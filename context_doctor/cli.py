@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -69,6 +70,8 @@ def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None
     if value is None:
         return date.today()
     try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError(value)  # fromisoformat would also take 20260111 and 2026-W02-1
         return date.fromisoformat(value)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a YYYY-MM-DD date") from None
@@ -112,8 +115,15 @@ def write_step_summary(report: Report) -> None:
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         # GitHub reads the file after the step; other steps append to it too.
-        with open(summary, "a", encoding="utf-8") as stream:
-            stream.write(step_summary(report))
+        try:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(step_summary(report))
+        except OSError as error:
+            raise DoctorError(
+                f"cannot append the job summary to $GITHUB_STEP_SUMMARY ({summary}): "
+                f"{error.strerror or error}",
+                "point GITHUB_STEP_SUMMARY at a writable file, or unset it",
+            ) from error
 
 
 def emit(
@@ -507,7 +517,12 @@ def report_command(
     with guarded(as_json, False):
         path = cache or synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
         cached = read_cached_report(path)
-        now = datetime.fromisoformat(now_text) if now_text else datetime.now(UTC)
+        try:
+            now = datetime.fromisoformat(now_text) if now_text else datetime.now(UTC)
+        except ValueError:
+            raise DoctorError(
+                f"--now {now_text!r} is not an ISO-8601 time", "pass e.g. 2026-06-20T09:00:00+00:00"
+            ) from None
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)  # a time without an offset is read as UTC
         age = report_age_hours(cached, now)

@@ -142,6 +142,11 @@ def _project_source(path: Path, what: str) -> Source:
     """One project: inside a projects directory, or a single-project repository."""
     parent = path.parent
     repository = repository_for(path)
+    if (path / DEFAULT_PROJECTS_DIR).is_dir() and not (path / "CONTEXT.md").exists():
+        raise DoctorError(
+            f"{what} {path} is a knowledge repository (it holds projects/), not one project",
+            f"use --source {path}, or --project {path / DEFAULT_PROJECTS_DIR}/<id>",
+        )
     if not (parent / "index.yaml").is_file() and repository.toplevel == path:
         return Source(name=path.name, root=path, projects_dir=None, repository=repository)
     if not (path / "CONTEXT.md").exists() and not (parent / "index.yaml").is_file():
@@ -176,6 +181,13 @@ def _console_sources(console: Path) -> list[Source]:
             raise DoctorError(
                 f"console source `{item['name']}`: {root / projects_dir} does not exist",
                 "fix `projects_dir` in console.yaml",
+            )
+        inside = (root / projects_dir).resolve()
+        if not inside.is_relative_to(root) or ".git" in inside.relative_to(root).parts:
+            raise DoctorError(
+                f"console source `{item['name']}`: projects_dir `{projects_dir}` leaves the "
+                f"source root {root} (or enters .git)",
+                "make `projects_dir` a directory inside `root`, e.g. `projects`",
             )
         sources.append(_source(str(item["name"]), root, projects_dir))
     return sources
@@ -238,6 +250,11 @@ def populate(source: Source) -> None:
         return
     projects_path = source.projects_path
     index_path = projects_path / "index.yaml"
+    if index_path.exists() and not index_path.is_file():
+        raise DoctorError(
+            f"index file {index_path} is not a regular file",
+            "projects/index.yaml must be a YAML file registering the projects",
+        )
     if index_path.is_file():
         source.index = load_index(index_path, source.repository.relative(index_path))
     by_id = source.index.by_id() if source.index else {}

@@ -9,6 +9,7 @@ by :func:`load_graded_files`, and checks only look at the result.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from context_doctor.model.documents import Document
-from context_doctor.yamlio import lenient_loader, plain
+from context_doctor.yamlio import RecursiveYaml, lenient_loader, plain
 
 CONVENTION = "pai-freshness-v1"
 DEFAULT_THRESHOLD = 180
@@ -171,7 +172,11 @@ def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
             lines[str(key)] = int(lc.key(key)[0]) + 2 if lc is not None else 1
         except (KeyError, TypeError, AttributeError):
             lines[str(key)] = 1
-    return Frontmatter(plain(data), lines, head.count("\n")), None
+    try:
+        values = plain(data)
+    except RecursiveYaml as error:
+        return None, f"the frontmatter is not valid YAML: {error}"
+    return Frontmatter(values, lines, head.count("\n")), None
 
 
 def parse_timestamp(value: Any) -> Timestamp | None:
@@ -306,10 +311,16 @@ def declares_convention(path: Path) -> bool:
 
 def discover_files(root: Path) -> Iterator[Path]:
     """Markdown files under ``root`` that declare the convention (dot directories skipped)."""
-    for path in sorted(root.rglob("*.md")):
-        relative = path.relative_to(root).parts
-        if any(part.startswith(".") or part in SKIPPED_DIRECTORIES for part in relative[:-1]):
-            continue
+    found: list[Path] = []
+    for directory, subdirectories, names in os.walk(root):
+        # Prune before descending: a node_modules or .git tree is never walked at all.
+        subdirectories[:] = [
+            name
+            for name in subdirectories
+            if not name.startswith(".") and name not in SKIPPED_DIRECTORIES
+        ]
+        found += [Path(directory, name) for name in names if name.endswith(".md")]
+    for path in sorted(found):
         if path.is_file() and declares_convention(path):
             yield path
 

@@ -22,13 +22,15 @@ from context_doctor.gitfacts import repository_for, run_git
 MARKER = "# installed by context-doctor hook install"
 
 
-def hook_script(python: str = sys.executable) -> str:
+def hook_script(python: str = sys.executable, target: str = ".") -> str:
+    """The hook: audit ``target`` (relative to the repository top) as the push will leave it."""
     return (
         "#!/bin/sh\n"
         f"{MARKER}\n"
         "# Refuses a push whose context layer has defects; `git push --no-verify` bypasses it.\n"
         'cd "$(git rev-parse --show-toplevel)" || exit 2\n'
-        f"exec {shlex.quote(python)} -m context_doctor check . --pre-push --no-report-cache\n"
+        f"exec {shlex.quote(python)} -m context_doctor check {shlex.quote(target)} --pre-push "
+        "--no-report-cache\n"
     )
 
 
@@ -55,10 +57,19 @@ def _backup_name(existing: Path) -> Path:
 def install_hook(
     repo: Path, *, force: bool = False, python: str = sys.executable
 ) -> tuple[Path, Path | None]:
-    """Install the pre-push hook; returns its path and the backup of what it replaced."""
+    """Install the pre-push hook; returns its path and the backup of what it replaced.
+
+    ``repo`` may be the repository or a knowledge base inside it; the hook
+    audits that directory.  It is discovered once now, so a hook that could
+    never pass (nothing to audit there) is refused at install time.
+    """
+    from context_doctor.corpus import discover
+
     directory = hooks_directory(repo)
+    discover(paths=(str(repo),))  # exit 2 now, not on every push, when there is nothing to audit
     target = directory / "pre-push"
-    script = hook_script(python)
+    audited = repository_for(repo).relative(repo.resolve()) or "."
+    script = hook_script(python, audited)
     backup: Path | None = None
     if target.exists() or target.is_symlink():
         current = target.read_bytes() if target.is_file() else b""
@@ -71,7 +82,14 @@ def install_hook(
                 "(the current hook is kept as a backup)",
             )
         backup = _backup_name(target)
-        os.replace(target, backup)
-    write_atomically(target, script.encode("utf-8"))
-    target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    try:
+        if backup is not None:
+            os.replace(target, backup)
+        write_atomically(target, script.encode("utf-8"))
+        target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    except OSError as error:
+        raise DoctorError(
+            f"cannot write the hook {target}: {error.strerror or error}",
+            "check `git config core.hooksPath` and that the hooks directory is writable",
+        ) from error
     return target, backup

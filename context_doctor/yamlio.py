@@ -65,7 +65,13 @@ def load_yaml(path: Path, what: str) -> Any:
     """Round-trip load, so entries keep their line numbers; exit 2 when it is not YAML."""
     text = read_text(path, what)
     try:
-        return lenient_loader().load(text)
+        data = lenient_loader().load(text)
+        plain(data)  # refuse a recursive alias here, once, rather than in every reader
+        return data
+    except RecursiveYaml as error:
+        raise DoctorError(
+            f"{what} {path} is not valid YAML: {error}", "remove the alias"
+        ) from error
     except YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -81,12 +87,19 @@ def load_yaml(path: Path, what: str) -> Any:
         ) from error
 
 
-def plain(value: Any) -> Any:
+class RecursiveYaml(ValueError):
+    """An alias that contains itself (``&a [*a]``): no finite document to check."""
+
+
+def plain(value: Any, _open: frozenset[int] = frozenset()) -> Any:
     """Round-trip YAML data as plain JSON data (dates as ISO strings) for validation."""
-    if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(item) for item in value]
+    if isinstance(value, dict | list | tuple):
+        if id(value) in _open:
+            raise RecursiveYaml("a YAML alias refers to a node that contains it")
+        inner = _open | {id(value)}
+        if isinstance(value, dict):
+            return {str(key): plain(item, inner) for key, item in value.items()}
+        return [plain(item, inner) for item in value]
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, str):

@@ -11,12 +11,12 @@ from context_doctor.model.text import ordinals, to_date
 
 _MARKER = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
 _OPEN_TITLE = re.compile(
-    r"\b(?:open|pending|next|action|todo|to\s+do|blocked|waiting|in\s+progress)", re.IGNORECASE
+    r"\b(?:open|pending|next|actions?|todo|to\s+do|blocked|waiting|in\s+progress)\b", re.IGNORECASE
 )
 _OPERATIONAL_TITLE = re.compile(r"^\s*(?:current\s+state|what['\u2019]?s\s+next)\b", re.IGNORECASE)
 _STAMP = re.compile(r"\(\s*as of\b([^)]*)\)\s*$", re.IGNORECASE)
 _STAMP_BODY = re.compile(
-    r"^\s*(\d{4})-(\d{2})-(\d{2})\s*(?:,\s*review\s+(\d+)\s*d\s*)?$", re.IGNORECASE
+    r"^\s*(\d{4})-(\d{2})-(\d{2})\s*(?:,\s*review\s+(\d{1,9})\s*d\s*)?$", re.IGNORECASE
 )
 
 
@@ -93,7 +93,9 @@ class Stamp:
 
 def stamp_of(item: ListItem) -> Stamp | None:
     """The trailing ``(as of YYYY-MM-DD[, review Nd])`` of an item, if it has one."""
-    match = _STAMP.search(item.text)
+    # Only the tail can hold a trailing stamp; searching the whole line is quadratic.
+    start = item.text.rfind("(")
+    match = _STAMP.search(item.text, start) if start >= 0 else None
     if match is None:
         return None
     body = match.group(1).strip()

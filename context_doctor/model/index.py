@@ -52,6 +52,17 @@ def _describe(error_path: list[Any], message: str) -> str:
     return f"field `{field_name}`: {message}" if field_name else message
 
 
+def _is_directory_name(raw: object) -> bool:
+    """An id names one directory inside the projects directory: never `..`, `/x` or `a/b`."""
+    return (
+        isinstance(raw, str)
+        and raw not in ("", ".", "..")
+        and "/" not in raw
+        and "\\" not in raw
+        and "\x00" not in raw
+    )
+
+
 def load_index(path: Path, rel_path: str) -> Index:
     data = load_yaml(path, "index file")
     raw_entries: Any = data
@@ -80,7 +91,7 @@ def load_index(path: Path, rel_path: str) -> Index:
                     position=position + 1,
                     line=line_of(raw_entries, position),
                     fields=fields,
-                    project_id=raw_id if isinstance(raw_id, str) and raw_id else None,
+                    project_id=raw_id if _is_directory_name(raw_id) else None,
                     problems=entry_problems.get(position, []),
                 )
             )

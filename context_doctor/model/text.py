@@ -7,7 +7,10 @@ from datetime import date
 
 DATE_PATTERN = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 LEADING_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})(?!\d)")
-ORDINAL_PATTERN = re.compile(r"\b(round|wave|phase|step|part)[\s\-_]*(\d+)", re.IGNORECASE)
+# At most 9 digits: a longer "ordinal" is not one, and int() of thousands of digits raises.
+ORDINAL_PATTERN = re.compile(
+    r"\b(round|wave|phase|step|part)[\s\-_]*(\d{1,9})(?!\d)", re.IGNORECASE
+)
 
 
 def to_date(year: str, month: str, day: str) -> date | None:
