@@ -551,5 +551,26 @@ def report_command(
     sys.exit(1 if cached["defects"] else 0)
 
 
-def main() -> None:
-    cli(prog_name="context-doctor")
+def _wants_json(args: list[str]) -> bool:
+    for position, arg in enumerate(args):
+        if arg in ("--json", "--output-format=json"):
+            return True
+        if arg == "--output-format" and args[position + 1 : position + 2] == ["json"]:
+            return True
+    return False
+
+
+def main(args: list[str] | None = None) -> None:
+    """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
+    argv = list(sys.argv[1:] if args is None else args)
+    try:
+        code = cli.main(args=argv, prog_name="context-doctor", standalone_mode=False)
+    except click.ClickException as error:
+        if _wants_json(argv):
+            click.echo(error_json(error.format_message(), "see `context-doctor --help`"), nl=False)
+        error.show()
+        sys.exit(2 if isinstance(error, click.UsageError) else error.exit_code)
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

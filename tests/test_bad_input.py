@@ -173,3 +173,17 @@ def test_hook_install_audits_a_knowledge_base_below_the_repository_top(
     refused = doctor("hook", "install", "--repo", str(root), "--force")
     assert refused.exit_code == 2
     assert "holds neither a projects/ directory nor a CONTEXT.md" in refused.stderr
+
+
+def test_a_usage_error_under_json_is_json_too(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "context_doctor", "check", "--json", "--today", "2026-13-01"],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 2
+    payload = json.loads(result.stdout)
+    assert payload["ok"] is False
+    assert "is not a YYYY-MM-DD date" in payload["error"]
