@@ -9,10 +9,10 @@ partial findings are dropped, because ``record-unreadable`` reports the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from context_doctor.corpus import Corpus
+from context_doctor.corpus import Corpus, Source
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.findings import Finding, Issue, Severity
 from context_doctor.freshness import summarize
@@ -97,6 +97,44 @@ def _run_one(
     return _stamp(spec, issues, project.source.name, project.id, ctx)
 
 
+def _run_source_part(
+    spec: CheckSpec,
+    function: Callable[[Source, Context], Iterable[Issue]],
+    source: Source,
+    ctx: Context,
+    coverage: Coverage | None,
+) -> list[Finding]:
+    """A check's source- or repository-wide part, accounted like a project check.
+
+    ``coverage`` is None for the source part of a project check (its projects
+    are counted by the project part).
+    """
+    units = 1
+    if coverage is not None and spec.units is not None:
+        units = spec.units(source, ctx)
+    try:
+        issues = list(function(source, ctx))
+    except (Unreadable, HistoryUnavailable) as gap:
+        if coverage is not None:
+            coverage.skipped += units
+            coverage.reasons[
+                "unreadable" if isinstance(gap, Unreadable) else "history unavailable"
+            ] += units
+        return []
+    except Unverifiable as gap:
+        issues = [
+            Issue(
+                f"could not be verified: {gap.reason}",
+                gap.path or source.index_rel_path,
+                gap.line,
+                severity=Severity.WARNING,
+            )
+        ]
+    if coverage is not None:
+        coverage.examined += units
+    return _stamp(spec, issues, source.name, None, ctx)
+
+
 def run(
     corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime | None = None
 ) -> Report:
@@ -110,15 +148,13 @@ def run(
         repositories_seen.add(source.repository.toplevel)
         for spec in checks:
             if spec.source_function is not None:
-                findings += _stamp(spec, spec.source_function(source, ctx), source.name, None, ctx)
+                findings += _run_source_part(spec, spec.source_function, source, ctx, None)
             if spec.scoped_function is None:
                 continue
-            if spec.scope == "repository" and first_in_repository:
-                coverage[spec.name].examined += 1
-                findings += _stamp(spec, spec.scoped_function(source, ctx), source.name, None, ctx)
-            elif spec.scope == "source":
-                coverage[spec.name].examined += spec.units(source, ctx) if spec.units else 1
-                findings += _stamp(spec, spec.scoped_function(source, ctx), source.name, None, ctx)
+            if (spec.scope == "repository" and first_in_repository) or spec.scope == "source":
+                findings += _run_source_part(
+                    spec, spec.scoped_function, source, ctx, coverage[spec.name]
+                )
         for project in source.projects:
             for spec in project_checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name], selected)

@@ -6,7 +6,9 @@ import hashlib
 import json
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from context_doctor import __version__
 from context_doctor.findings import Finding, Severity
@@ -48,6 +50,13 @@ def _fingerprint(finding: Finding, occurrence: int) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+def _artifact(path: str) -> dict[str, str]:
+    """Repository-relative paths hang off %SRCROOT%; an absolute one is a file URI of its own."""
+    if path.startswith("/"):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": "%SRCROOT%"}
+
+
 def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
     rules = [_rule(spec) for spec in sorted(checks, key=lambda spec: spec.name)]
     index = {rule["id"]: position for position, rule in enumerate(rules)}
@@ -63,7 +72,7 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _artifact(finding.path),
                         "region": {"startLine": finding.line or 1},
                     }
                 }
