@@ -30,13 +30,22 @@ ISSUE_2_CHECKS = {
     "status-vocabulary",
     "completed-date",
 }
+# Every other check the SPEC names that the doctor implements: deleting one fails the registry test.
+LATER_CHECKS = {
+    "last-session-freshness", "context-header-freshness", "freshness-unverifiable",
+    "unlogged-session", "header-currency", "header-lag", "body-currency", "item-currency",
+    "terminal-project-active", "terminal-project-open-items", "post-close-review-unresolvable",
+    "untracked-context", "uncommitted-context", "unpushed-context",
+    "freshness-overdue", "freshness-never-reviewed", "freshness-malformed", "freshness-future",
+    "freshness-source-missing", "freshness-derived-reviewed", "section-freshness-overdue",
+}  # fmt: skip
 
 
 def test_every_check_is_registered_through_entry_points() -> None:
     modules = {point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
     assert "context_doctor.checks.structure" in modules
     registry = load_checks()
-    assert set(registry) >= ISSUE_2_CHECKS
+    assert set(registry) >= ISSUE_2_CHECKS | LATER_CHECKS
     for spec in registry.values():
         assert spec.summary and spec.remedy and spec.explanation
 
@@ -53,7 +62,7 @@ def test_explain_one_check(doctor: Callable[..., Run]) -> None:
 def test_explain_all_lists_every_check(doctor: Callable[..., Run]) -> None:
     run = doctor("explain", "--all")
     assert run.exit_code == 0
-    for name in ISSUE_2_CHECKS:
+    for name in ISSUE_2_CHECKS | LATER_CHECKS:
         assert f"\n{name} (" in "\n" + run.stdout
 
 
