@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,6 +71,37 @@ def test_not_yet_complete_reads_not_completed(value: str) -> None:
 )
 def test_paused_on_hold_parked_read_not_completed(value: str) -> None:
     assert value_verdict(value) is False
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["Ongoing", "ongoing (standing seat)", "New", "In progress", "in  progress — round 3", "NEW"],
+)
+def test_retired_live_statuses_read_not_completed(value: str) -> None:
+    # The index vocabulary recognises these; the header must give them a verdict too (#11).
+    assert value_verdict(value) is False
+
+
+@pytest.mark.parametrize("value", ["Superseded", "superseded by atlas", "Superseded (2026-05)"])
+def test_superseded_reads_completed(value: str) -> None:
+    assert value_verdict(value) is True
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Shipped v1, ongoing maintenance", True),  # leading clause decides
+        ("Ongoing, v1 shipped", False),
+        ("New: nothing shipped yet", False),
+        ("Superseded; was in progress", True),
+        ("Renewal pending", None),  # whole words only: `renewal` is not `new`
+        ("Newsletter draft", None),
+    ],
+)
+def test_live_words_with_completion_words_whichever_comes_first(
+    value: str, expected: bool | None
+) -> None:
+    assert value_verdict(value) is expected
 
 
 @pytest.mark.parametrize(
@@ -184,3 +217,42 @@ def test_header_fields_end_at_the_next_field_on_the_line(tmp_path: Path) -> None
     assert [f.value for f in status] == ["Active — wrapping up"]  # body field not read
     assert [f.value for f in phase] == ["Shipped"]
     assert completion_reading(status, phase) is False
+
+
+def test_ongoing_status_header_gets_its_cross_check(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Callable[..., Any]
+) -> None:
+    """`**Status:** Ongoing` with index `ongoing`: a verdict, never record-unreadable (#11)."""
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: seat\n  status: ongoing\n"
+                        "  last_session: 2026-06-01\n- id: old\n  status: superseded\n"
+                        "  last_session: 2026-06-01\n",
+                        "projects/seat/CONTEXT.md": "# Seat\n\n**Status:** Ongoing\n"
+                        "**Last session:** 2026-06-01\n",
+                        "projects/old/CONTEXT.md": "# Old\n\n**Status:** Active\n"
+                        "**Last session:** 2026-06-01\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", "2026-06-02", "--json")
+    assert run.exit_code in (0, 1), run.stderr
+    assert not [f for f in run.json["findings"] if f["check"] == "record-unreadable"]
+    # `old`'s index says superseded (completed) while its header says active: the cross-check ran.
+    disagreements = [
+        f
+        for f in run.json["findings"]
+        if f["check"] == "status-agreement" and f["project"] == "old"
+    ]
+    assert len(disagreements) == 1, run.json["findings"]
+    assert not [
+        f
+        for f in run.json["findings"]
+        if f["check"] == "status-agreement" and f["project"] == "seat"
+    ]

@@ -1,4 +1,11 @@
-"""The completion reading of a CONTEXT.md header (SPEC §1 "Completion reading")."""
+"""The completion reading of a CONTEXT.md header (SPEC §1 "Completion reading").
+
+Every status word the vocabulary knows gives a verdict: `active`, `ongoing`, `new`
+and `in progress` read as not completed, `superseded` (like the completion words)
+as completed.  They behave like `active` does: beside a completion word, whichever
+comes first wins ("Shipped v1, ongoing maintenance" reads completed by its leading
+clause; "New — nothing shipped yet" reads not completed).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,9 @@ from context_doctor.model.documents import HeaderField
 _CLAUSE_END = re.compile(r"—|\||,|;|\(|\.|--")
 _NOT_COMPLETE = re.compile(r"\bnot\s+(?:yet\s+)?complete(?:d)?\b")
 _ON_HOLD = re.compile(r"\b(?:paused|on\s+hold|parked)\b")
-_ACTIVE = re.compile(r"\bactive\b")
+# Live status words: `active`, and the retired live statuses the index vocabulary still
+# recognises (SPEC §1: a status the doctor knows in the index must give a header verdict too).
+_LIVE = re.compile(r"\b(?:active|ongoing|new|in\s+progress)\b")
 _COMPLETION = re.compile(r"\b(?:complete|completed|shipped|closed|done|archived|superseded)\b")
 
 
@@ -17,7 +26,7 @@ def _verdict_of(text: str) -> bool | None:
     lowered = text.casefold()
     if _NOT_COMPLETE.search(lowered) or _ON_HOLD.search(lowered):
         return False
-    active = _ACTIVE.search(lowered)
+    active = _LIVE.search(lowered)
     completion = _COMPLETION.search(lowered)
     if active and completion:
         return completion.start() < active.start()
