@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from context_doctor.cache import write_atomically
+from context_doctor.corpus import discover
 from context_doctor.errors import DoctorError
 from context_doctor.gitfacts import repository_for, run_git
 
@@ -63,8 +64,6 @@ def install_hook(
     audits that directory.  It is discovered once now, so a hook that could
     never pass (nothing to audit there) is refused at install time.
     """
-    from context_doctor.corpus import discover
-
     directory = hooks_directory(repo)
     discover(paths=(str(repo),))  # exit 2 now, not on every push, when there is nothing to audit
     target = directory / "pre-push"

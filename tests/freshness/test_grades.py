@@ -3,7 +3,7 @@
 Grades, pct, the overall grade, slugs and thresholds, frontmatter splitting and
 timestamps, the summary and the statusline cache: each is a function of text,
 numbers and dates, tested here without touching the disk. Grading real files,
-the checks and the ``freshness`` command are in ``test_freshness_checks.py``.
+the checks and the ``freshness`` command are in ``tests/checks/test_freshness_grades.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from context_doctor.freshness import (
     summarize,
     threshold_for_slug,
 )
-from context_doctor.freshness_cli import CACHE_LIMIT, statusline_cache
+from context_doctor.freshness.summary import CACHE_LIMIT, statusline_cache
 
 # -- the grade table ---------------------------------------------------------
 

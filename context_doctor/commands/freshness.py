@@ -1,25 +1,28 @@
-"""``context-doctor freshness review|touch|review-section|migrate``: the marker writers' CLI.
+"""``context-doctor freshness``: the grades summary, and the marker writers
+``review``, ``touch``, ``review-section`` and ``migrate``.
 
-Standalone :class:`click.Command` objects, registered on the ``freshness``
-group by ``cli.py`` (``freshness_group.add_command(command)`` for each of
-:data:`WRITE_COMMANDS`).  Every body runs under ``cli.guarded``, so a refusal
-prints ``context-doctor: error: <problem> (remedy: <remedy>)`` and exits 2.
+Every body runs under :func:`~context_doctor.commands.common.guarded`, so a
+refusal prints ``context-doctor: error: <problem> (remedy: <remedy>)`` and exits 2.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import datetime
+import sys
+from collections.abc import Callable
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
+from context_doctor.commands.common import guarded, parse_today
 from context_doctor.errors import DoctorError
-from context_doctor.freshness import slug_of
-from context_doctor.freshness_writers import (
+from context_doctor.freshness.frontmatter import slug_of
+from context_doctor.freshness.grades import GradedFile, summarize
+from context_doctor.freshness.summary import DEFECT_CHECKS, grade_paths, write_statusline
+from context_doctor.freshness.writers import (
     BACKUP_DIRECTORY,
     MIGRATION_AUTHOR,
     WOULD_MIGRATE,
@@ -32,14 +35,94 @@ from context_doctor.freshness_writers import (
 )
 
 
-@contextmanager
-def _guarded() -> Iterator[None]:
-    # Imported here, not at the top: cli.py imports this module to register the
-    # commands, and a top-level import back into cli.py would be circular.
-    from context_doctor.cli import guarded
+class FreshnessGroup(click.Group):
+    """``freshness [PATH ...]`` runs the summary; ``freshness review FILE`` and friends write."""
 
-    with guarded(False, False):
-        yield
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
+            args = ["summary", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("freshness", cls=FreshnessGroup, invoke_without_command=False)
+def freshness_group() -> None:
+    """A-F review-age grades of pai-freshness-v1 files (no projects needed), and their writers.
+
+    `context-doctor freshness [PATH ...]` prints the grades; `review`, `touch`,
+    `review-section` and `migrate` change markers, never content.
+    """
+
+
+@freshness_group.command("summary", hidden=True)
+@click.argument("paths", nargs=-1, type=str)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option(
+    "--write-cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the statusline cache (summary + generated_at, under 4 KiB) here.",
+)
+@click.option(
+    "--today",
+    callback=parse_today,
+    metavar="YYYY-MM-DD",
+    help="The date to grade against (default: the local date).",
+)
+@click.option("--config", type=click.Path(path_type=Path), help="Configuration file to use.")
+@click.option(
+    "--now", "now_text", metavar="ISO-8601", hidden=True, help="generated_at (for tests)."
+)
+def freshness_summary_command(
+    paths: tuple[str, ...],
+    as_json: bool,
+    write_cache: Path | None,
+    today: date,
+    config: Path | None,
+    now_text: str | None,
+) -> None:
+    """Grades of the graded files under PATHs (default: the current directory)."""
+    with guarded(as_json, False):
+        now = datetime.fromisoformat(now_text) if now_text else datetime.now(UTC)
+        code = run_summary(paths, as_json, write_cache, today, config, now)
+    sys.exit(code)
+
+
+def run_summary(
+    paths: tuple[str, ...],
+    as_json: bool,
+    write_cache: Path | None,
+    today: date,
+    config: Path | None,
+    now: datetime,
+) -> int:
+    files = grade_paths([Path(p) for p in paths or (".",)], today, config)
+    summary = summarize(files)
+    if write_cache is not None:
+        write_statusline(write_cache, summary, files, now.isoformat(timespec="seconds"))
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        _human(summary, files)
+        for item in files:
+            for problem in item.problems:
+                where = f"{item.rel_path}:{problem.line}" if problem.line else item.rel_path
+                click.echo(f"{where}: [{problem.check}] {problem.message}", err=True)
+    defects = any(problem.check in DEFECT_CHECKS for item in files for problem in item.problems)
+    return 1 if defects else 0
+
+
+def _human(summary: dict[str, Any], files: list[GradedFile]) -> None:
+    click.echo(f"{'grade':<6}{'reviewed':>10}{'threshold':>11}  {'why':<16}file")
+    for item in sorted(files, key=GradedFile.staleness):
+        reviewed = "never" if item.reviewed_age_days is None else f"{item.reviewed_age_days} d"
+        click.echo(
+            f"{item.grade:<6}{reviewed:>10}{item.threshold_days:>9} d  {item.why or '-':<16}{item.rel_path}"
+        )
+    most = summary["most_stale"]
+    click.echo(
+        f"overall {summary['overall_grade']} ({summary['overall_pct']}%): {summary['fresh_count']} fresh, "
+        f"{summary['stale_count']} stale of {summary['total']}"
+        + (f"; most stale: {most['path']}" if most else "")
+    )
 
 
 def _default_by() -> str:
@@ -81,7 +164,7 @@ def _by_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
 
 
-@click.command("review")
+@freshness_group.command("review")
 @_FILE
 @_by_option("reviewed the file (last_reviewed_by)")
 @_now_option
@@ -90,7 +173,7 @@ def review_command(file: Path, by: str, now: datetime) -> None:
 
     A derived file (derived_from) is refused: review its source instead.
     """
-    with _guarded():
+    with guarded(False, False):
         stamp = timestamp_text(now)
         if review_file(file, by, now):
             click.echo(f"reviewed {file}: last_reviewed {stamp} by {by}")
@@ -98,13 +181,13 @@ def review_command(file: Path, by: str, now: datetime) -> None:
             click.echo(f"{file} already reads last_reviewed {stamp} by {by}; nothing written")
 
 
-@click.command("touch")
+@freshness_group.command("touch")
 @_FILE
 @_by_option("wrote the file (last_updated_by)")
 @_now_option
 def touch_command(file: Path, by: str, now: datetime) -> None:
     """Set last_updated only (generators, migrations); the grade does not move."""
-    with _guarded():
+    with guarded(False, False):
         stamp = timestamp_text(now)
         if touch_file(file, by, now):
             click.echo(f"touched {file}: last_updated {stamp} by {by}")
@@ -112,14 +195,14 @@ def touch_command(file: Path, by: str, now: datetime) -> None:
             click.echo(f"{file} already reads last_updated {stamp} by {by}; nothing written")
 
 
-@click.command("review-section")
+@freshness_group.command("review-section")
 @_FILE
 @click.argument("slug")
 @_by_option("reviewed the section")
 @_now_option
 def review_section_command(file: Path, slug: str, by: str, now: datetime) -> None:
     """Update a `##` section's `<!-- updated: ... -->` marker and the file's last_updated."""
-    with _guarded():
+    with guarded(False, False):
         marker = marker_text(now.date().isoformat(), by)
         if review_section(file, slug, by, now):
             click.echo(f"updated section {slug_of(slug)} of {file}: {marker}")
@@ -127,7 +210,7 @@ def review_section_command(file: Path, slug: str, by: str, now: datetime) -> Non
             click.echo(f"section {slug_of(slug)} of {file} already reads {marker}; nothing written")
 
 
-@click.command("migrate")
+@freshness_group.command("migrate")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @_now_option
@@ -136,7 +219,7 @@ def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> No
 
     Every file is checked before any is written: one refusal writes nothing.
     """
-    with _guarded():
+    with guarded(False, False):
         files = _unique(paths)
         plans = [migrate_file(path, MIGRATION_AUTHOR, now, dry_run=True) for path in files]
         for path, plan in zip(files, plans, strict=True):
@@ -167,11 +250,3 @@ def _unique(paths: tuple[Path, ...]) -> list[Path]:
             )
         files.setdefault(path.resolve(), path)
     return list(files.values())
-
-
-WRITE_COMMANDS: tuple[click.Command, ...] = (
-    review_command,
-    touch_command,
-    review_section_command,
-    migrate_command,
-)

@@ -1,31 +1,20 @@
-"""``context-doctor freshness``: the grades summary, its statusline cache, and the writers."""
+"""The ``freshness`` summary: grading the files under paths, and the 4 KiB statusline cache."""
 
 from __future__ import annotations
 
 import json
-import sys
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
-
-import click
 
 from context_doctor.cache import write_atomically
 from context_doctor.config import find_config, validate_config
 from context_doctor.errors import DoctorError
-from context_doctor.freshness import GradedFile, RegistryEntry, grade_files, slug_of, summarize
+from context_doctor.freshness.frontmatter import slug_of
+from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files
 
 CACHE_LIMIT = 4096
 DEFECT_CHECKS = frozenset({"freshness-malformed", "freshness-source-missing"})
-
-
-class FreshnessGroup(click.Group):
-    """``freshness [PATH ...]`` runs the summary; ``freshness review FILE`` and friends write."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
-            args = ["summary", *args]
-        return super().parse_args(ctx, args)
 
 
 def _registry_for(directories: list[Path], explicit: Path | None) -> list[RegistryEntry]:
@@ -92,55 +81,13 @@ def statusline_cache(summary: dict[str, Any], files: list[GradedFile], generated
     )
 
 
-def _human(summary: dict[str, Any], files: list[GradedFile]) -> None:
-    click.echo(f"{'grade':<6}{'reviewed':>10}{'threshold':>11}  {'why':<16}file")
-    for item in sorted(files, key=GradedFile.staleness):
-        reviewed = "never" if item.reviewed_age_days is None else f"{item.reviewed_age_days} d"
-        click.echo(
-            f"{item.grade:<6}{reviewed:>10}{item.threshold_days:>9} d  {item.why or '-':<16}{item.rel_path}"
-        )
-    most = summary["most_stale"]
-    click.echo(
-        f"overall {summary['overall_grade']} ({summary['overall_pct']}%): {summary['fresh_count']} fresh, "
-        f"{summary['stale_count']} stale of {summary['total']}"
-        + (f"; most stale: {most['path']}" if most else "")
-    )
-
-
-def run_summary(
-    paths: tuple[str, ...],
-    as_json: bool,
-    write_cache: Path | None,
-    today: date,
-    config: Path | None,
-    now: datetime,
-) -> int:
-    files = grade_paths([Path(p) for p in paths or (".",)], today, config)
-    summary = summarize(files)
-    if write_cache is not None:
-        try:
-            write_atomically(
-                write_cache, statusline_cache(summary, files, now.isoformat(timespec="seconds"))
-            )
-        except OSError as error:
-            raise DoctorError(
-                f"cannot write {write_cache}: {error.strerror or error}", "check the path"
-            ) from error
-    if as_json:
-        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
-    else:
-        _human(summary, files)
-        for item in files:
-            for problem in item.problems:
-                where = f"{item.rel_path}:{problem.line}" if problem.line else item.rel_path
-                click.echo(f"{where}: [{problem.check}] {problem.message}", err=True)
-    defects = any(problem.check in DEFECT_CHECKS for item in files for problem in item.problems)
-    return 1 if defects else 0
-
-
-def now_or(text: str | None) -> datetime:
-    return datetime.fromisoformat(text) if text else datetime.now(UTC)
-
-
-def exit_with(code: int) -> None:
-    sys.exit(code)
+def write_statusline(
+    target: Path, summary: dict[str, Any], files: list[GradedFile], generated_at: str
+) -> None:
+    """Write the statusline cache of ``summary`` to ``target``."""
+    try:
+        write_atomically(target, statusline_cache(summary, files, generated_at))
+    except OSError as error:
+        raise DoctorError(
+            f"cannot write {target}: {error.strerror or error}", "check the path"
+        ) from error

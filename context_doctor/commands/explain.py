@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
-from context_doctor.registry import ENGINE_REASONS, CheckSpec
+import click
+
+from context_doctor.commands.common import guarded
+from context_doctor.errors import DoctorError
+from context_doctor.registry import ENGINE_REASONS, CheckSpec, load_checks, resolve_names
 
 
 def explain_text(spec: CheckSpec) -> str:
@@ -31,3 +35,21 @@ def explain_text(spec: CheckSpec) -> str:
             *skips,
         ]
     )
+
+
+@click.command("explain")
+@click.argument("name", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Explain every check.")
+def explain_command(name: str | None, show_all: bool) -> None:
+    """What a check means, why it matters, how to fix it and what skips it."""
+    with guarded(False, False):
+        registry = load_checks()
+        if show_all:
+            names = list(registry)
+        elif name:
+            names = resolve_names([name], registry, "the command line")
+        else:
+            raise DoctorError(
+                "explain needs a check NAME or --all", "run `context-doctor explain --all`"
+            )
+        click.echo("\n\n".join(explain_text(registry[item]) for item in names))

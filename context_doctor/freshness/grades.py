@@ -1,29 +1,34 @@
-"""The pai-freshness-v1 convention: frontmatter, thresholds and A-F grades (pure functions).
+"""The pai-freshness-v1 grades: thresholds, A-F grades, and the graded files of a tree.
 
 A grade comes from when a person last vouched for a file (``last_reviewed``),
 never from when its bytes last changed (``last_updated``).  Everything here
 is a pure function of text and dates; reading files from disk is done once,
-by :func:`load_graded_files`, and checks only look at the result.
+by :func:`grade_files`, and checks only look at the result.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.error import YAMLError
-
+from context_doctor.freshness.frontmatter import (
+    CONVENTION,
+    SECTION_MARKER,
+    Frontmatter,
+    Timestamp,
+    parse_timestamp,
+    read_frontmatter,
+    slug_of,
+    split_frontmatter,
+)
 from context_doctor.model.documents import Document
-from context_doctor.yamlio import RecursiveYaml, lenient_loader, plain
 
-CONVENTION = "pai-freshness-v1"
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
 GRADES = ("A", "B", "C", "D", "F")
@@ -51,9 +56,6 @@ SLUG_THRESHOLDS: dict[str, int] = {
     "2036": 365,
 }
 SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "Backups", "__pycache__", ".venv"})
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
-_SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
-_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 
 
 # -- grading ----------------------------------------------------------------
@@ -96,109 +98,12 @@ def overall_grade(grades: Iterable[str]) -> str:
     return "F"
 
 
-def slug_of(name: str) -> str:
-    """``PRINCIPAL_IDENTITY.md`` -> ``principal_identity``; ``## Current State`` -> ``current_state``."""
-    stem = name[:-3] if name.lower().endswith(".md") else name
-    return _SLUG_JUNK.sub("_", stem.lower()).strip("_")
-
-
 def threshold_for_slug(slug: str) -> int:
     """Exact slug first, then the longest table key it ends with (``pai_system_prompt``)."""
     if slug in SLUG_THRESHOLDS:
         return SLUG_THRESHOLDS[slug]
     suffixes = [key for key in SLUG_THRESHOLDS if slug.endswith(f"_{key}")]
     return SLUG_THRESHOLDS[max(suffixes, key=len)] if suffixes else DEFAULT_THRESHOLD
-
-
-# -- frontmatter ------------------------------------------------------------
-
-
-@dataclass
-class Frontmatter:
-    data: dict[str, Any]
-    lines: dict[str, int]  # key -> 1-based line in the file
-    end_line: int  # the closing fence's line
-
-
-@dataclass(frozen=True)
-class Timestamp:
-    raw: str
-    day: date | None
-    problem: str | None  # "not a real date", or None
-
-
-def split_frontmatter(text: str) -> tuple[str, str, str] | None:
-    """(opening fence + block, YAML block text, body) of a leading ``---`` block, or None.
-
-    Tolerates a BOM and CRLF line ends; only the first block counts, so a
-    ``last_reviewed:`` quoted later in the body is never read as frontmatter.
-    """
-    body = text.removeprefix("\ufeff")
-    lines = body.splitlines(keepends=True)
-    if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
-        return None
-    for index in range(1, len(lines)):
-        if _FENCE.match(lines[index].rstrip("\r\n")):
-            head = "".join(lines[: index + 1])
-            return head, "".join(lines[1:index]), "".join(lines[index + 1 :])
-    raise ValueError("the frontmatter block is never closed (no second `---` line)")
-
-
-def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
-    """The frontmatter, or the reason it cannot be read; (None, None) when there is none."""
-    try:
-        parts = split_frontmatter(text)
-    except ValueError as error:
-        return None, str(error)
-    if parts is None:
-        return None, None
-    head, block, _ = parts
-    try:
-        data = lenient_loader().load(block)
-    except YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        return None, f"the frontmatter is not valid YAML{where}"
-    except Exception as error:  # ruamel raises a few non-YAMLError types on odd input
-        return None, f"the frontmatter is not valid YAML ({error.__class__.__name__})"
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return None, "the frontmatter is not a mapping of keys to values"
-    lines: dict[str, int] = {}
-    lc = getattr(data, "lc", None)
-    for key in data:
-        try:
-            lines[str(key)] = int(lc.key(key)[0]) + 2 if lc is not None else 1
-        except (KeyError, TypeError, AttributeError):
-            lines[str(key)] = 1
-    try:
-        values = plain(data)
-    except RecursiveYaml as error:
-        return None, f"the frontmatter is not valid YAML: {error}"
-    return Frontmatter(values, lines, head.count("\n")), None
-
-
-def parse_timestamp(value: Any) -> Timestamp | None:
-    """A date or ISO-8601 datetime; a date-only value is that calendar day."""
-    if value is None or value == "":
-        return None
-    raw = str(value)
-    if isinstance(value, datetime):
-        return Timestamp(raw, value.date(), None)
-    if isinstance(value, date):
-        return Timestamp(raw, value, None)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return Timestamp(raw, date.fromisoformat(text), None)
-        except ValueError:
-            pass
-        try:
-            return Timestamp(raw, datetime.fromisoformat(text.replace("z", "Z")).date(), None)
-        except ValueError:
-            pass
-    return Timestamp(raw, None, "not a real date")
 
 
 # -- graded files -----------------------------------------------------------
@@ -346,7 +251,7 @@ def _section_marks(text: str, path: Path) -> list[SectionMark]:
         )
         # Within the three lines under the heading, and never past the next heading.
         window = document.lines[heading.line : min(heading.line + 3, following)]
-        found = next((m for m in (_SECTION_MARKER.search(line) for line in window) if m), None)
+        found = next((m for m in (SECTION_MARKER.search(line) for line in window) if m), None)
         stamp = parse_timestamp(found.group(1)) if found else None
         marks.append(
             SectionMark(
@@ -445,7 +350,7 @@ def grade_files(
             )
         item.age_days = _days(today, updated.day if updated else None)
         if read.text is not None and any(
-            _SECTION_MARKER.search(line) for line in read.text.splitlines()
+            SECTION_MARKER.search(line) for line in read.text.splitlines()
         ):
             item.sections = _section_marks(read.text, path)
 

@@ -45,13 +45,17 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from context_doctor.cache import write_atomically
 from context_doctor.errors import DoctorError
-from context_doctor.freshness import CONVENTION, read_frontmatter, slug_of, split_frontmatter
+from context_doctor.freshness.frontmatter import (
+    CONVENTION,
+    SECTION_MARKER,
+    read_frontmatter,
+    slug_of,
+    split_frontmatter,
+)
 
 BOM = "\ufeff"
 BACKUP_DIRECTORY = "Backups"
 MIGRATION_AUTHOR = "migration"
-# As the reader (context_doctor.freshness) matches them; names are non-space runs.
-SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
 # Only \n, \r\n and \r end a line, as for markdown-it, whose line maps locate headings.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _HEADINGS = MarkdownIt("commonmark", {"html": True}).disable("inline")

@@ -4,7 +4,7 @@
 ``projects/`` directory and a pushed remote, so only the freshness checks
 speak); ``freshness`` runs need no repository and grade plain directories.
 Everything is judged on 2026-06-20. The writers (review, touch, migrate) are
-tested in ``test_freshness_writers.py``.
+tested in ``tests/freshness/test_writers.py``.
 """
 
 from __future__ import annotations

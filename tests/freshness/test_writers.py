@@ -10,15 +10,15 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from context_doctor import freshness_writers
-from context_doctor.freshness import grade_files, read_frontmatter
-from context_doctor.freshness_write_commands import (
-    WRITE_COMMANDS,
+from context_doctor.commands.freshness import (
+    freshness_group,
     migrate_command,
     review_command,
     review_section_command,
     touch_command,
 )
+from context_doctor.freshness import grade_files, read_frontmatter
+from context_doctor.freshness import writers as freshness_writers
 
 NOW = "2026-06-10T09:30:00+02:00"
 LATER = "2026-06-11T08:00:00+02:00"
@@ -78,14 +78,11 @@ def projects(tmp_path: Path) -> Path:
     return write(tmp_path / "PROJECTS.md", PROJECTS)
 
 
-def test_the_commands_are_standalone_and_named_as_the_cli_will_register_them() -> None:
-    assert [command.name for command in WRITE_COMMANDS] == [
-        "review",
-        "touch",
-        "review-section",
-        "migrate",
-    ]
-    assert all(isinstance(command, click.Command) for command in WRITE_COMMANDS)
+def test_the_writers_are_registered_on_the_freshness_group() -> None:
+    for command in (review_command, touch_command, review_section_command, migrate_command):
+        assert isinstance(command, click.Command)
+        assert command.name is not None
+        assert freshness_group.commands[command.name] is command
 
 
 # -- touch ---------------------------------------------------------------------

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from datetime import date
 from pathlib import Path
 
 import click
 
-from context_doctor.cli import audit, emit
+from context_doctor.audit import FORMATS, audit, emit
+from context_doctor.commands.common import guarded
 from context_doctor.corpus import discover
 from context_doctor.testing import build_scenario, scenario_today
 
@@ -33,3 +35,18 @@ def run_demo(*, today: str | None, output_format: str, keep: Path | None) -> int
         )
         emit(report, output_format, quiet=False, statistics=False, checks=checks)
         return report.exit_code()
+
+
+@click.command("demo")
+@click.option("--today", metavar="YYYY-MM-DD", help="Audit date (default: the demo story's date).")
+@click.option("--output-format", type=click.Choice(FORMATS), default="human", show_default=True)
+@click.option(
+    "--keep",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Build the demo corpus here and keep it, instead of a temporary directory.",
+)
+def demo_command(today: str | None, output_format: str, keep: Path | None) -> None:
+    """Build the bundled demo knowledge base in a temporary directory and audit it."""
+    with guarded(output_format == "json", False):
+        code = run_demo(today=today, output_format=output_format, keep=keep)
+    sys.exit(code)

@@ -1,0 +1,159 @@
+"""``context-doctor check``: audit a corpus (SPEC §3)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import date
+from pathlib import Path
+
+import click
+
+from context_doctor.audit import audit, emit, write_step_summary
+from context_doctor.cache import REPORT_CACHE_NAME, write_json
+from context_doctor.commands.common import guarded, output_options, split_names
+from context_doctor.config import Settings
+from context_doctor.corpus import Corpus, discover, synthesis_home
+from context_doctor.errors import DoctorError
+from context_doctor.registry import CheckSpec
+
+
+def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:
+    click.echo(f"config file: {settings.config_file or '(none found; defaults)'}")
+    click.echo("sources:")
+    for source in corpus.sources:
+        click.echo(f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'})")
+    click.echo(f"select = {[spec.name for spec in checks]}  # {settings.origin('select')}")
+    click.echo(f"ignore = {sorted(settings.ignore)}  # {settings.origin('ignore')}")
+    for name, level in sorted(settings.severity.items()):
+        click.echo(f"severity.{name} = {level.value!r}  # {settings.origin(f'severity.{name}')}")
+    for name, number in sorted(settings.budgets.items()):
+        click.echo(f"budgets.{name} = {number}  # {settings.origin(f'budgets.{name}')}")
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, type=str)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="PATH",
+    help="A knowledge repository root holding projects/ (repeatable).",
+)
+@click.option("--project", "projects", multiple=True, metavar="PATH", help="One project directory.")
+@click.option(
+    "--allow-shallow",
+    is_flag=True,
+    help="Audit a shallow clone; history-dependent checks report what they cannot verify.",
+)
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
+@click.option(
+    "--pre-push",
+    is_flag=True,
+    help="Run as a pre-push hook: the commits being pushed (git's hook input on stdin, or "
+    "pre-commit's PRE_COMMIT_TO_REF) count as published.",
+)
+@click.option(
+    "--no-report-cache", is_flag=True, help="Do not write the report cache of a console.yaml run."
+)
+@click.option(
+    "--report-cache",
+    "report_cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the JSON report here (any run), instead of $SYNTHESIS_HOME/context-doctor/.",
+)
+@output_options
+def check_command(
+    paths: tuple[str, ...],
+    sources: tuple[str, ...],
+    projects: tuple[str, ...],
+    allow_shallow: bool,
+    show_settings: bool,
+    pre_push: bool,
+    no_report_cache: bool,
+    report_cache: Path | None,
+    today: date,
+    readiness: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str,
+    as_json: bool,
+    quiet: bool,
+    statistics: bool,
+    warnings_as_defects: bool,
+    exit_zero: bool,
+    config: Path | None,
+    debug: bool,
+) -> None:
+    """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
+    output_format = "json" if as_json else output_format
+    with guarded(output_format == "json", debug):
+        corpus = discover(
+            paths,
+            sources,
+            projects,
+            allow_shallow=allow_shallow,
+            pushing=pushed_commits() if pre_push else (),
+        )
+        report, settings, checks = audit(
+            corpus,
+            today=today,
+            readiness=readiness,
+            select=split_names(select),
+            ignore=split_names(ignore),
+            config=config,
+        )
+        if show_settings:
+            print_settings(settings, checks, corpus)
+            return
+        if not corpus.projects and report.freshness is None:
+            where = ", ".join(str(source.projects_path) for source in corpus.sources)
+            raise DoctorError(
+                f"nothing to audit: no projects found in {where}",
+                "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
+            )
+        if output_format == "github":
+            # Before the cache: a summary that cannot be written is exit 2, and an exit-2
+            # run must leave the report cache as it was.
+            write_step_summary(report)
+        cache_path = report_cache_path(corpus, report_cache, no_report_cache)
+        if cache_path is not None:
+            write_json(cache_path, report.to_json())
+        emit(report, output_format, quiet, statistics, checks, summary_written=True)
+    sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
+
+
+def pushed_commits() -> tuple[str, ...]:
+    """The local shas a push is sending.
+
+    git gives a pre-push hook one line per ref on stdin: ``<local ref> <local
+    sha> <remote ref> <remote sha>`` (an all-zero local sha is a deletion);
+    pre-commit's pre-push stage gives ``PRE_COMMIT_TO_REF`` instead.
+    """
+    to_ref = os.environ.get("PRE_COMMIT_TO_REF")
+    if to_ref:
+        return (to_ref,)
+    if sys.stdin is None or sys.stdin.isatty():
+        return ()
+    shas: list[str] = []
+    for line in sys.stdin.read().splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[1].strip("0"):
+            shas.append(parts[1])
+    return tuple(shas)
+
+
+def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> Path | None:
+    """Where this run's report is cached, if anywhere.
+
+    Only a run over the console.yaml sources describes the corpus, so only it
+    writes the default cache; ``--report-cache PATH`` is an explicit request
+    and is honoured for any run.
+    """
+    if disabled:
+        return None
+    if explicit is not None:
+        return explicit
+    if corpus.from_console:
+        return synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
+    return None

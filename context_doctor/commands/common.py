@@ -1,0 +1,110 @@
+"""What every subcommand shares: exit-2 guarding, the --today parser, the output options."""
+
+from __future__ import annotations
+
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from context_doctor.audit import FORMATS
+from context_doctor.errors import DoctorError
+from context_doctor.render.jsonout import error_json
+
+
+def _fail(error: DoctorError, as_json: bool) -> NoReturn:
+    if as_json:
+        click.echo(error_json(error.problem, error.remedy), nl=False)
+    click.echo(f"context-doctor: error: {error.one_line()}", err=True)
+    sys.exit(2)
+
+
+@contextmanager
+def guarded(as_json: bool, debug: bool) -> Iterator[None]:
+    """Exit 2 for anything that stops the doctor establishing ground truth, never a traceback."""
+    try:
+        yield
+    except DoctorError as error:
+        _fail(error, as_json)
+    except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        if debug:
+            traceback.print_exc()
+        _fail(
+            DoctorError(
+                f"internal error: {error.__class__.__name__}: {error}",
+                "rerun with --debug for the traceback and report it",
+            ),
+            as_json,
+        )
+
+
+def parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date:
+    if value is None:
+        return date.today()
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError(value)  # fromisoformat would also take 20260111 and 2026-W02-1
+        return date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a YYYY-MM-DD date") from None
+
+
+def split_names(values: tuple[str, ...]) -> list[str]:
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--today",
+            callback=parse_today,
+            metavar="YYYY-MM-DD",
+            help="The date to judge freshness against (default: the local date).",
+        ),
+        click.option(
+            "--readiness",
+            type=click.Choice(["local", "remote"]),
+            default="local",
+            show_default=True,
+            help="remote: durability problems are defects.",
+        ),
+        click.option(
+            "--select",
+            multiple=True,
+            metavar="NAMES",
+            help="Run only these checks (comma-separated; replaces the config's select).",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            metavar="NAMES",
+            help="Skip these checks (comma-separated; adds to the config's ignore).",
+        ),
+        click.option(
+            "--output-format", type=click.Choice(FORMATS), default="human", show_default=True
+        ),
+        click.option("--json", "as_json", is_flag=True, help="Alias of --output-format json."),
+        click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line."),
+        click.option(
+            "--statistics", is_flag=True, help="Print counts per check instead of findings."
+        ),
+        click.option("--warnings-as-defects", is_flag=True, help="Exit 1 on warnings too."),
+        click.option(
+            "--exit-zero", is_flag=True, help="Exit 0 even with defects (2 still means 2)."
+        ),
+        click.option(
+            "--config", type=click.Path(path_type=Path), help="Configuration file to use."
+        ),
+        click.option("--debug", is_flag=True, help="Show tracebacks of internal errors."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
