@@ -51,7 +51,11 @@ def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
         )
         return
     for problem in entry.problems:
-        yield Issue(f"index.yaml {entry.label()}: {problem}", index.rel_path, entry.line)
+        yield Issue(
+            f"index.yaml {entry.label()}: {problem}",
+            index.rel_path,
+            entry.line_of(entry.problem_fields.get(problem, "")),
+        )
     for duplicate in project.duplicate_entries:
         yield Issue(
             f"id `{project.id}` is registered twice in index.yaml: {entry.label()} and "
@@ -144,11 +148,11 @@ def completed_date(project: Project, ctx: Context) -> Iterator[Issue]:
         yield Issue(
             f"status `{project.status}` but no `completed_date`",
             project.source.index_rel_path,
-            entry.line,
+            entry.line_of("status"),
         )
     elif entry.date_field("completed_date") is None:
         yield Issue(
             f"`completed_date: {raw}` is not a real YYYY-MM-DD date",
             project.source.index_rel_path,
-            entry.line,
+            entry.line_of("completed_date"),
         )

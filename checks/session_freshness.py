@@ -89,7 +89,7 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         recorded,
         ("the CONTEXT.md Last session header", header[1] if header else None),
         project.source.index_rel_path,
-        project.entry.line,
+        project.entry.line_of("last_session"),
     )
 
 

@@ -37,7 +37,7 @@ def status_vocabulary(project: Project, ctx: Context) -> Iterator[Issue]:
         yield Issue(
             f"status `{status}` is retired: use {lifecycle.RETIRED[status]}",
             index_path,
-            entry.line,
+            entry.line_of("status"),
             severity=Severity.WARNING,
             remedy=f"Replace `status: {status}` with {lifecycle.RETIRED[status]}.",
         )
@@ -46,5 +46,5 @@ def status_vocabulary(project: Project, ctx: Context) -> Iterator[Issue]:
             f"status `{status}` is not in the vocabulary (active, paused, completed, archived); "
             "the project is treated as live",
             index_path,
-            entry.line,
+            entry.line_of("status"),
         )

@@ -64,7 +64,7 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
             "terminal, but neither `completed_date` nor `last_session` is a readable date, so "
             "whether it is still being worked cannot be checked",
             index_path,
-            entry.line,
+            entry.line_of("status"),
             remedy="Add `completed_date: YYYY-MM-DD` to the index entry.",
         )
         return
@@ -92,7 +92,7 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
             f"status `{project.status}` with {anchor_field} {anchor}, but work continued after "
             f"it: {shown}",
             index_path,
-            entry.line,
+            entry.line_of("status"),
         )
 
 
@@ -144,5 +144,5 @@ def post_close_review_unresolvable(project: Project, ctx: Context) -> Iterator[I
             f"post_close_reviewed_through `{review.recorded}` does not resolve to a commit of this "
             "repository",
             project.source.index_rel_path,
-            project.entry.line,
+            project.entry.line_of("post_close_reviewed_through"),
         )

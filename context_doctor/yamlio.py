@@ -63,7 +63,11 @@ def lenient_loader() -> YAML:
 
 def load_yaml(path: Path, what: str) -> Any:
     """Round-trip load, so entries keep their line numbers; exit 2 when it is not YAML."""
-    text = read_text(path, what)
+    return load_yaml_text(read_text(path, what), path, what)
+
+
+def load_yaml_text(text: str, path: Path, what: str) -> Any:
+    """:func:`load_yaml` over text already read (``path`` names it in errors)."""
     try:
         data = lenient_loader().load(text)
         plain(data)  # refuse a recursive alias here, once, rather than in every reader

@@ -156,6 +156,20 @@ def entry_line(root: Path, project: str) -> int:
     return line_of(root, INDEX, f"- id: {project}")
 
 
+def field_line(root: Path, project: str, field: str, *, occurrence: int = 1) -> int:
+    """The line of ``field:`` in the ``occurrence``-th index entry ``- id: <project>``."""
+    lines = (root / INDEX).read_text(encoding="utf-8").splitlines()
+    starts = [n for n, text in enumerate(lines, 1) if text.strip() == f"- id: {project}"]
+    start = starts[occurrence - 1]
+    for number in range(start, len(lines) + 1):
+        text = lines[number - 1].strip().removeprefix("- ")
+        if number > start and text.startswith("id:") and lines[number - 1].lstrip().startswith("-"):
+            break
+        if text.startswith(f"{field}:"):
+            return number
+    raise AssertionError((project, field))
+
+
 # -- git -----------------------------------------------------------------------
 
 

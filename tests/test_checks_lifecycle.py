@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import INDEX, Doctor, line_of, reasons, sole
+from support import INDEX, Doctor, field_line, line_of, reasons, sole
 
 TODAY = "2026-06-20"
 LIFECYCLE_CHECKS = ("status-agreement", "record-unreadable", "status-vocabulary", "completed-date")
@@ -58,10 +58,11 @@ def test_index_completed_but_header_active_is_a_defect(lifecycle: tuple[Path, Ru
 def test_schema_violations_name_entry_and_field(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
     found = run.findings("status-agreement", "schema-bad")
-    line = entry_line(root, "id: schema-bad")
+    # Each violation points at the line of the field it names (SPEC §6).
+    lines = {field_line(root, "schema-bad", name) for name in ("bounded", "last_session")}
     assert {finding["severity"] for finding in found} == {"defect"}
     assert {finding["path"] for finding in found} == {INDEX}
-    assert {finding["line"] for finding in found} == {line}
+    assert {finding["line"] for finding in found} == lines
     messages = sorted(finding["message"] for finding in found)
     assert len(messages) == 2, messages
     assert all("`schema-bad`" in message for message in messages)
@@ -309,7 +310,7 @@ def test_retired_status_is_a_warning_naming_the_replacement(
     finding = sole(run, "status-vocabulary", project)
     assert finding["severity"] == "warning"
     assert finding["path"] == INDEX
-    assert finding["line"] == entry_line(root, f"id: {project}")
+    assert finding["line"] == field_line(root, project, "status")
     assert f"`{status}` is retired" in finding["message"]
     assert replacement in finding["message"]
 
@@ -319,7 +320,7 @@ def test_unknown_status_is_a_defect_and_treated_as_live(lifecycle: tuple[Path, R
     finding = sole(run, "status-vocabulary", "mystery")
     assert finding["severity"] == "defect"
     assert finding["path"] == INDEX
-    assert finding["line"] == entry_line(root, "id: mystery")
+    assert finding["line"] == field_line(root, "mystery", "status")
     assert "`wip`" in finding["message"]
     assert "treated as live" in finding["message"]
     # Live: the header's Active agrees with it, so status-agreement is quiet.
@@ -346,7 +347,7 @@ def test_completed_without_completed_date_is_a_warning(lifecycle: tuple[Path, Ru
     finding = sole(run, "completed-date", "undated")
     assert finding["severity"] == "warning"
     assert finding["path"] == INDEX
-    assert finding["line"] == entry_line(root, "id: undated")
+    assert finding["line"] == field_line(root, "undated", "status")
     assert "no `completed_date`" in finding["message"]
 
 

@@ -27,7 +27,7 @@ from support import (
     assert_quiet,
     assert_skipped,
     audit,
-    entry_line,
+    field_line,
     git,
     head,
     line_of,
@@ -120,7 +120,7 @@ def test_log_entry_after_completed_date_fires(corpus: Run, root: Path) -> None:
     finding = sole(corpus, ACTIVE, "log-late")
     assert finding["severity"] == "warning"
     assert finding["path"] == INDEX
-    assert finding["line"] == entry_line(root, "log-late")
+    assert finding["line"] == field_line(root, "log-late", "status")
     assert "status `completed` with completed_date 2026-01-01" in finding["message"]
     assert (
         f"session-log entry 2026-06-01 ({log}:{line_of(root, log, '## 2026-06-01')})"
@@ -174,7 +174,7 @@ def test_session_commit_two_days_after_completed_date_fires(corpus: Run, root: P
     sha = short_sha_of(root, "commit-late: work two days after the close")
     assert "completed_date 2026-06-01" in finding["message"]
     assert f"commit {sha} of 2026-06-03" in finding["message"]
-    assert finding["line"] == entry_line(root, "commit-late")
+    assert finding["line"] == field_line(root, "commit-late", "status")
 
 
 def test_commit_one_day_after_in_the_authors_offset_is_quiet(one: Callable[[str], Run]) -> None:
@@ -496,7 +496,7 @@ def test_unresolvable_review_is_a_defect_and_the_project_is_still_judged(
     defect = sole(run, UNRESOLVABLE, "closed")
     assert defect["severity"] == "defect"
     assert defect["path"] == INDEX
-    assert defect["line"] == entry_line(root, "closed")
+    assert defect["line"] == field_line(root, "closed", "post_close_reviewed_through")
     assert f"`{ZERO_SHA}` does not resolve to a commit" in defect["message"]
     active = sole(run, ACTIVE, "closed")
     assert f"commit {short_sha_of(root, 'closed: archive pass')} of 2026-03-10" in active["message"]

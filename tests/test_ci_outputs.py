@@ -232,7 +232,7 @@ def test_github_annotations_are_escaped(make_repo: MakeRepo, doctor: Doctor) -> 
         assert unescape(body) == f"{finding['message']} (remedy: {finding['remedy']})"
         by_check[finding["check"]] = line
     assert by_check["status-vocabulary"].startswith(
-        "::error file=projects/index.yaml,line=1,title=context-doctor status-vocabulary::"
+        "::error file=projects/index.yaml,line=2,title=context-doctor status-vocabulary::"
         "status `50%25%0Adone` is not in the vocabulary"
     )
     assert by_check["uncommitted-context"].startswith(

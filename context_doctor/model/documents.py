@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
+from context_doctor.model.suppressions import SuppressionComment, markdown_suppressions
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 # The same grammar without the core inline pass: block tokens (headings, list items,
@@ -179,6 +180,11 @@ class Document:
                     if isinstance(href, str):
                         found.append(Link(href, line))
         return found
+
+    @cached_property
+    def suppressions(self) -> list[SuppressionComment]:
+        """Inline ``<!-- context-doctor: ... -->`` suppression comments (model/suppressions.py)."""
+        return markdown_suppressions(self.tokens, self.lines, self.rel_path)
 
     def heading_above(self, line: int, max_level: int = 6) -> Heading | None:
         """The nearest heading at or above ``line`` whose level is at most ``max_level``."""

@@ -7,8 +7,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from context_doctor.model.suppressions import SuppressionComment, yaml_suppressions
 from context_doctor.model.text import parse_iso_date
-from context_doctor.yamlio import line_of, load_yaml, plain, validator
+from context_doctor.yamlio import line_of, load_yaml_text, plain, read_text, validator
 
 
 @dataclass
@@ -18,6 +19,12 @@ class IndexEntry:
     fields: dict[str, Any]
     project_id: str | None
     problems: list[str] = field(default_factory=list)
+    field_lines: dict[str, int] = field(default_factory=dict)  # 1-based line of each key
+    problem_fields: dict[str, str] = field(default_factory=dict)  # problem -> the field it names
+
+    def line_of(self, name: str) -> int | None:
+        """The line of field ``name``, else the entry's own line: findings point at the field."""
+        return self.field_lines.get(name, self.line)
 
     @property
     def status(self) -> object:
@@ -38,6 +45,7 @@ class Index:
     rel_path: str
     entries: list[IndexEntry]
     problems: list[str]  # problems no entry can carry (the file's overall shape)
+    suppressions: list[SuppressionComment] = field(default_factory=list)
 
     def by_id(self) -> dict[str, list[IndexEntry]]:
         found: dict[str, list[IndexEntry]] = {}
@@ -47,8 +55,12 @@ class Index:
         return found
 
 
+def _field_name(error_path: list[Any]) -> str | None:
+    return next((str(part) for part in error_path if isinstance(part, str)), None)
+
+
 def _describe(error_path: list[Any], message: str) -> str:
-    field_name = next((str(part) for part in error_path if isinstance(part, str)), None)
+    field_name = _field_name(error_path)
     return f"field `{field_name}`: {message}" if field_name else message
 
 
@@ -64,21 +76,25 @@ def _is_directory_name(raw: object) -> bool:
 
 
 def load_index(path: Path, rel_path: str) -> Index:
-    data = load_yaml(path, "index file")
+    text = read_text(path, "index file")
+    data = load_yaml_text(text, path, "index file")
     raw_entries: Any = data
     if isinstance(data, dict):
         raw_entries = data.get("projects")
     plain_data = plain(data) if data is not None else []
     problems: list[str] = []
     entry_problems: dict[int, list[str]] = {}
+    problem_fields: dict[int, dict[str, str]] = {}
     for error in validator("index.schema.json").iter_errors(plain_data):
         error_path = list(error.absolute_path)
         if error_path and error_path[0] == "projects":
             error_path = error_path[1:]
         if error_path and isinstance(error_path[0], int):
-            entry_problems.setdefault(error_path[0], []).append(
-                _describe(error_path[1:], error.message)
-            )
+            described = _describe(error_path[1:], error.message)
+            entry_problems.setdefault(error_path[0], []).append(described)
+            named = _field_name(error_path[1:])
+            if named is not None:
+                problem_fields.setdefault(error_path[0], {})[described] = named
         else:
             problems.append(_describe(error_path, error.message))
     entries: list[IndexEntry] = []
@@ -93,6 +109,25 @@ def load_index(path: Path, rel_path: str) -> Index:
                     fields=fields,
                     project_id=raw_id if _is_directory_name(raw_id) else None,
                     problems=entry_problems.get(position, []),
+                    field_lines=_field_lines(raw),
+                    problem_fields=problem_fields.get(position, {}),
                 )
             )
-    return Index(path=path, rel_path=rel_path, entries=entries, problems=problems)
+    return Index(
+        path=path,
+        rel_path=rel_path,
+        entries=entries,
+        problems=problems,
+        suppressions=yaml_suppressions(text, rel_path),
+    )
+
+
+def _field_lines(raw: object) -> dict[str, int]:
+    if not isinstance(raw, dict):
+        return {}
+    found: dict[str, int] = {}
+    for key in raw:
+        line = line_of(raw, key)
+        if line is not None:
+            found[str(key)] = line
+    return found

@@ -23,7 +23,7 @@ from support import (
     MakeRepo,
     assert_quiet,
     assert_skipped,
-    entry_line,
+    field_line,
     git,
     line_of,
     scenario_audit_fixtures,
@@ -60,7 +60,7 @@ def test_log_entry_newer_than_header_and_index_is_two_defects(corpus: Run, root:
     index = sole(corpus, "last-session-freshness", "log-ahead")
     assert index["severity"] == "defect"
     assert index["path"] == INDEX
-    assert index["line"] == entry_line(root, "log-ahead")
+    assert index["line"] == field_line(root, "log-ahead", "last_session")
     assert "2026-06-01 is behind the newest session-log entry" in index["message"]
     assert evidence in index["message"]
 
@@ -80,7 +80,7 @@ def test_header_and_index_ahead_of_the_log_are_two_defects(corpus: Run, root: Pa
     index = sole(corpus, "last-session-freshness", "header-ahead")
     assert index["severity"] == "defect"
     assert index["path"] == INDEX
-    assert index["line"] == entry_line(root, "header-ahead")
+    assert index["line"] == field_line(root, "header-ahead", "last_session")
     assert "2026-06-02 is ahead of the newest session-log entry" in index["message"]
     assert evidence in index["message"]
 
@@ -155,7 +155,10 @@ def test_no_log_records_matching_the_newest_commit_are_quiet(
 def test_no_log_header_and_index_disagreeing_are_two_defects(corpus: Run, root: Path) -> None:
     index = sole(corpus, "last-session-freshness", "no-log-disagree")
     assert index["severity"] == "defect"
-    assert (index["path"], index["line"]) == (INDEX, entry_line(root, "no-log-disagree"))
+    assert (index["path"], index["line"]) == (
+        INDEX,
+        field_line(root, "no-log-disagree", "last_session"),
+    )
     assert (
         "2026-06-06 differs from the CONTEXT.md Last session header 2026-06-07"
         in (index["message"])
@@ -173,7 +176,10 @@ def test_no_log_records_lagging_the_newest_commit_are_two_defects(corpus: Run, r
     evidence = f"lags the newest session commit {sha} (work date 2026-06-08) by 7 days"
     index = sole(corpus, "last-session-freshness", "no-log-lags")
     assert index["severity"] == "defect"
-    assert (index["path"], index["line"]) == (INDEX, entry_line(root, "no-log-lags"))
+    assert (index["path"], index["line"]) == (
+        INDEX,
+        field_line(root, "no-log-lags", "last_session"),
+    )
     assert evidence in index["message"]
     header = sole(corpus, "context-header-freshness", "no-log-lags")
     assert header["severity"] == "defect"
