@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from context_doctor.checks.session_freshness import NO_LOG
 
 from context_doctor.findings import Issue, Severity
-from context_doctor.model.currency import is_operational_title, stamp_of
+from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.documents import HeaderField, Heading
 from context_doctor.model.project import Project
 from context_doctor.model.text import first_date, ordinals
@@ -127,9 +127,12 @@ def _section_label(section: Heading | None) -> str:
         A current header above stale operational sections is a stronger false receipt than an
         obviously stale file. `## Current State` and `## What's Next` end with an as-of marker
         (`*State as of: 2026-08-24 (round 14)*`); a marker older than the newest session-log
-        entry, or naming a lower same-family ordinal on the same day, is a defect. Without
-        markers, while the header or log carries ordinals, body currency is unverifiable and
-        reported as a warning, never as clean (not asked of dormant projects). Skipped for
+        entry, or naming a lower same-family ordinal on the same day, is a defect. An
+        operational section without a marker, in a project that keeps a session log or a
+        `Last session` header, leaves body currency unverifiable: a warning, never clean (the
+        seed: markerless records are reported as unverifiable). A CONTEXT.md with no
+        operational section and no marker is asked for markers only while its header or log
+        carries ordinals. The warning is not asked of dormant projects. Skipped for
         projects with CURRENT_STATE.json, whose generated block replaces markers.""",
 )
 def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
@@ -163,12 +166,25 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                     break
     if project.is_dormant:
         return
+    yield from _unverifiable_sections(project, markers)
+
+
+def _unverifiable_sections(project: Project, markers: list[AsOfMarker]) -> Iterator[Issue]:
+    """Markerless operational sections: body currency unverifiable, never clean.
+
+    Asked of a project that keeps a session log or a `Last session` header, since
+    then there is a recorded state the body could lag behind.  A CONTEXT.md with no
+    operational section at all is asked for markers only while the header or log
+    carries ordinals (`context-template` reports the missing sections themselves).
+    """
+    has_history = bool(project.session_logs) or bool(project.header("Last session"))
     header_ordinals = any(
         ordinals(field.value)
         for name in ("Phase", "Last session")
         for field in project.header(name)
     )
-    if not header_ordinals and not any(entry.ordinals for entry in project.session_entries):
+    carries_ordinals = header_ordinals or any(entry.ordinals for entry in project.session_entries)
+    if not has_history and not carries_ordinals:
         return
     marked = {marker.section.line for marker in markers if marker.section is not None}
     operational = [
@@ -176,7 +192,10 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
         for heading in project.context.headings
         if heading.level == 2 and is_operational_title(heading.text)
     ]
-    unverifiable = "body currency unverifiable while the header or log carries ordinals"
+    why = "the header or log carries ordinals" if carries_ordinals else "the project keeps a "
+    if not carries_ordinals:
+        why += "session log" if project.session_logs else "`Last session` header"
+    unverifiable = f"body currency unverifiable while {why}"
     for heading in operational:
         if heading.line not in marked:
             yield Issue(
@@ -184,9 +203,10 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                 project.context.rel_path,
                 heading.line,
                 severity=Severity.WARNING,
-                remedy="End the section with `*State as of: YYYY-MM-DD (round N)*`.",
+                remedy="End the section with `*State as of: YYYY-MM-DD (round N)*` once you "
+                "have re-read it against the newest session.",
             )
-    if not operational and not markers:
+    if not operational and not markers and carries_ordinals:
         yield Issue(
             f"CONTEXT.md has no as-of markers: {unverifiable}",
             project.context.rel_path,

@@ -168,9 +168,17 @@ def test_no_markers_and_no_operational_sections_is_unverifiable(corpus: Run) -> 
     assert "unverifiable" in finding["message"]
 
 
-@pytest.mark.parametrize("project", ["hc-ok", "bc-no-ordinals"])
+def test_unmarked_section_with_a_session_log_is_unverifiable(corpus: Run, root: Path) -> None:
+    """No ordinals anywhere, but a session log: a markerless body is never clean (#11)."""
+    finding = sole(corpus, "body-currency", "bc-no-ordinals")
+    assert finding["severity"] == "warning"
+    assert finding["line"] == line_of(root, context_of("bc-no-ordinals"), "## Current State")
+    assert "unverifiable while the project keeps a session log" in finding["message"]
+
+
+@pytest.mark.parametrize("project", ["hc-ok", "bc-no-history"])
 def test_body_currency_quiet(one: Callable[[str], Run], project: str) -> None:
-    """Current markers; or no ordinals anywhere, so there is nothing to be current with."""
+    """Current markers; or no log, no Last session header and no ordinals: nothing to lag."""
     assert_quiet(one(project), "body-currency")
 
 

@@ -107,7 +107,8 @@ def test_quiet_prints_only_the_verdict(
     run = doctor("check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--quiet")
     assert run.exit_code == 1
     assert run.stdout.count("\n") == 1
-    assert run.stdout.startswith("DEFECTS: 10 defects, 15 warnings")
+    # The counts are pinned by the snapshots; here only the shape of the one line matters.
+    assert re.match(r"DEFECTS: \d+ defects, \d+ warnings in ", run.stdout), run.stdout
 
 
 def test_statistics_counts_per_check(
