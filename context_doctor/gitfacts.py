@@ -6,6 +6,15 @@ the doctor at the wrong repository or index) and with ``LC_ALL=C`` so messages
 are stable.  GitPython's command wrapper merges its environment on top of
 ``os.environ`` and cannot *remove* a variable, so the single place that spawns
 git uses :mod:`subprocess` directly.
+
+The audited repository is not trusted (SECURITY.md): its own config could name
+programs for git to run (an fsmonitor hook, clean/smudge/process filters, a
+signature verifier, an ssh command for a lazy fetch).  Every command therefore
+runs with those keys pinned to harmless values through ``GIT_CONFIG_COUNT``
+(command-line scope, which beats the repository's config and, unlike ``-c``,
+takes any byte in a key), and, inside a repository, with every filter driver
+the config defines blanked: git then compares a stat-dirty file's own bytes
+with its blob, the comparison ``git hash-object --no-filters`` would make.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import os
 import subprocess
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache, cached_property
@@ -28,28 +38,102 @@ _HOOK_EXPORTED = (
     "GIT_OBJECT_DIRECTORY",
 )
 
+ConfigPairs = tuple[tuple[str, str], ...]
+
+NEUTRALISED_CONFIG: ConfigPairs = (
+    ("core.fsmonitor", "false"),  # a hook program `git status` would run
+    ("core.untrackedCache", "false"),
+    ("log.showSignature", "false"),  # would run gpg.program / gpg.ssh.program
+    ("diff.external", ""),  # patches are never produced, but an external diff never runs
+    ("core.pager", "cat"),
+    ("credential.helper", ""),  # the empty value clears the helper list
+    ("core.askPass", ""),
+    ("core.sshCommand", "false"),
+    ("protocol.allow", "never"),  # no transport: a partial clone's lazy fetch fails instead
+    *(
+        (f"protocol.{name}.allow", "never")
+        for name in ("file", "git", "http", "https", "ssh", "ext")
+    ),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+)
+"""Keys pinned for every git command the doctor runs (SECURITY.md lists why each)."""
+
 
 def git_environment() -> dict[str, str]:
+    """The caller's environment minus the variables a git hook exports, in the C locale."""
     env = {key: value for key, value in os.environ.items() if key not in _HOOK_EXPORTED}
     env["LC_ALL"] = "C"
     env["GIT_OPTIONAL_LOCKS"] = "0"
     return env
 
 
+def with_config(env: dict[str, str], pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """``env`` with ``pairs`` appended to git's ``GIT_CONFIG_COUNT`` command-line config."""
+    try:
+        count = int(env.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        count = 0
+    for key, value in pairs:
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
+    return env
+
+
+def hardened_environment(extra: ConfigPairs = ()) -> dict[str, str]:
+    """The environment every doctor git command runs in: nothing from the repository executes."""
+    env = git_environment()
+    env["GIT_NO_LAZY_FETCH"] = "1"  # git >= 2.45; protocol.allow=never covers older ones
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    return with_config(env, (*NEUTRALISED_CONFIG, *extra))
+
+
 def run_git(
-    args: list[str], cwd: Path, stdin: bytes | None = None
+    args: list[str], cwd: Path, stdin: bytes | None = None, *, config: ConfigPairs = ()
 ) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in ``cwd`` under :func:`hardened_environment` (plus ``config``)."""
     try:
         return subprocess.run(
-            ["git", *args],
+            ["git", "--no-pager", *args],
             cwd=cwd,
-            env=git_environment(),
+            env=hardened_environment(config),
             input=stdin,
             capture_output=True,
             check=False,
         )
     except FileNotFoundError as error:
         raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
+
+
+@cache
+def neutralised_filters(toplevel: Path) -> ConfigPairs:
+    """Blank every filter driver the repository's config defines (clean, smudge, process).
+
+    Drivers are named by ``.gitattributes`` and defined by ``filter.<name>.*``
+    config; listing that config runs nothing.  With the commands empty and
+    ``required`` false git reads the work tree's bytes as they are.
+    """
+    result = run_git(["config", "-z", "--get-regexp", r"^filter\."], toplevel)
+    drivers: set[str] = set()
+    for entry in result.stdout.split(b"\x00"):
+        key = entry.partition(b"\n")[0].decode("utf-8", "surrogateescape")
+        section, dot, rest = key.partition(".")
+        name, _, _variable = rest.rpartition(".")
+        if section.lower() == "filter" and dot and name:
+            drivers.add(name)
+    return tuple(
+        (f"filter.{name}.{variable}", value)
+        for name in sorted(drivers)
+        for variable, value in (
+            ("clean", ""),
+            ("smudge", ""),
+            ("process", ""),
+            ("required", "false"),
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -95,9 +179,19 @@ def repository_for(directory: Path) -> Repository:
 
 BULK_PROJECTS = 3
 BULK_OUTSIDE_FILES = 10
-_RECORD = b"\x1e"
-_FIELD = "\x1f"
-_LOG_FORMAT = "%x1e%H%x1f%P%x1f%aI%x1f%cI"
+LOG_FIELDS: tuple[tuple[str, str], ...] = (
+    ("sha", "%H"),
+    ("parents", "%P"),
+    ("authored", "%aI"),
+    ("committed", "%cI"),
+)
+"""The fields of each commit in the one history pass: (name, ``git log`` placeholder).
+
+Adding a field is one line here; :func:`_attribute` reads it by name.  The
+framing is NUL-only (see :class:`_LogParser`), so a field may hold any byte
+but NUL, and a file name any byte git accepts.
+"""
+_LOG_FORMAT = "%x00" + "".join(f"{placeholder}%x00" for _, placeholder in LOG_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -218,9 +312,8 @@ def git_time(text: str) -> datetime | None:
 
 
 def _attribute(
-    header: bytes, names: list[bytes], scopes: tuple[Scope, ...], history: History
+    fields: dict[str, str], names: list[bytes], scopes: tuple[Scope, ...], history: History
 ) -> None:
-    sha, parents, authored, committed = header.decode("utf-8", "replace").split(_FIELD)
     touched: dict[tuple[Scope, str], set[str]] = {}
     outside = 0
     for raw in names:
@@ -234,11 +327,12 @@ def _attribute(
                     touched.setdefault((scope, found[0]), set()).add(found[1])
         if not inside:
             outside += 1
+    committed = git_time(fields["committed"])
     commit = Commit(
-        sha=sha,
-        parents=len(parents.split()),
-        authored=git_time(authored) or git_time(committed) or EPOCH,
-        committed=git_time(committed) or EPOCH,
+        sha=fields["sha"],
+        parents=len(fields["parents"].split()),
+        authored=git_time(fields["authored"]) or committed or EPOCH,
+        committed=committed or EPOCH,
         projects_touched=len(touched),
         outside_files=outside,
     )
@@ -247,12 +341,78 @@ def _attribute(
         history.by_project.setdefault(key, []).append(ProjectCommit(commit, frozenset(files)))
 
 
-def _parse_record(record: bytes, scopes: tuple[Scope, ...], history: History) -> None:
-    if not record:
-        return
-    header, _, rest = record.partition(b"\x00")
-    names = [name for name in rest.lstrip(b"\n").split(b"\x00") if name]
-    _attribute(header, names, scopes, history)
+_STATUS_SAFETY = ("--ignore-submodules=dirty", "--no-renames")
+"""Submodules are compared by recorded commit only: looking inside one would run git with
+the submodule's own, unvetted config."""
+
+_HEX = frozenset(b"0123456789abcdef")
+
+
+class _LogParser:
+    """Reads ``git log -z --name-only --format=_LOG_FORMAT`` as a stream of NUL-ended tokens.
+
+    Per commit git writes: an empty token (the format's leading ``%x00``), one
+    token per field of :data:`LOG_FIELDS`, an empty token (git's separator),
+    then the file names, the first one prefixed with a newline.  A file name is
+    never empty, so the empty token that starts the next commit cannot be
+    mistaken for one, whatever bytes the names hold.
+    """
+
+    def __init__(self, scopes: tuple[Scope, ...], history: History) -> None:
+        self.scopes = scopes
+        self.history = history
+        self.pending = b""
+        self.fields: list[bytes] = []
+        self.names: list[bytes] = []
+        self.state = "start"  # start -> fields -> separator -> names -> (start)
+
+    def feed(self, chunk: bytes) -> None:
+        tokens = (self.pending + chunk).split(b"\x00")
+        self.pending = tokens.pop()
+        for token in tokens:
+            self._token(token)
+
+    def close(self) -> None:
+        if self.pending:
+            self._token(self.pending)
+            self.pending = b""
+        if self.state == "fields":
+            self._malformed("a commit's fields end early")
+        self._flush()
+
+    def _token(self, token: bytes) -> None:
+        if self.state == "fields":
+            self.fields.append(token)
+            if len(self.fields) == len(LOG_FIELDS):
+                sha = self.fields[0]
+                if len(sha) not in (40, 64) or not _HEX.issuperset(sha):
+                    self._malformed("a commit does not start with its sha")
+                self.state = "separator"
+        elif self.state == "separator":
+            if token:
+                self._malformed("no separator after a commit's fields")
+            self.state = "names"
+        elif token:
+            if self.state != "names":
+                self._malformed("a token outside any commit")
+            self.names.append(token[1:] if not self.names and token[:1] == b"\n" else token)
+        else:  # an empty token: the next commit starts
+            self._flush()
+            self.state = "fields"
+
+    def _flush(self) -> None:
+        if self.fields:
+            values = [value.decode("utf-8", "replace") for value in self.fields]
+            fields = dict(zip((name for name, _ in LOG_FIELDS), values, strict=True))
+            _attribute(fields, self.names, self.scopes, self.history)
+        self.fields, self.names = [], []
+
+    @staticmethod
+    def _malformed(what: str) -> None:
+        raise DoctorError(
+            f"unexpected `git log` output: {what}",
+            "check that the repository is intact (`git fsck`) and report this with your git version",
+        )
 
 
 def read_history(repository: Repository, scopes: tuple[Scope, ...]) -> History:
@@ -269,28 +429,30 @@ def read_history(repository: Repository, scopes: tuple[Scope, ...]) -> History:
         return history  # no commits yet: there is no history to read
     pathspecs = sorted({scope.path or "." for scope in scopes})
     command = [
-        "git", "-c", "log.showSignature=false", "log", "-z", "--no-color", "--no-renames",
-        "--name-only", "--full-diff",
+        "git", "--no-pager", "log", "-z", "--no-color", "--no-renames", "--no-ext-diff",
+        "--no-textconv", "--name-only", "--full-diff",
         f"--format={_LOG_FORMAT}", "HEAD", "--", *pathspecs,
     ]  # fmt: skip
     try:
         process = subprocess.Popen(
             command,
             cwd=repository.toplevel,
-            env=git_environment(),
+            env=hardened_environment(neutralised_filters(repository.toplevel)),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
     except FileNotFoundError as error:
         raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
     assert process.stdout is not None
-    pending = b""
-    while chunk := process.stdout.read(1 << 16):
-        pending += chunk
-        *records, pending = pending.split(_RECORD)
-        for record in records:
-            _parse_record(record, scopes, history)
-    _parse_record(pending, scopes, history)
+    parser = _LogParser(scopes, history)
+    try:
+        while chunk := process.stdout.read(1 << 16):
+            parser.feed(chunk)
+        parser.close()
+    except DoctorError:
+        process.kill()
+        process.wait()
+        raise
     stderr = process.stderr.read() if process.stderr else b""
     if process.wait() != 0:
         message = stderr.decode("utf-8", "replace").strip().splitlines()
@@ -321,6 +483,11 @@ class RepositoryFacts:
         self._shallow: bool | None = None
         self._changed: list[str] | None = None
         self._beyond: dict[str, frozenset[str]] = {}
+
+    def _run(self, args: list[str]) -> subprocess.CompletedProcess[bytes]:
+        """``git ARGS`` at the top level with the repository's filter drivers blanked too."""
+        toplevel = self.repository.toplevel
+        return run_git(args, toplevel, config=neutralised_filters(toplevel))
 
     def add_scope(self, scope: Scope) -> None:
         if self._history is not None:
@@ -354,16 +521,12 @@ class RepositoryFacts:
         """The full sha ``name`` names, or None when it names no commit here."""
         if not name or name.startswith("-"):
             return None
-        result = run_git(
-            ["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], self.repository.toplevel
-        )
+        result = self._run(["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"])
         return result.stdout.decode("ascii", "replace").strip() if result.returncode == 0 else None
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """True when ``ancestor`` is ``descendant`` or one of its ancestors."""
-        result = run_git(
-            ["merge-base", "--is-ancestor", ancestor, descendant], self.repository.toplevel
-        )
+        result = self._run(["merge-base", "--is-ancestor", ancestor, descendant])
         if result.returncode not in (0, 1):
             raise DoctorError(
                 f"git merge-base failed in {self.repository.toplevel}: "
@@ -386,7 +549,7 @@ class RepositoryFacts:
 
     def _not_reached_by(self, descendant: str) -> frozenset[str]:
         if descendant not in self._beyond:
-            result = run_git(["rev-list", "HEAD", "--not", descendant], self.repository.toplevel)
+            result = self._run(["rev-list", "HEAD", "--not", descendant])
             if result.returncode != 0:
                 raise DoctorError(
                     f"git rev-list failed in {self.repository.toplevel}: "
@@ -398,16 +561,19 @@ class RepositoryFacts:
 
     def file_at(self, sha: str, path: str) -> bytes | None:
         """A file's bytes at a commit, or None when it did not exist there."""
-        result = run_git(["show", f"{sha}:{path}"], self.repository.toplevel)
+        result = self._run(["cat-file", "blob", f"{sha}:{path}"])
         return result.stdout if result.returncode == 0 else None
 
     @property
     def changed_paths(self) -> list[str]:
         """Paths with uncommitted or never-added changes: one ``git status`` per repository."""
         if self._changed is None:
-            result = run_git(
-                ["status", "--porcelain=v1", "-z", "--untracked-files=all"],
-                self.repository.toplevel,
+            # Filters are blanked (see run_git): a stat-dirty file under a filter
+            # is compared byte for byte with its blob, never run through the filter.
+            # Submodules are compared by recorded commit only: looking inside one
+            # would run git with the submodule's own (unvetted) config.
+            result = self._run(
+                ["status", "--porcelain=v1", "-z", "--untracked-files=all", *_STATUS_SAFETY]
             )
             if result.returncode != 0:
                 raise DoctorError(
@@ -444,7 +610,7 @@ class RepositoryFacts:
     def tracked_paths(self) -> frozenset[str]:
         """Every path in the index: one ``git ls-files`` per repository."""
         if self._tracked is None:
-            result = run_git(["ls-files", "-z"], self.repository.toplevel)
+            result = self._run(["ls-files", "-z"])
             if result.returncode != 0:
                 raise DoctorError(
                     f"git ls-files failed in {self.repository.toplevel}: "
@@ -465,7 +631,7 @@ class RepositoryFacts:
         return self._upstream
 
     def _git_text(self, args: list[str]) -> tuple[int, str]:
-        result = run_git(args, self.repository.toplevel)
+        result = self._run(args)
         return result.returncode, result.stdout.decode("utf-8", "replace").strip()
 
     def _probe_upstream(self) -> UpstreamState:
@@ -479,9 +645,7 @@ class RepositoryFacts:
             )
         if not remotes and not self.pushing:
             return UpstreamState("the repository has no remote: nothing is published")
-        if run_git(
-            ["rev-parse", "--verify", "--quiet", "HEAD"], self.repository.toplevel
-        ).returncode:
+        if self._run(["rev-parse", "--verify", "--quiet", "HEAD"]).returncode:
             return UpstreamState("the branch has no commits yet: nothing is published")
         code, upstream = self._git_text(
             ["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"]
