@@ -95,8 +95,8 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
     remedy="Re-save the file as UTF-8 text (defect); give CONTEXT.md a `**Status:**` header such as "
     "`Active` or `Completed` (warning).",
     explanation="""
-        A defect when a tier file (CONTEXT.md, REFERENCE.md, a reference/ topic, a session log)
-        cannot be read or is not UTF-8, or a tier path is of the wrong kind (a directory named
+        A defect when a tier file (CONTEXT.md, REFERENCE.md, a reference/ topic, a session log,
+        CURRENT_STATE.json) cannot be read or is not UTF-8, or a tier path is of the wrong kind (a directory named
         CONTEXT.md, a file named sessions, a looping symlink): every check that needs the file is skipped for that
         project (coverage reason `unreadable`) while the rest of the corpus is still audited.
         A warning when the CONTEXT.md header's Status and Phase give no completion verdict, so
@@ -111,6 +111,9 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
             yield Issue(f"{document.rel_path} {document.problem}", document.rel_path)
     for path, problem in project.shape_problems:
         yield Issue(f"{path} {problem}", path)
+    state = project.structured_state
+    if state.reading.unreadable is not None:
+        yield Issue(f"{state.rel_path} {state.reading.unreadable}", state.rel_path)
     context = project.context
     if project.is_dormant or not context.exists or context.problem or context.is_blank:
         return

@@ -20,7 +20,8 @@ from context_doctor.registry import DORMANT, Context, SkipRule, check
 
 STRUCTURED = SkipRule(
     "structured state",
-    "the project keeps CURRENT_STATE.json, whose content hashes replace as-of markers",
+    "the project keeps a valid CURRENT_STATE.json, whose content hashes replace as-of markers "
+    "(an invalid one switches nothing off)",
     lambda p: p.has_structured_state,
 )
 
@@ -133,7 +134,9 @@ def _section_label(section: Heading | None) -> str:
         seed: markerless records are reported as unverifiable). A CONTEXT.md with no
         operational section and no marker is asked for markers only while its header or log
         carries ordinals. The warning is not asked of dormant projects. Skipped for
-        projects with CURRENT_STATE.json, whose generated block replaces markers.""",
+        projects with a *valid* CURRENT_STATE.json, whose generated block and content hashes
+        replace markers (semantic-current-state checks them); an invalid state file switches
+        nothing off.""",
 )
 def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     markers = project.as_of_markers

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import assert_quiet, assert_skipped, line_of, scenario_audit_fixtures, sole
+from support import (
+    assert_examined,
+    assert_quiet,
+    assert_skipped,
+    line_of,
+    scenario_audit_fixtures,
+    sole,
+)
 
 TODAY = "2026-08-27"
 SCENARIO = "currency"
@@ -189,6 +196,16 @@ def test_dormant_project_is_not_asked_for_markers(one: Callable[[str], Run]) -> 
 def test_structured_state_skips_body_currency(one: Callable[[str], Run]) -> None:
     """bc-structured's marker is as stale as bc-date's; CURRENT_STATE.json replaces it."""
     assert_skipped(one("bc-structured"), "body-currency", "structured state")
+
+
+def test_invalid_structured_state_switches_nothing_off(
+    one: Callable[[str], Run], root: Path
+) -> None:
+    """The pairing rule: a state file that is not JSON never replaces the as-of markers."""
+    run = one("bc-structured-invalid")
+    assert_examined(run, "body-currency")
+    finding = sole(run, "body-currency", "bc-structured-invalid")
+    assert finding["line"] == line_of(root, context_of("bc-structured-invalid"), "State as of")
 
 
 # -- item-currency ---------------------------------------------------------------

@@ -20,6 +20,7 @@ from context_doctor.model.header import completion_reading
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
+from context_doctor.model.state import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
 
 if TYPE_CHECKING:
@@ -177,9 +178,21 @@ class Project:
     def open_items(self) -> list[OpenItem]:
         return open_items(self.context)
 
+    @cached_property
+    def structured_state(self) -> StructuredState:
+        return StructuredState(
+            self.directory, self.relative(self.directory / STATE_FILE), self.context
+        )
+
     @property
     def has_structured_state(self) -> bool:
-        return (self.directory / "CURRENT_STATE.json").is_file()
+        """A *valid* CURRENT_STATE.json: only a valid one may switch a check off.
+
+        An unreadable, malformed or schema-invalid state file reads as no
+        structured state, so the checks it would replace still run (the seed's
+        pairing rule) while ``semantic-current-state`` reports the file.
+        """
+        return self.structured_state.valid
 
     # -- history (read once per repository by gitfacts) -------------------
 
