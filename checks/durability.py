@@ -13,48 +13,53 @@ from collections.abc import Iterator
 from context_doctor.corpus import Source
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import Context, check, repository_check
+from context_doctor.registry import Context, SkipRule, check, repository_check
 
 
 def _readiness_severity(ctx: Context) -> Severity:
     return Severity.DEFECT if ctx.readiness == "remote" else Severity.WARNING
 
 
+CI_CHECKOUT = SkipRule(
+    "ci checkout",
+    "a CI job (`CI=true`) checked out a detached HEAD: there is no branch to publish",
+    lambda p: p.source.repository_facts().ci_checkout,
+    source_matches=lambda s: s.repository_facts().ci_checkout,
+)
+
+
 @check(
     "untracked-context",
     severity=Severity.DEFECT,
-    summary="CONTEXT.md or REFERENCE.md is ignored, excluded, or lives outside the repository",
+    skips=(CI_CHECKOUT,),
+    summary="a tier file is ignored, excluded, or lives outside the repository",
     remedy="Remove the ignore or exclude rule (see `git check-ignore -v FILE`) and commit the file; "
     "replace a symlink that leaves the repository with the file itself.",
     explanation="""
-        A tier file that git ignores (.gitignore, .git/info/exclude, a global excludes file) or
-        that is a symlink resolving outside the repository is never committed and never pushed:
-        the next machine, or the next clone, resumes without it, and nothing warns. A defect in
-        both readiness modes. Files that are merely not added yet are `uncommitted-context`.""",
+        A tier file (CONTEXT.md, REFERENCE.md, reference/*.md, sessions/*.md,
+        CURRENT_STATE.json) that git ignores (.gitignore, .git/info/exclude, a global excludes
+        file) or that is a symlink resolving outside the repository is never committed and
+        never pushed: the next machine, or the next clone, resumes without it, and nothing
+        warns. A defect in both readiness modes. Files that are merely not added yet are
+        `uncommitted-context`. Skipped in a CI job's detached checkout (`CI=true`).""",
 )
 def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
     facts = project.source.repository_facts()
     escaping = project.escaping_tier_files
-    for document in (project.context, project.reference):
-        name = document.path.name
-        if not document.exists:
-            continue
-        if name in escaping:
+    for path in project.durable_tier_paths:
+        rel_path = project.relative(path)
+        if rel_path in escaping:
+            yield Issue(f"{path.name} resolves outside the repository ({escaping[rel_path]})", rel_path)
+        elif rel_path not in facts.tracked_paths and rel_path not in facts.changed_set:
             yield Issue(
-                f"{name} resolves outside the repository ({escaping[name]})", document.rel_path
-            )
-        elif (
-            document.rel_path not in facts.tracked_paths
-            and document.rel_path not in facts.changed_set
-        ):
-            yield Issue(
-                f"{name} is ignored by git: it will never be committed or pushed", document.rel_path
+                f"{path.name} is ignored by git: it will never be committed or pushed", rel_path
             )
 
 
 @check(
     "uncommitted-context",
     severity=Severity.DEFECT,
+    skips=(CI_CHECKOUT,),
     summary="the project has uncommitted or never-added changes",
     remedy="Commit the project's files (`git add projects/<id> && git commit`).",
     explanation="""
@@ -62,7 +67,7 @@ def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
         local` that is recoverable state and a warning; under `--readiness remote`, the gate
         before switching machines, it is a defect. Counts modified, deleted, staged and
         never-added files under the project directory; uncommitted changes to index.yaml are
-        reported once per source.""",
+        reported once per source. Skipped in a CI job's detached checkout (`CI=true`).""",
 )
 def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
     changed = project.uncommitted_paths
@@ -94,16 +99,22 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
 @repository_check(
     "unpushed-context",
     severity=Severity.DEFECT,
-    summary="commits touching the projects directory are not on the upstream",
+    skips=(CI_CHECKOUT,),
+    summary="the projects directory is not published and upstream-current",
     remedy="Push the branch (`git push`, or `git push -u origin <branch>` to set an upstream).",
     explanation="""
-        Committed context that was never pushed is still on this machine only. Fires when
-        commits touching the projects directory are not on the branch's upstream, and when
-        that cannot be known: no remote, no upstream, a detached HEAD, or a comparison that
-        fails. Reported once per repository (its coverage counts repositories) even when
+        Committed context that was never pushed is still on this machine only, and a branch
+        behind its upstream resumes from an older record than the other machine wrote. Fires
+        when commits touching the projects directory are not on the branch's upstream; when
+        the branch is behind or has diverged from its upstream as of the last fetch (no
+        network call is made: fetch first for a fresh answer); and when publication cannot be
+        known: no remote, no upstream, an upstream ref that no longer exists, a detached HEAD,
+        or a comparison that fails. Reported once per repository (its coverage counts repositories) even when
         several sources share it. A warning under `--readiness local`, a defect under
         `--readiness remote`. In a pre-push hook (`--pre-push`) the commits being pushed count
-        as published: the hook judges what the remote will hold after the push.""",
+        as published: the hook judges what the remote will hold after the push. In a CI job
+        (`CI=true`) on a detached HEAD all three durability checks are skipped with reason
+        `ci checkout`: the job checked out a commit, not a branch to publish.""",
 )
 def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
     state = source.repository_facts().upstream()
@@ -112,4 +123,6 @@ def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
             path = source.repository.relative(source.root / "CONTEXT.md")
         else:
             path = source.index.rel_path if source.index else source.index_rel_path
-        yield Issue(state.problem, path, severity=_readiness_severity(ctx))
+        yield Issue(
+            state.problem, path, severity=_readiness_severity(ctx), remedy=state.remedy
+        )

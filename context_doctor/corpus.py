@@ -215,6 +215,7 @@ def discover(
     home: Path | None = None,
     allow_shallow: bool = False,
     pushing: tuple[str, ...] = (),
+    ci: bool = False,
 ) -> Corpus:
     found: list[Source] = []
     for raw in sources:
@@ -236,7 +237,7 @@ def discover(
     for source in corpus.sources:
         toplevel = source.repository.toplevel
         if toplevel not in facts:
-            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing)
+            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing, ci)
         source.facts = facts[toplevel]
         source.facts.add_scope(source.scope)
         populate(source)

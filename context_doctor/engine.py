@@ -112,6 +112,12 @@ def _run_source_part(
     units = 1
     if coverage is not None and spec.units is not None:
         units = spec.units(source, ctx)
+    reason = spec.source_skip_reason(source)
+    if reason is not None:
+        if coverage is not None:
+            coverage.skipped += units
+            coverage.reasons[reason] += units
+        return []
     try:
         issues = list(function(source, ctx))
     except (Unreadable, HistoryUnavailable) as gap:

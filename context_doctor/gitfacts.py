@@ -20,6 +20,7 @@ with its blob, the comparison ``git hash-object --no-filters`` would make.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from bisect import bisect_left
 from collections.abc import Iterable
@@ -471,9 +472,14 @@ class RepositoryFacts:
     """
 
     def __init__(
-        self, repository: Repository, allow_shallow: bool = False, pushing: tuple[str, ...] = ()
+        self,
+        repository: Repository,
+        allow_shallow: bool = False,
+        pushing: tuple[str, ...] = (),
+        ci: bool = False,
     ) -> None:
         self.repository = repository
+        self.ci = ci  # the caller's environment says CI (`CI=true`); see ci_checkout
         self.allow_shallow = allow_shallow
         self.pushing = pushing  # local shas a pre-push hook is sending: on their way, not unpushed
         self._tracked: frozenset[str] | None = None
@@ -634,9 +640,49 @@ class RepositoryFacts:
         result = self._run(args)
         return result.returncode, result.stdout.decode("utf-8", "replace").strip()
 
-    def _probe_upstream(self) -> UpstreamState:
+    @cached_property
+    def branch(self) -> str | None:
+        """The checked-out branch's short name; None on a detached HEAD."""
         code, branch = self._git_text(["symbolic-ref", "-q", "--short", "HEAD"])
-        if code != 0:
+        return branch if code == 0 and branch else None
+
+    @property
+    def ci_checkout(self) -> bool:
+        """A CI job's checkout: ``CI=true`` (given by the caller) on a detached HEAD.
+
+        CI systems check out the commit under test, not a branch; asking whether
+        that checkout is pushed or upstream-current has no answer worth a finding.
+        """
+        return self.ci and self.branch is None
+
+    def _tracking(self, branch: str) -> tuple[str, str, int, int]:
+        """(upstream ref, its short name, ahead, behind) as of the last fetch; ahead -1: gone."""
+        code, line = self._git_text(
+            [
+                "for-each-ref",
+                "--format=%(upstream)%00%(upstream:short)%00%(upstream:track,nobracket)",
+                f"refs/heads/{branch}",
+            ]
+        )
+        parts = line.split("\x00") if code == 0 else []
+        if len(parts) != 3 or not parts[0]:
+            return "", "", 0, 0
+        upstream, short, track = parts
+        if track.strip() == "gone":
+            return upstream, short, -1, 0
+        ahead = re.search(r"ahead (\d+)", track)
+        behind = re.search(r"behind (\d+)", track)
+        return (
+            upstream,
+            short,
+            int(ahead.group(1)) if ahead else 0,
+            int(behind.group(1)) if behind else 0,
+        )
+
+    def _probe_upstream(self) -> UpstreamState:
+        """Published and upstream-current, judged from local refs only (no network call)."""
+        branch = self.branch
+        if branch is None:
             return UpstreamState("HEAD is detached: no branch to compare with a remote")
         code, remotes = self._git_text(["remote"])
         if code != 0:
@@ -647,23 +693,52 @@ class RepositoryFacts:
             return UpstreamState("the repository has no remote: nothing is published")
         if self._run(["rev-parse", "--verify", "--quiet", "HEAD"]).returncode:
             return UpstreamState("the branch has no commits yet: nothing is published")
-        code, upstream = self._git_text(
-            ["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"]
-        )
+        upstream_ref, upstream, branch_ahead, behind = self._tracking(branch)
+        if branch_ahead < 0:
+            return UpstreamState(
+                f"the upstream `{upstream}` of branch `{branch}` no longer exists as of the last "
+                "fetch: nothing here is known to be published",
+                remedy=f"Push the branch again (`git push -u origin {branch}`), or point it at "
+                "an existing upstream (`git branch --set-upstream-to`).",
+            )
         excluded = list(self.pushing)
-        if code != 0 or not upstream:
+        if not upstream_ref:
             if not excluded:
                 return UpstreamState(f"branch `{branch}` has no upstream (`git push -u` sets one)")
-            upstream = ""
         else:
-            excluded.append(upstream)
+            excluded.append(upstream_ref)
         pathspecs = sorted({scope.path or "." for scope in self.scopes}) or ["."]
         code, count = self._git_text(
             ["rev-list", "--count", "HEAD", "--not", *excluded, "--", *pathspecs]
         )
         if code != 0 or not count.isdigit():
-            return UpstreamState(f"state unknown: cannot compare `{branch}` with `{upstream}`")
+            return UpstreamState(
+                f"state unknown: cannot compare `{branch}` with `{upstream or 'its upstream'}`"
+            )
         ahead = int(count)
+        # A pre-push hook judges what the remote holds after the push: being behind the
+        # fetched upstream then is for the push itself to refuse, not for the doctor.
+        if behind and not self.pushing:
+            if ahead or branch_ahead:
+                here = max(ahead, branch_ahead)
+                return UpstreamState(
+                    f"branch `{branch}` has diverged from `{upstream}` as of the last fetch: "
+                    f"{_commits(here)} here not there ({ahead} touching the projects "
+                    f"directory), {_commits(behind)} there not here",
+                    ahead,
+                    upstream,
+                    behind,
+                    remedy="Integrate the upstream (`git pull --rebase`), resolve, then push.",
+                )
+            return UpstreamState(
+                f"branch `{branch}` is {_commits(behind)} behind `{upstream}` as of the last "
+                "fetch: it is not upstream-current",
+                0,
+                upstream,
+                behind,
+                remedy="Fast-forward the branch (`git pull --ff-only`) before working or "
+                "handing off.",
+            )
         if ahead:
             target = f"`{upstream}`" if upstream else "the commits being pushed"
             plural = "commits touch" if ahead > 1 else "commit touches"
@@ -676,11 +751,17 @@ class RepositoryFacts:
         return UpstreamState(None, 0, upstream or None)
 
 
+def _commits(count: int) -> str:
+    return f"{count} commit{'s' if count != 1 else ''}"
+
+
 @dataclass(frozen=True)
 class UpstreamState:
     problem: str | None  # None: everything touching the projects directory is published
     ahead: int = 0
     upstream: str | None = None
+    behind: int = 0  # commits on the fetched upstream the branch does not have
+    remedy: str | None = None  # None: the check's own remedy (push)
 
 
 def _porcelain_paths(output: bytes) -> list[str]:

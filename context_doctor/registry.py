@@ -54,6 +54,8 @@ class SkipRule:
     reason: str
     description: str
     matches: Callable[[Project], bool]
+    # Also asked once per source before a source- or repository-wide part runs.
+    source_matches: Callable[[Source], bool] | None = None
 
 
 DORMANT = SkipRule(
@@ -113,6 +115,12 @@ class CheckSpec:
     def skip_reason(self, project: Project) -> str | None:
         for rule in self.skips:
             if rule.matches(project):
+                return rule.reason
+        return None
+
+    def source_skip_reason(self, source: Source) -> str | None:
+        for rule in self.skips:
+            if rule.source_matches is not None and rule.source_matches(source):
                 return rule.reason
         return None
 
@@ -211,6 +219,7 @@ def scoped_check(
     remedy: str,
     explanation: str,
     units: Callable[[Source, Context], int] | None = None,
+    skips: tuple[SkipRule, ...] = (),
 ) -> Callable[[RepositoryCheck], CheckSpec]:
     """Register a check asked once per source, or once per repository (its first source).
 
@@ -226,6 +235,7 @@ def scoped_check(
             summary=summary,
             remedy=remedy,
             explanation=explanation,
+            skips=skips,
             needs_context=False,
         )(_no_project_part)
         spec.module = function.__module__
@@ -238,8 +248,15 @@ def scoped_check(
 
 
 def repository_check(
-    name: str, *, severity: Severity, summary: str, remedy: str, explanation: str
+    name: str,
+    *,
+    severity: Severity,
+    summary: str,
+    remedy: str,
+    explanation: str,
+    skips: tuple[SkipRule, ...] = (),
 ) -> Callable[[RepositoryCheck], CheckSpec]:
+    """A repository-wide check; only the ``source_matches`` half of ``skips`` applies."""
     return scoped_check(
         name,
         scope="repository",
@@ -247,6 +264,7 @@ def repository_check(
         summary=summary,
         remedy=remedy,
         explanation=explanation,
+        skips=skips,
     )
 
 

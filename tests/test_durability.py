@@ -16,6 +16,8 @@ import pytest
 from conftest import Run
 from support import INDEX, Doctor, MakeRepo, git
 
+from context_doctor.testing import remote_path
+
 TODAY = "2026-06-02"
 DURABILITY = "untracked-context,uncommitted-context,unpushed-context"
 CONTEXT = "# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
@@ -310,3 +312,150 @@ def test_merely_unadded_context_is_uncommitted_not_untracked(
     )
     checks = {f["check"] for f in audit(doctor, root, readiness="remote").findings()}
     assert checks == {"uncommitted-context"}
+
+
+# -- upstream-current: behind, diverged, vanished (#11) ----------------------------------
+
+
+def _advance_remote(root: Path, tmp_path: Path, *, fetch: bool = True) -> None:
+    """Another machine pushes one commit to the bare remote; ``fetch`` brings it here."""
+    other = tmp_path / "other-machine"
+    git(root.parent, "clone", "-q", str(remote_path(root)), str(other))
+    (other / "projects" / "fine" / "REFERENCE.md").write_text("# Written elsewhere\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "elsewhere", when="2026-06-01T18:00:00+00:00", identity=True)
+    git(other, "push", "-q", "origin", "HEAD:main")
+    if fetch:
+        git(root, "fetch", "-q", "origin")
+
+
+@pytest.mark.parametrize(("readiness", "severity"), [("remote", "defect"), ("local", "warning")])
+def test_branch_behind_its_fetched_upstream_fires(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path, readiness: str, severity: str
+) -> None:
+    root = make_repo(scenario())
+    _advance_remote(root, tmp_path)
+    run = audit(doctor, root, readiness=readiness)
+    [finding] = run.findings()
+    assert (finding["check"], finding["severity"]) == ("unpushed-context", severity)
+    assert finding["message"] == (
+        "branch `main` is 1 commit behind `origin/main` as of the last fetch: "
+        "it is not upstream-current"
+    )
+    assert "git pull --ff-only" in finding["remedy"]
+
+
+def test_behind_is_judged_from_the_last_fetch_only(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    """No network call: a remote that moved since the last fetch is not seen."""
+    root = make_repo(scenario())
+    _advance_remote(root, tmp_path, fetch=False)
+    assert audit(doctor, root, readiness="remote").findings() == []
+
+
+def test_diverged_branch_fires(make_repo: MakeRepo, doctor: Doctor, tmp_path: Path) -> None:
+    root = make_repo(scenario(extra_commits=1, unpushed=1))
+    _advance_remote(root, tmp_path)
+    run = audit(doctor, root, readiness="remote")
+    [finding] = run.findings()
+    assert finding["check"] == "unpushed-context"
+    assert finding["message"] == (
+        "branch `main` has diverged from `origin/main` as of the last fetch: 1 commit here "
+        "not there (1 touching the projects directory), 1 commit there not here"
+    )
+    assert "git pull --rebase" in finding["remedy"]
+
+
+def test_vanished_upstream_ref_is_reported_not_a_crash(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario())
+    git(root, "update-ref", "-d", "refs/remotes/origin/main")
+    run = audit(doctor, root, readiness="remote")
+    [finding] = run.findings()
+    assert finding["check"] == "unpushed-context"
+    assert (
+        "`origin/main` of branch `main` no longer exists as of the last fetch"
+        in (finding["message"])
+    )
+
+
+# -- untracked-context covers every tier file (#11) ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ignore", "files", "flagged"),
+    [
+        (
+            "sessions/\n",
+            {"projects/fine/sessions/2026-06.md": "# June\n\n## 2026-06-01 — work\n"},
+            ["projects/fine/sessions/2026-06.md"],
+        ),
+        (
+            "reference/\n",
+            {
+                "projects/fine/REFERENCE.md": "# Ref\n\n- [Tools](reference/tools.md)\n",
+                "projects/fine/reference/tools.md": "# Tools\n",
+            },
+            ["projects/fine/reference/tools.md"],
+        ),
+        (
+            "CURRENT_STATE.json\n",
+            {"projects/fine/CURRENT_STATE.json": "{}\n"},
+            ["projects/fine/CURRENT_STATE.json"],
+        ),
+    ],
+)
+def test_every_ignored_tier_file_is_untracked(
+    make_repo: MakeRepo, doctor: Doctor, ignore: str, files: dict[str, str], flagged: list[str]
+) -> None:
+    root = make_repo(scenario({**project_files("fine"), **files, ".gitignore": ignore}))
+    run = audit(doctor, root, readiness="local", select="untracked-context")
+    assert [f["path"] for f in run.findings("untracked-context")] == flagged
+    assert "ignored by git" in run.findings("untracked-context")[0]["message"]
+
+
+def test_tracked_sessions_and_topics_are_quiet(make_repo: MakeRepo, doctor: Doctor) -> None:
+    files = {
+        **project_files("fine"),
+        "projects/fine/sessions/2026-06.md": "# June\n\n## 2026-06-01 — work\n",
+        "projects/fine/reference/tools.md": "# Tools\n",
+        "projects/fine/REFERENCE.md": "# Ref\n\n- [Tools](reference/tools.md)\n",
+    }
+    run = audit(doctor, make_repo(scenario(files)), readiness="remote", select="untracked-context")
+    assert run.findings() == []
+    assert run.json["coverage"]["untracked-context"]["examined"] == 1
+
+
+# -- CI checkouts (#11) ----------------------------------------------------------------
+
+
+def test_ci_detached_checkout_skips_the_durability_checks(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(
+        scenario(
+            {**project_files("fine"), ".gitignore": "CONTEXT.md\n"},
+            uncommitted={"files": {"projects/fine/notes.md": "draft\n"}},
+        )
+    )
+    git(root, "checkout", "-q", "--detach", "HEAD")
+    args = ["check", "--source", str(root), "--today", TODAY, "--readiness", "remote", "--json"]
+    run = doctor(*args, "--select", DURABILITY, env={"CI": "true"})
+    assert run.exit_code == 0, run.stdout
+    assert run.findings() == []
+    for check in DURABILITY.split(","):
+        assert run.json["coverage"][check] == {
+            "examined": 0,
+            "skipped": 1,
+            "reasons": {"ci checkout": 1},
+        }, check
+    # Outside CI the same detached checkout is reported.
+    outside = doctor(*args, "--select", DURABILITY, env={"CI": ""})
+    assert {f["check"] for f in outside.findings()} == set(DURABILITY.split(","))
+
+
+def test_ci_on_a_branch_still_checks(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(scenario(remote=False))
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json", env={"CI": "TRUE"})
+    assert [f["check"] for f in run.findings()] == ["unpushed-context"]
+    assert run.json["coverage"]["unpushed-context"]["skipped"] == 0

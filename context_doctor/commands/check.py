@@ -94,6 +94,7 @@ def check_command(
             projects,
             allow_shallow=allow_shallow,
             pushing=pushed_commits() if pre_push else (),
+            ci=in_ci(),
         )
         report, settings, checks = audit(
             corpus,
@@ -121,6 +122,11 @@ def check_command(
             write_json(cache_path, report.to_json())
         emit(report, output_format, quiet, statistics, checks, summary_written=True)
     sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
+
+
+def in_ci() -> bool:
+    """``CI=true`` (GitHub Actions, GitLab CI, CircleCI, Travis... all set it), any case."""
+    return os.environ.get("CI", "").strip().lower() == "true"
 
 
 def pushed_commits() -> tuple[str, ...]:

@@ -241,12 +241,36 @@ class Project:
         return True
 
     @cached_property
+    def durable_tier_paths(self) -> list[Path]:
+        """Every tier file that must travel with the repository (SPEC §2 untracked-context).
+
+        CONTEXT.md, REFERENCE.md, reference/*.md, every sessions/*.md (README.md and
+        INDEX.md too: they travel like the logs) and CURRENT_STATE.json, as present on
+        disk; symlinks are listed as they are (a dangling one is a shape problem).
+        """
+        found = [
+            self.directory / name
+            for name in ("CONTEXT.md", "REFERENCE.md", "CURRENT_STATE.json")
+            if (self.directory / name).is_file()
+        ]
+        for folder in ("reference", "sessions"):
+            if (self.directory / folder).is_dir():
+                found.extend(
+                    sorted(
+                        path
+                        for path in (self.directory / folder).glob("*.md")
+                        if path.is_file() and not path.name.startswith(".")
+                    )
+                )
+        return found
+
+    @cached_property
     def escaping_tier_files(self) -> dict[str, str]:
-        """CONTEXT.md / REFERENCE.md symlinks that resolve outside the repository: name -> target."""
+        """Tier files whose symlinks resolve outside the repository: relative path -> target."""
         found: dict[str, str] = {}
-        for document in (self.context, self.reference):
-            if document.exists and not self.resolves_inside_repository(document.path):
-                found[document.path.name] = str(document.path.resolve())
+        for path in self.durable_tier_paths:
+            if not self.resolves_inside_repository(path):
+                found[self.relative(path)] = str(path.resolve())
         return found
 
     @cached_property
