@@ -49,7 +49,9 @@ def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
     for path in project.durable_tier_paths:
         rel_path = project.relative(path)
         if rel_path in escaping:
-            yield Issue(f"{path.name} resolves outside the repository ({escaping[rel_path]})", rel_path)
+            yield Issue(
+                f"{path.name} resolves outside the repository ({escaping[rel_path]})", rel_path
+            )
         elif rel_path not in facts.tracked_paths and rel_path not in facts.changed_set:
             yield Issue(
                 f"{path.name} is ignored by git: it will never be committed or pushed", rel_path
@@ -123,6 +125,4 @@ def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
             path = source.repository.relative(source.root / "CONTEXT.md")
         else:
             path = source.index.rel_path if source.index else source.index_rel_path
-        yield Issue(
-            state.problem, path, severity=_readiness_severity(ctx), remedy=state.remedy
-        )
+        yield Issue(state.problem, path, severity=_readiness_severity(ctx), remedy=state.remedy)
