@@ -9,6 +9,7 @@ from typing import Any
 
 from context_doctor import __version__
 from context_doctor.findings import Finding, Severity
+from context_doctor.render.escape import clean_json
 
 
 def plural(count: int, word: str) -> str:
@@ -92,7 +93,8 @@ class Report:
         return "HEALTHY"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The JSON report; undecodable bytes in names become visible escapes (valid UTF-8)."""
+        report: dict[str, Any] = {
             "ok": self.defects == 0,
             "doctor_version": self.doctor_version,
             "readiness": self.readiness,
@@ -106,3 +108,5 @@ class Report:
             "freshness": self.freshness,
             "findings": [finding.to_json() for finding in self.findings],
         }
+        cleaned: dict[str, Any] = clean_json(report)
+        return cleaned

@@ -15,13 +15,14 @@ import click
 
 from context_doctor.audit import FORMATS
 from context_doctor.errors import DoctorError
+from context_doctor.render.escape import escape_text
 from context_doctor.render.jsonout import error_json
 
 
 def _fail(error: DoctorError, as_json: bool) -> NoReturn:
     if as_json:
         click.echo(error_json(error.problem, error.remedy), nl=False)
-    click.echo(f"context-doctor: error: {error.one_line()}", err=True)
+    click.echo(f"context-doctor: error: {escape_text(error.one_line())}", err=True)
     sys.exit(2)
 
 

@@ -33,6 +33,7 @@ from context_doctor.freshness.writers import (
     timestamp_text,
     touch_file,
 )
+from context_doctor.render.escape import clean_json, escape_text
 
 
 class FreshnessGroup(click.Group):
@@ -99,13 +100,13 @@ def run_summary(
     if write_cache is not None:
         write_statusline(write_cache, summary, files, now.isoformat(timespec="seconds"))
     if as_json:
-        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(clean_json(summary), indent=2, ensure_ascii=False))
     else:
         _human(summary, files)
         for item in files:
             for problem in item.problems:
                 where = f"{item.rel_path}:{problem.line}" if problem.line else item.rel_path
-                click.echo(f"{where}: [{problem.check}] {problem.message}", err=True)
+                click.echo(escape_text(f"{where}: [{problem.check}] {problem.message}"), err=True)
     defects = any(problem.check in DEFECT_CHECKS for item in files for problem in item.problems)
     return 1 if defects else 0
 
@@ -115,13 +116,14 @@ def _human(summary: dict[str, Any], files: list[GradedFile]) -> None:
     for item in sorted(files, key=GradedFile.staleness):
         reviewed = "never" if item.reviewed_age_days is None else f"{item.reviewed_age_days} d"
         click.echo(
-            f"{item.grade:<6}{reviewed:>10}{item.threshold_days:>9} d  {item.why or '-':<16}{item.rel_path}"
+            f"{item.grade:<6}{reviewed:>10}{item.threshold_days:>9} d  {item.why or '-':<16}"
+            f"{escape_text(item.rel_path)}"
         )
     most = summary["most_stale"]
     click.echo(
         f"overall {summary['overall_grade']} ({summary['overall_pct']}%): {summary['fresh_count']} fresh, "
         f"{summary['stale_count']} stale of {summary['total']}"
-        + (f"; most stale: {most['path']}" if most else "")
+        + (f"; most stale: {escape_text(most['path'])}" if most else "")
     )
 
 

@@ -12,6 +12,7 @@ from context_doctor.config import find_config, validate_config
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files
+from context_doctor.render.escape import clean_json, escape_undecodable
 
 CACHE_LIMIT = 4096
 DEFECT_CHECKS = frozenset({"freshness-malformed", "freshness-source-missing"})
@@ -63,14 +64,16 @@ def grade_paths(paths: list[Path], today: date, config: Path | None) -> list[Gra
 
 def statusline_cache(summary: dict[str, Any], files: list[GradedFile], generated_at: str) -> bytes:
     """The summary plus ``generated_at``, kept under 4 KiB by dropping the freshest files."""
-    payload = {**summary, "generated_at": generated_at}
+    payload = clean_json({**summary, "generated_at": generated_at})
     encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     if len(encoded) < CACHE_LIMIT:
         return encoded
-    ranked = [item.rel_path for item in sorted(files, key=GradedFile.staleness)]
+    ranked = [escape_undecodable(item.rel_path) for item in sorted(files, key=GradedFile.staleness)]
     for keep in range(len(ranked) - 1, -1, -1):
         kept = set(ranked[:keep])
-        payload["files"] = [entry for entry in summary["files"] if entry["path"] in kept]
+        payload["files"] = [
+            entry for entry in clean_json(summary["files"]) if entry["path"] in kept
+        ]
         payload["files_omitted"] = len(summary["files"]) - len(payload["files"])
         encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         if len(encoded) < CACHE_LIMIT:

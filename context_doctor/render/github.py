@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from context_doctor.findings import Finding, Severity
+from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
 
 _COMMAND = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow-command value: GitHub's escapes for line breaks, every other control inert."""
+    return escape_text(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:
@@ -35,7 +37,7 @@ def render_github(report: Report) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return escape_text(text).replace("|", "\\|")
 
 
 def step_summary(report: Report) -> str:

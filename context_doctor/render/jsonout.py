@@ -1,10 +1,11 @@
-"""The JSON report (schemas/report.schema.json)."""
+"""The JSON report (schemas/report.schema.json); every string valid UTF-8 (``clean_json``)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from context_doctor.render.escape import clean_json
 from context_doctor.report import Report
 
 
@@ -14,4 +15,4 @@ def report_json(report: Report) -> str:
 
 def error_json(problem: str, remedy: str) -> str:
     payload: dict[str, Any] = {"ok": False, "error": problem, "remedy": remedy}
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(clean_json(payload), indent=2, ensure_ascii=False) + "\n"

@@ -13,6 +13,7 @@ from urllib.parse import quote
 from context_doctor import __version__
 from context_doctor.findings import Finding, Severity
 from context_doctor.registry import CheckSpec
+from context_doctor.render.escape import clean_json
 from context_doctor.report import Report
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -47,7 +48,7 @@ def _fingerprint(finding: Finding, occurrence: int) -> str:
             str(occurrence),
         ]
     )
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _artifact(path: str) -> dict[str, str]:
@@ -112,4 +113,6 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
 
 
 def render_sarif(report: Report, checks: list[CheckSpec]) -> str:
-    return json.dumps(sarif_document(report, checks), indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(clean_json(sarif_document(report, checks)), indent=2, ensure_ascii=False) + "\n"
+    )

@@ -2,7 +2,9 @@
 
 Colour comes from rich and only when the stream is a terminal; every piece of
 user text (messages quote file contents) is added as plain ``Text`` so no
-``[bracket]`` in a CONTEXT.md can be read as rich markup.
+``[bracket]`` in a CONTEXT.md can be read as rich markup, and goes through
+:func:`~context_doctor.render.escape.escape_text` so no control character in
+it reaches the terminal.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from context_doctor.findings import Finding, Severity
+from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
 
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}
@@ -25,7 +28,8 @@ def console_for(stream: IO[str]) -> Console:
 
 
 def _location(finding: Finding) -> str:
-    return finding.path if finding.line is None else f"{finding.path}:{finding.line}"
+    path = escape_text(finding.path)
+    return path if finding.line is None else f"{path}:{finding.line}"
 
 
 def verdict_line(report: Report) -> Text:
@@ -42,7 +46,7 @@ def verdict_line(report: Report) -> Text:
 
 def coverage_lines(report: Report) -> list[Text]:
     return [
-        Text(f"coverage {name}: {coverage.describe()}", style="dim")
+        Text(escape_text(f"coverage {name}: {coverage.describe()}"), style="dim")
         for name, coverage in sorted(report.coverage.items())
         if coverage.skipped
     ]
@@ -55,7 +59,10 @@ def render_human(report: Report, console: Console) -> None:
     ordered = sorted(report.findings, key=lambda f: (project_key(f), f.sort_key()))
     for (source, project), group in groupby(ordered, key=project_key):
         console.print(
-            Text(f"{source} / {project}" if project else f"{source} (source-wide)", style="bold")
+            Text(
+                escape_text(f"{source} / {project}" if project else f"{source} (source-wide)"),
+                style="bold",
+            )
         )
         for finding in group:
             label, style = _LABEL[finding.severity]
@@ -64,9 +71,9 @@ def render_human(report: Report, console: Console) -> None:
             line.append("  ")
             line.append(label, style=style)
             line.append(f"  [{finding.check}] ", style="magenta")
-            line.append(finding.message)
+            line.append(escape_text(finding.message))
             console.print(line)
-            console.print(Text(f"      → {finding.remedy}", style="dim"))
+            console.print(Text(f"      → {escape_text(finding.remedy)}", style="dim"))
         console.print()
     for line in coverage_lines(report):
         console.print(line)
@@ -81,7 +88,7 @@ def render_concise(report: Report, console: Console) -> None:
         line.append(": ")
         line.append(label, style=style)
         line.append(f" [{finding.check}] ", style="magenta")
-        line.append(finding.message)
+        line.append(escape_text(finding.message))
         console.print(line)
     console.print(verdict_line(report))
 

@@ -1,0 +1,111 @@
+"""User text is printed inert in every format (issue 14 items 4 and 5).
+
+A header value carrying ESC sequences, a project directory whose name holds a
+newline and a workflow command, and one whose name is not UTF-8: no output may
+carry a raw control character, start a line the audited tree chose, or be
+invalid UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import Doctor, run_git
+
+from context_doctor.gitfacts import git_environment
+from context_doctor.render.escape import clean_json, escape_text, escape_undecodable
+
+TODAY = "2026-06-15"
+FAKE_VERDICT = "\x1b[2J\x1b[HHEALTHY"
+INJECTED = "evil\n::error file=README.md,line=1::pwned"
+NOT_UTF8 = "caf\udcff"  # the byte 0xFF, as surrogateescape hands it to Python
+
+
+def test_escape_text_makes_every_control_visible() -> None:
+    assert escape_text("plain é text ✓") == "plain é text ✓"
+    assert escape_text("a\nb\rc\td") == "a\\nb\\rc\\td"
+    assert escape_text(FAKE_VERDICT) == "\\x1b[2J\\x1b[HHEALTHY"
+    assert escape_text("\x00\x7f\x9b") == "\\x00\\x7f\\x9b"
+    assert escape_text("x\u202ey\u2028z\u2066") == "x\\u202ey\\u2028z\\u2066"
+    assert escape_text(NOT_UTF8) == "caf\\xff"
+    assert escape_text("\ud83d\ude80") == "\\ud83d\\ude80"
+    escape_text(NOT_UTF8).encode("utf-8")
+
+
+def test_escape_undecodable_keeps_controls_for_json() -> None:
+    assert escape_undecodable("a\nb") == "a\nb"
+    assert escape_undecodable(NOT_UTF8) == "caf\\xff"
+    assert clean_json({NOT_UTF8: [NOT_UTF8, 1, None]}) == {"caf\\xff": ["caf\\xff", 1, None]}
+
+
+def build(tmp_path: Path) -> Path:
+    root = tmp_path / "kb"
+    for project, status in (("alpha", FAKE_VERDICT), (INJECTED, "Active"), (NOT_UTF8, "Active")):
+        directory = root / "projects" / project
+        directory.mkdir(parents=True)
+        (directory / "CONTEXT.md").write_text(
+            f"# P\n\n**Status:** {status}\n**Last session:** 2026-06-01\n", encoding="utf-8"
+        )
+    (root / "projects/index.yaml").write_text(
+        "projects:\n  - id: alpha\n    status: active\n    last_session: 2026-06-01\n",
+        encoding="utf-8",
+    )
+    run_git(root, "init", "-q")
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-q", "-m", "c", when="2026-06-01T09:00:00+00:00", identity=True)
+    return root
+
+
+@pytest.fixture(name="root")
+def root_fixture(tmp_path: Path) -> Path:
+    return build(tmp_path)
+
+
+@pytest.mark.parametrize("output", ["human", "concise", "github"])
+def test_text_formats_print_no_control_characters(root: Path, doctor: Doctor, output: str) -> None:
+    run = doctor("check", str(root), "--today", TODAY, "--output-format", output)
+    assert run.exit_code == 1, run.stderr
+    assert "\\x1b[2J" in run.stdout  # the value is shown, inert
+    assert "\x1b" not in run.stdout
+    assert "caf\\xff" in run.stdout
+    for line in run.stdout.splitlines():
+        assert not line.startswith("::error file=README.md"), line
+        if output != "github":
+            assert not line.startswith("::"), line
+
+
+def test_machine_formats_are_valid_utf8(root: Path, tmp_path: Path) -> None:
+    """Run as a user would (a real process and pipe): stdout must decode as strict UTF-8."""
+    cache = tmp_path / "cache" / "last-report.json"
+    summary = tmp_path / "step-summary.md"
+    env = {**git_environment(), "GITHUB_STEP_SUMMARY": str(summary), "PYTHONIOENCODING": "utf-8"}
+    for output in ("json", "sarif", "github", "human"):
+        done = subprocess.run(
+            [sys.executable, "-m", "context_doctor", "check", str(root), "--today", TODAY,
+             "--output-format", output, "--report-cache", str(cache)],
+            capture_output=True, env=env, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        text = done.stdout.decode("utf-8")  # strict: raises on invalid UTF-8
+        if output in ("json", "sarif"):
+            json.loads(text)
+    report = json.loads(cache.read_bytes().decode("utf-8"))
+    projects = {finding["project"] for finding in report["findings"]}
+    assert "caf\\xff" in projects
+    assert INJECTED in projects  # JSON escapes the newline itself
+    step = summary.read_bytes().decode("utf-8")
+    assert "\x1b" not in step and "caf\\xff" in step
+
+
+def test_error_lines_are_escaped(tmp_path: Path, doctor: Doctor) -> None:
+    missing = tmp_path / "gone\x1b[31m\nfake"
+    run = doctor("check", "--source", str(missing), "--json")
+    assert run.exit_code == 2
+    assert "\x1b" not in run.stderr and run.stderr.count("\n") == 1
+    json.loads(run.stdout)
+    assert os.fsencode(str(missing))  # the path itself is a legal name
