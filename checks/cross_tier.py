@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from context_doctor.checks.terminal import completed_date_remedy
+
 from context_doctor.corpus import Source
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
@@ -152,10 +154,12 @@ def completed_date(project: Project, ctx: Context) -> Iterator[Issue]:
             f"status `{project.status}` but no `completed_date`",
             project.source.index_rel_path,
             entry.line_of("status"),
+            remedy=completed_date_remedy(project),
         )
     elif entry.date_field("completed_date") is None:
         yield Issue(
             f"`completed_date: {raw}` is not a real YYYY-MM-DD date",
             project.source.index_rel_path,
             entry.line_of("completed_date"),
+            remedy=completed_date_remedy(project),
         )

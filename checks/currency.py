@@ -13,6 +13,7 @@ from context_doctor.checks.session_freshness import NO_LOG
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
+from context_doctor.model.currency import header_lag as header_lag_of
 from context_doctor.model.documents import HeaderField, Heading
 from context_doctor.model.project import Project
 from context_doctor.model.text import first_date, ordinals
@@ -97,20 +98,28 @@ def header_currency(project: Project, ctx: Context) -> Iterator[Issue]:
         other (`phase 2` says nothing about `round 3`). Applies to every project.""",
 )
 def header_lag(project: Project, ctx: Context) -> Iterator[Issue]:
-    phase = _first_field(project, "Phase")
-    last = _first_field(project, "Last session")
-    if phase is None or last is None:
-        return
-    last_ordinals = ordinals(last.value)
-    for family, number in ordinals(phase.value).items():
-        if family in last_ordinals and number > last_ordinals[family]:
-            yield Issue(
-                f"Phase names {family} {number} but Last session names {family} "
-                f"{last_ordinals[family]} (line {last.line})",
-                project.context.rel_path,
-                phase.line,
-            )
-            return
+    lag = header_lag_of(project.context)
+    if lag is not None:
+        yield Issue(
+            f"Phase names {lag.family} {lag.phase_number} but Last session names {lag.family} "
+            f"{lag.last_number} (line {lag.last_session.line})",
+            project.context.rel_path,
+            lag.phase.line,
+        )
+
+
+def current_marker(project: Project) -> str:
+    """The as-of marker a current section would carry: the newest session's date and ordinals."""
+    newest = project.newest_session
+    day: object = "YYYY-MM-DD"
+    named: dict[str, int] = {}
+    if newest is not None and newest.date is not None:
+        day, named = newest.date, newest_day_ordinals(project)
+    elif project.header_last_session is not None and project.header_last_session[1] is not None:
+        field, day = project.header_last_session
+        named = ordinals(field.value)
+    suffix = " (" + ", ".join(f"{family} {n}" for family, n in named.items()) + ")" if named else ""
+    return f"*State as of: {day}{suffix}*"
 
 
 def _section_label(section: Heading | None) -> str:
@@ -142,8 +151,13 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     markers = project.as_of_markers
     newest = project.newest_session
     reached = newest_day_ordinals(project)
+    target = current_marker(project)
     for marker in markers:
         where = _section_label(marker.section)
+        advance = (
+            f"Re-read {where} and update it, then advance its marker to `{target}` "
+            "(`--state-reviewed` on the edit if the prose still holds)."
+        )
         if marker.date is None:
             yield Issue(
                 f"as-of marker under {where} has an impossible date {marker.spelled}",
@@ -156,6 +170,7 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                 f"entry is {newest.date} ({newest.path}:{newest.line})",
                 project.context.rel_path,
                 marker.line,
+                remedy=advance,
             )
         elif newest is not None and marker.date == newest.date:
             for family, number in marker.ordinals.items():
@@ -165,14 +180,17 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                         f"session entries ({newest.date}) reach {family} {reached[family]}",
                         project.context.rel_path,
                         marker.line,
+                        remedy=advance,
                     )
                     break
     if project.is_dormant:
         return
-    yield from _unverifiable_sections(project, markers)
+    yield from _unverifiable_sections(project, markers, target)
 
 
-def _unverifiable_sections(project: Project, markers: list[AsOfMarker]) -> Iterator[Issue]:
+def _unverifiable_sections(
+    project: Project, markers: list[AsOfMarker], target: str
+) -> Iterator[Issue]:
     """Markerless operational sections: body currency unverifiable, never clean.
 
     Asked of a project that keeps a session log or a `Last session` header, since
@@ -206,15 +224,15 @@ def _unverifiable_sections(project: Project, markers: list[AsOfMarker]) -> Itera
                 project.context.rel_path,
                 heading.line,
                 severity=Severity.WARNING,
-                remedy="End the section with `*State as of: YYYY-MM-DD (round N)*` once you "
-                "have re-read it against the newest session.",
+                remedy=f"Re-read the section; once it is current, end it with `{target}`.",
             )
     if not operational and not markers and carries_ordinals:
         yield Issue(
             f"CONTEXT.md has no as-of markers: {unverifiable}",
             project.context.rel_path,
             severity=Severity.WARNING,
-            remedy="Give `## Current State` and `## What's Next` an `*State as of: ...*` marker.",
+            remedy=f"Give `## Current State` and `## What's Next` sections, each ending with `{target}` "
+            "once it is current.",
         )
 
 
@@ -262,6 +280,8 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                 f"{age} day{'s' if age != 1 else ''} ago (horizon {horizon} days)",
                 project.context.rel_path,
                 item.line,
+                remedy=f"Re-check the item; if it still holds, refresh its stamp to "
+                f"`(as of {ctx.today})`, else close or drop it.",
             )
     for heading, count in unstamped.values():
         plural = "items carry" if count > 1 else "item carries"
@@ -269,6 +289,6 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
             f"{count} unchecked {plural} no `(as of YYYY-MM-DD)` stamp under `{heading.text}`",
             project.context.rel_path,
             heading.line,
-            remedy="Stamp each open item with `(as of YYYY-MM-DD)` (or `, review Nd`) when you "
-            "confirm it is still current.",
+            remedy=f"Re-check each open item and stamp it `(as of {ctx.today})` (or "
+            f"`(as of {ctx.today}, review Nd)`) once you confirm it is still current.",
         )

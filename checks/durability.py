@@ -82,6 +82,7 @@ def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
             f"{len(changed)} {plural} uncommitted {where} ({shown}{more})",
             changed[0],
             severity=_readiness_severity(ctx),
+            remedy=f"Commit the project's files (`git add {project.rel_dir or '.'} && git commit`).",
         )
 
 
@@ -94,7 +95,7 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
             f"{source.index.rel_path} has uncommitted changes",
             source.index.rel_path,
             severity=_readiness_severity(ctx),
-            remedy="Commit index.yaml.",
+            remedy=f"Commit it (`git add {source.index.rel_path} && git commit`).",
         )
 
 
@@ -103,7 +104,7 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
     severity=Severity.DEFECT,
     skips=(CI_CHECKOUT,),
     summary="the projects directory is not published and upstream-current",
-    remedy="Push the branch (`git push`, or `git push -u origin <branch>` to set an upstream).",
+    remedy="Push the branch (`git push`, or `git push -u origin HEAD` to set an upstream).",
     explanation="""
         Committed context that was never pushed is still on this machine only, and a branch
         behind its upstream resumes from an older record than the other machine wrote. Fires

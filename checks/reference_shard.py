@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import PurePosixPath
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
-from context_doctor.findings import Issue, Severity
+from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, check
 
@@ -119,10 +119,28 @@ def reference_index_orphan(project: Project, ctx: Context) -> Iterator[Issue]:
     linked = _link_targets(project)
     for topic in project.topics:
         if topic.rel_path not in linked:
+            link = _index_line(topic.rel_path)
             yield Issue(
                 f"{PurePosixPath(topic.rel_path).name} is not linked from REFERENCE.md",
                 topic.rel_path,
+                remedy=f"Add `{link}` to {project.reference.rel_path} (or delete the topic).",
+                # Unsafe: where the link belongs in the index, and what to call it, is a
+                # person's choice; appending at the end is only a start.
+                fix=Fix(
+                    project.reference.rel_path,
+                    Applicability.UNSAFE,
+                    f"append `{link}` to REFERENCE.md",
+                    (AppendLine(link),),
+                ),
             )
+
+
+def _index_line(topic_path: str) -> str:
+    """A list-item link to a topic, relative to REFERENCE.md (``reference/<name>``)."""
+    name = PurePosixPath(topic_path).name
+    stem = PurePosixPath(name).stem
+    target = quote(f"reference/{name}")
+    return f"- [{stem}]({target})"
 
 
 @check(
@@ -138,7 +156,13 @@ def reference_index_orphan(project: Project, ctx: Context) -> Iterator[Issue]:
 )
 def reference_index_missing(project: Project, ctx: Context) -> Iterator[Issue]:
     if not project.reference.exists:
+        links = ", ".join(f"`{_index_line(topic.rel_path)}`" for topic in project.topics[:5])
+        more = f" and {len(project.topics) - 5} more" if len(project.topics) > 5 else ""
         yield Issue(
             f"reference/ holds {len(project.topics)} topic file(s) but there is no REFERENCE.md index",
             project.reference.rel_path,
+            remedy=f"Create {project.reference.rel_path} as an index with one link per topic: "
+            f"{links}{more}."
+            if links
+            else f"Create {project.reference.rel_path} as an index.",
         )

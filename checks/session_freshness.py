@@ -6,10 +6,10 @@ does git history (the newest non-bulk, non-merge commit's work date) speak.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 
-from context_doctor.findings import Issue, Severity
+from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
 
@@ -34,16 +34,23 @@ def _judge(
     other: tuple[str, date | None],
     path: str,
     line: int | None,
+    set_to: Callable[[date, str, bool], tuple[str, Fix | None]],
 ) -> Iterator[Issue]:
+    """``set_to(day, why, from_log)`` is the remedy (and fix, if derivable) recording ``day``."""
     newest = project.newest_session
     if newest is not None and newest.date is not None:
         if recorded != newest.date:
             direction = "behind" if recorded < newest.date else "ahead of"
+            remedy, fix = set_to(
+                newest.date, f"the newest session-log entry, {newest.path}:{newest.line}", True
+            )
             yield Issue(
                 f"{label} {recorded} is {direction} the newest session-log entry "
                 f"{newest.date} ({newest.path}:{newest.line})",
                 path,
                 line,
+                remedy=remedy,
+                fix=fix,
             )
         return
     other_label, other_date = other
@@ -53,15 +60,38 @@ def _judge(
             "session log to settle which is right",
             path,
             line,
+            remedy=f"Decide which date is the last session's ({recorded} or {other_date}), record "
+            f"it in both places, and start a session log (sessions/{ctx_month(recorded, other_date)}.md).",
         )
     latest = project.newest_session_commit
     if latest is not None and (latest.commit.work_date - recorded).days > 1:
+        work_date = latest.commit.work_date
+        remedy, _ = set_to(work_date, f"the work date of commit {latest.commit.short}", False)
         yield Issue(
             f"{label} {recorded} lags the newest session commit {latest.commit.short} "
-            f"(work date {latest.commit.work_date}) by {(latest.commit.work_date - recorded).days} days",
+            f"(work date {work_date}) by {(work_date - recorded).days} days",
             path,
             line,
+            remedy=f"{remedy[:-1]}, and log that session in sessions/{work_date:%Y-%m}.md.",
         )
+
+
+def _add_header_remedy(project: Project) -> str:
+    newest = project.newest_session
+    if newest is not None and newest.date is not None:
+        return (
+            f"Add `**Last session:** {newest.date}` to the header of {project.context.rel_path} "
+            f"(the newest session-log entry, {newest.path}:{newest.line})."
+        )
+    return (
+        f"Add `**Last session:** YYYY-MM-DD` (the day of the last working session) to the "
+        f"header of {project.context.rel_path}."
+    )
+
+
+def ctx_month(*days: date) -> str:
+    """The month of the latest of ``days``, as a session-log file stem."""
+    return f"{max(days):%Y-%m}"
 
 
 @check(
@@ -83,13 +113,30 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     recorded = project.index_last_session
     assert recorded is not None and project.entry is not None
     header = project.header_last_session
+    entry = project.entry
+    index_path = project.source.index_rel_path
+
+    def set_to(day: date, why: str, from_log: bool) -> tuple[str, Fix | None]:
+        remedy = f"Set `last_session: {day}` in {index_path} ({why})."
+        if entry.project_id is None or not from_log:
+            return remedy, None
+        # Duplicate metadata of the log: writing the log's own date is a fact, not a claim.
+        edit = SetEntryField(entry.position, entry.project_id, "last_session", day.isoformat())
+        return remedy, Fix(
+            index_path,
+            Applicability.SAFE,
+            f"set `last_session: {day}` for `{entry.project_id}`",
+            (edit,),
+        )
+
     yield from _judge(
         project,
         "index.yaml last_session",
         recorded,
         ("the CONTEXT.md Last session header", header[1] if header else None),
-        project.source.index_rel_path,
-        project.entry.line_of("last_session"),
+        index_path,
+        entry.line_of("last_session"),
+        set_to,
     )
 
 
@@ -115,18 +162,30 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
             project.context.rel_path,
             header[0].line if header else None,
             severity=Severity.WARNING,
-            remedy="Add `**Last session:** YYYY-MM-DD` to the CONTEXT.md header.",
+            remedy=_add_header_remedy(project),
         )
         return
     field, recorded = header
     assert recorded is not None
+    context_path = project.context.rel_path
+
+    def set_to(day: date, why: str, from_log: bool) -> tuple[str, Fix | None]:
+        # Never a fix: advancing the header claims the record was brought up to that session.
+        return (
+            f"Re-read the record, then set the header to that session ({day}, {why}): "
+            f"`context-doctor edit set-field {context_path} --field 'Last session' --value "
+            f"'{day}'`.",
+            None,
+        )
+
     yield from _judge(
         project,
         "CONTEXT.md Last session",
         recorded,
         ("index.yaml last_session", project.index_last_session),
-        project.context.rel_path,
+        context_path,
         field.line,
+        set_to,
     )
 
 
@@ -164,11 +223,16 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         )
         return
     recent = project.commits[:RECENT_COMMITS]
+    start_log = (
+        f"Start the session log: {project.rel_dir}/sessions/{ctx.today:%Y-%m}.md with a "
+        "`## YYYY-MM-DD` entry per session."
+    )
     if not recent:
         yield Issue(
             "there is no session log and no commit touches the project: freshness cannot be "
             "verified",
             project.context.rel_path,
+            remedy=start_log,
         )
     elif not any(entry.commit.is_session for entry in recent):
         yield Issue(
@@ -176,6 +240,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
             f"are all bulk sweeps or merges (newest: {recent[0].commit.describe()}): freshness "
             "cannot be verified",
             project.context.rel_path,
+            remedy=start_log,
         )
 
 
@@ -209,4 +274,6 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
             f"{count} changed CONTEXT.md after the newest session-log entry ({newest.date}) "
             f"without logging a session; newest: {first.short} of {first.work_date}",
             project.context.rel_path,
+            remedy=f"Add a `## {first.work_date} — …` entry for that session (commit {first.short}) "
+            f"to {project.rel_dir}/sessions/{first.work_date:%Y-%m}.md.",
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.findings import Issue, Severity
+from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.model import lifecycle
 from context_doctor.model.project import Project
 from context_doctor.registry import NO_INDEX, NOT_REGISTERED, Context, check
@@ -39,7 +39,8 @@ def status_vocabulary(project: Project, ctx: Context) -> Iterator[Issue]:
             index_path,
             entry.line_of("status"),
             severity=Severity.WARNING,
-            remedy=f"Replace `status: {status}` with {lifecycle.RETIRED[status]}.",
+            remedy=f"In {index_path}, {_ACTIONS[status]} for `{project.id}`.",
+            fix=_replacement_fix(project, status, index_path),
         )
     else:
         yield Issue(
@@ -48,3 +49,41 @@ def status_vocabulary(project: Project, ctx: Context) -> Iterator[Issue]:
             index_path,
             entry.line_of("status"),
         )
+
+
+# One-to-one renames are facts (`complete` is a typo of `completed`): safe. `ongoing` also
+# declares the project standing, a claim about its future: unsafe. `superseded` needs the
+# id of the project that replaced it, which only a person knows: no fix.
+_SAFE_RENAMES = {"complete": "completed", "new": "active"}
+_ACTIONS = {
+    "complete": "set `status: completed`",
+    "new": "set `status: active`",
+    "ongoing": "set `status: active` and add `bounded: false`",
+    "superseded": "set `status: archived` and add `superseded_by:` naming the project that "
+    "replaced it",
+}
+
+
+def _replacement_fix(project: Project, status: str, index_path: str) -> Fix | None:
+    entry = project.entry
+    if entry is None or entry.project_id is None:
+        return None
+    if status in _SAFE_RENAMES:
+        new = _SAFE_RENAMES[status]
+        return Fix(
+            index_path,
+            Applicability.SAFE,
+            f"set `status: {new}` for `{entry.project_id}`",
+            (SetEntryField(entry.position, entry.project_id, "status", new),),
+        )
+    if status == "ongoing":
+        return Fix(
+            index_path,
+            Applicability.UNSAFE,
+            f"set `status: active` and `bounded: false` for `{entry.project_id}`",
+            (
+                SetEntryField(entry.position, entry.project_id, "status", "active"),
+                SetEntryField(entry.position, entry.project_id, "bounded", False),
+            ),
+        )
+    return None

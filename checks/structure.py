@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import date, timedelta
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
@@ -45,8 +45,16 @@ def context_present(project: Project, ctx: Context) -> Iterator[Issue]:
             "CONTEXT.md has no Markdown heading",
             context.rel_path,
             severity=Severity.WARNING,
-            remedy="Start CONTEXT.md with `# <Project> — Working Context` and `##` sections.",
+            remedy=f"Start {context.rel_path} with `# {project.id} — Working Context` and `##` "
+            "sections (Current State, What's Next).",
         )
+
+
+def _log_for(project: Project, today: date) -> str:
+    """The session-log file archived content goes to: the newest log's month, else today's."""
+    newest = project.newest_session
+    month = newest.date if newest is not None and newest.date is not None else today
+    return f"{project.rel_dir}/sessions/{month:%Y-%m}.md"
 
 
 @check(
@@ -67,6 +75,8 @@ def sessions_present(project: Project, ctx: Context) -> Iterator[Issue]:
             f"CONTEXT.md is {project.context.line_count} lines and there is no sessions/ directory "
             f"to archive into (expected once it passes {limit})",
             project.context.rel_path,
+            remedy=f"Create {project.rel_dir}/sessions/{ctx.today:%Y-%m}.md and move session "
+            "summaries older than a week into it.",
         )
 
 
@@ -109,6 +119,8 @@ def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue
             f"CONTEXT.md holds {len(done)} checked item{plural} (first: {done[0].text[:60]!r})",
             project.context.rel_path,
             done[0].line,
+            remedy=f"Archive the finished items to {_log_for(project, ctx.today)}, verify they are "
+            "there, then remove them from CONTEXT.md.",
         )
 
 
@@ -148,4 +160,6 @@ def stale_session_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
                 f"{(newest - day).days} days older than the newest session ({newest.isoformat()})",
                 project.context.rel_path,
                 heading.line,
+                remedy=f"Move that summary to {project.rel_dir}/sessions/{day:%Y-%m}.md; keep only "
+                "the last one or two in CONTEXT.md.",
             )

@@ -30,6 +30,18 @@ NO_REVIEW = SkipRule(
 EVIDENCE_SHOWN = 3
 
 
+def completed_date_remedy(project: Project) -> str:
+    """Name the evidence a person dates the completion from; the date itself is their claim."""
+    where = f"to the `{project.id}` entry in {project.source.index_rel_path}"
+    newest = project.newest_session
+    if newest is not None and newest.date is not None:
+        return (
+            f"Add `completed_date:` (the day it was completed) {where}; its newest session-log "
+            f"entry is {newest.date} ({newest.path}:{newest.line})."
+        )
+    return f"Add `completed_date:` (the day it was completed, YYYY-MM-DD) {where}."
+
+
 @check(
     "terminal-project-active",
     severity=Severity.WARNING,
@@ -65,7 +77,7 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
             "whether it is still being worked cannot be checked",
             index_path,
             entry.line_of("status"),
-            remedy="Add `completed_date: YYYY-MM-DD` to the index entry.",
+            remedy=completed_date_remedy(project),
         )
         return
     evidence: list[str] = []
@@ -88,11 +100,19 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
     if evidence:
         more = len(evidence) - EVIDENCE_SHOWN
         shown = "; ".join(evidence[:EVIDENCE_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+        newest = project.commits[0].commit.sha if project.commits else None
+        review = (
+            f", or, if the later work was closing work, record `post_close_reviewed_through: "
+            f"{newest}` (the project's newest commit) in its index entry"
+            if newest
+            else ""
+        )
         yield Issue(
             f"status `{project.status}` with {anchor_field} {anchor}, but work continued after "
             f"it: {shown}",
             index_path,
             entry.line_of("status"),
+            remedy=f"Reopen `{project.id}` (`status: active` in {index_path}){review}.",
         )
 
 
@@ -145,4 +165,18 @@ def post_close_review_unresolvable(project: Project, ctx: Context) -> Iterator[I
             "repository",
             project.source.index_rel_path,
             project.entry.line_of("post_close_reviewed_through"),
+            remedy=_unresolvable_remedy(project),
         )
+
+
+def _unresolvable_remedy(project: Project) -> str:
+    if not project.history_available:
+        return "Set `post_close_reviewed_through` to an existing commit, or remove it."
+    newest = project.commits[0].commit if project.commits else None
+    if newest is None:
+        return "Remove `post_close_reviewed_through`: no commit touches the project."
+    return (
+        f"Set `post_close_reviewed_through: {newest.sha}` (the project's newest commit, "
+        f"{newest.short} of {newest.work_date}) after reviewing the work since completion, or "
+        "remove it and answer terminal-project-active again."
+    )

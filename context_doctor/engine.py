@@ -46,6 +46,7 @@ def _stamp(
             line=issue.line,
             message=issue.message,
             remedy=issue.remedy or spec.remedy,
+            fix=issue.fix,
         )
         for issue in issues
     ]

@@ -16,6 +16,67 @@ class Severity(StrEnum):
         return 0 if self is Severity.DEFECT else 1
 
 
+class Applicability(StrEnum):
+    """Whether ``check --fix`` applies a fix (safe) or only ``--unsafe-fixes`` does (ruff's model)."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class SetEntryField:
+    """Set ``key`` of the index.yaml entry at ``position`` (1-based), whose id is ``entry_id``."""
+
+    position: int
+    entry_id: str
+    key: str
+    value: str | bool
+
+
+@dataclass(frozen=True)
+class RemoveFrontmatterKey:
+    """Remove the one-line ``key:`` from the file's leading frontmatter block."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class AppendLine:
+    """Append ``text`` (one line, without its line break) at the end of the file."""
+
+    text: str
+
+
+FixEdit = SetEntryField | RemoveFrontmatterKey | AppendLine
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An exact repair a check knows, as data: ``fixes.py`` applies it, the check never writes.
+
+    ``path`` is repository-relative, like a finding's; ``description`` says what
+    the fix writes (``set status: completed``).
+    """
+
+    path: str
+    applicability: Applicability
+    description: str
+    edits: tuple[FixEdit, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        edits = []
+        for edit in self.edits:
+            data = asdict(edit)
+            data["kind"] = type(edit).__name__
+            edits.append(data)
+        return {
+            "path": self.path,
+            "applicability": self.applicability.value,
+            "description": self.description,
+            "edits": edits,
+        }
+
+
 @dataclass(frozen=True)
 class Finding:
     check: str
@@ -26,6 +87,7 @@ class Finding:
     line: int | None
     message: str
     remedy: str
+    fix: Fix | None = None
 
     def sort_key(self) -> tuple[Any, ...]:
         return (
@@ -41,6 +103,7 @@ class Finding:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["fix"] = self.fix.to_json() if self.fix is not None else None
         return data
 
 
@@ -49,7 +112,8 @@ class Issue:
     """What a check yields before the engine stamps source, project and remedy on it.
 
     ``severity`` is ``None`` for the check's default; ``remedy`` overrides the
-    check's remedy when one finding needs a more specific one.
+    check's remedy when one finding needs a more specific one; ``fix`` is the
+    exact repair, when the check knows one (SPEC §4 lists which).
     """
 
     message: str
@@ -57,3 +121,4 @@ class Issue:
     line: int | None = None
     severity: Severity | None = None
     remedy: str | None = None
+    fix: Fix | None = None

@@ -315,6 +315,34 @@ def test_retired_status_is_a_warning_naming_the_replacement(
     assert replacement in finding["message"]
 
 
+@pytest.mark.parametrize(
+    ("project", "applicability", "edits"),
+    [
+        ("typo-complete", "safe", [("status", "completed")]),
+        ("fresh", "safe", [("status", "active")]),
+        ("forever", "unsafe", [("status", "active"), ("bounded", False)]),
+        ("replaced", None, []),  # superseded_by names a project: a person's claim, never a fix
+    ],
+)
+def test_retired_status_carries_exactly_the_spec_fix(
+    lifecycle: tuple[Path, Run], project: str, applicability: str | None, edits: list[object]
+) -> None:
+    _, run = lifecycle
+    fix = sole(run, "status-vocabulary", project)["fix"]
+    if applicability is None:
+        assert fix is None
+        return
+    assert fix["applicability"] == applicability
+    assert fix["path"] == INDEX
+    assert [(edit["key"], edit["value"]) for edit in fix["edits"]] == edits
+    assert all(edit["entry_id"] == project for edit in fix["edits"])
+
+
+def test_an_unknown_status_has_no_fix(lifecycle: tuple[Path, Run]) -> None:
+    _, run = lifecycle
+    assert sole(run, "status-vocabulary", "mystery")["fix"] is None
+
+
 def test_unknown_status_is_a_defect_and_treated_as_live(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
     finding = sole(run, "status-vocabulary", "mystery")

@@ -155,6 +155,16 @@ def test_reference_index_orphan_counts_only_real_link_targets(corpus: Run) -> No
         assert finding["severity"] == "warning"
         assert finding["line"] is None
         assert "not linked from REFERENCE.md" in finding["message"]
+        name = finding["path"].rsplit("/", 1)[-1]
+        link = f"- [{name[:-3]}](reference/{name})"
+        assert f"Add `{link}` to projects/rio-links/REFERENCE.md" in finding["remedy"]
+        # Unsafe: where the link goes in the index is a person's choice.
+        assert finding["fix"] == {
+            "path": "projects/rio-links/REFERENCE.md",
+            "applicability": "unsafe",
+            "description": f"append `{link}` to REFERENCE.md",
+            "edits": [{"kind": "AppendLine", "text": link}],
+        }
 
 
 def test_reference_index_orphan_quiet_when_every_topic_is_linked(

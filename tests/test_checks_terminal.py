@@ -559,3 +559,11 @@ def test_project_work_merged_in_after_the_review_rearms(
     assert (
         f"commit {short_sha_of(root, 'closed: work on a laptop branch')} of 2026-03-05" in message
     )
+
+
+def test_the_remedy_names_the_sha_a_post_close_review_would_record(corpus: Run, root: Path) -> None:
+    newest = git(root, "log", "-1", "--format=%H", "--", "projects/log-late").strip()
+    finding = sole(corpus, ACTIVE, "log-late")
+    assert f"`post_close_reviewed_through: {newest}`" in finding["remedy"]
+    assert finding["fix"] is None  # a review is a claim: never fixed
+    assert "<sha" not in finding["remedy"]

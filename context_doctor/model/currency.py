@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from context_doctor.model.documents import Document, Heading, ListItem
+from context_doctor.model.documents import Document, HeaderField, Heading, ListItem
 from context_doctor.model.text import ordinals, to_date
 
 _MARKER = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
@@ -108,3 +108,48 @@ def stamp_of(item: ListItem) -> Stamp | None:
     if day_value is None:
         return Stamp(spelled, None, None, "an impossible date")
     return Stamp(spelled, day_value, int(review) if review is not None else None, None)
+
+
+def lags(
+    when: date | None,
+    named: dict[str, int],
+    reference: date | None,
+    reference_ordinals: dict[str, int],
+) -> bool:
+    """Does a record dated ``when`` naming ``named`` describe an older state than the reference?
+
+    Older by date, or on the same day with a lower ordinal in a shared family
+    (families are never compared with each other).
+    """
+    if when is None or reference is None:
+        return False
+    if when != reference:
+        return when < reference
+    return any(
+        family in reference_ordinals and number < reference_ordinals[family]
+        for family, number in named.items()
+    )
+
+
+@dataclass(frozen=True)
+class HeaderLag:
+    """``**Phase:**`` names a higher ordinal than ``**Last session:**`` in a shared family."""
+
+    family: str
+    phase_number: int
+    last_number: int
+    phase: HeaderField
+    last_session: HeaderField
+
+
+def header_lag(document: Document) -> HeaderLag | None:
+    """The first family in which the header's first Phase is ahead of its first Last session."""
+    phases = document.field_values("Phase")
+    lasts = document.field_values("Last session")
+    if not phases or not lasts:
+        return None
+    last_ordinals = ordinals(lasts[0].value)
+    for family, number in ordinals(phases[0].value).items():
+        if family in last_ordinals and number > last_ordinals[family]:
+            return HeaderLag(family, number, last_ordinals[family], phases[0], lasts[0])
+    return None

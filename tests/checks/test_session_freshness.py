@@ -517,3 +517,40 @@ def test_hook_environment_does_not_redirect_git(
     finding = sole(run, "context-header-freshness", "no-log-lags")
     assert f"{sha} (work date 2026-06-08)" in finding["message"]
     assert run.json["projects_audited"] == 15
+
+
+# -- fixes and remedies: the value the doctor already computed -------------------
+
+
+@pytest.mark.parametrize("project", ["log-ahead", "header-ahead"])
+def test_index_last_session_off_the_log_carries_a_safe_fix_to_the_log_date(
+    corpus: Run, project: str
+) -> None:
+    log_date = {"log-ahead": "2026-06-02", "header-ahead": "2026-06-01"}[project]
+    index = sole(corpus, "last-session-freshness", project)
+    assert index["fix"]["applicability"] == "safe"
+    assert index["fix"]["edits"] == [
+        {
+            "kind": "SetEntryField",
+            "position": index["fix"]["edits"][0]["position"],
+            "entry_id": project,
+            "key": "last_session",
+            "value": log_date,
+        }
+    ]
+    assert f"Set `last_session: {log_date}` in {INDEX}" in index["remedy"]
+    header = sole(corpus, "context-header-freshness", project)
+    assert header["fix"] is None  # a header date is a claim: never fixed
+    assert f"--value '{log_date}'" in header["remedy"]
+
+
+def test_without_a_log_there_is_no_fix_but_the_remedy_names_the_commit(
+    corpus: Run, root: Path
+) -> None:
+    sha = short_sha_of(root, "no-log-lags: a later session")
+    index = sole(corpus, "last-session-freshness", "no-log-lags")
+    assert index["fix"] is None
+    assert "Set `last_session: 2026-06-08`" in index["remedy"]
+    assert f"commit {sha}" in index["remedy"]
+    assert "sessions/2026-06.md" in index["remedy"]
+    assert sole(corpus, "last-session-freshness", "no-log-disagree")["fix"] is None
