@@ -199,7 +199,8 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         Freshness is judged from the session log, and from git history when there is no log.
         When neither can answer, the doctor says so instead of passing: a log entry whose date
         is impossible (2026-02-30), no log and no commit touching the project, no log and only
-        bulk sweeps or merges among its last 12 commits, or history that is incomplete in a
+        bulk sweeps, merges or maintenance commits (trailer `Context-Doctor: maintenance`)
+        among its last 12 commits, or history that is incomplete in a
         shallow clone audited with --allow-shallow (each check that needed the history is then
         reported here by name). Skipped for dormant projects.""",
 )
@@ -237,7 +238,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
     elif not any(entry.commit.is_session for entry in recent):
         yield Issue(
             f"there is no session log and the last {len(recent)} commits touching the project "
-            f"are all bulk sweeps or merges (newest: {recent[0].commit.describe()}): freshness "
+            f"are all bulk sweeps, merges or maintenance commits (newest: {recent[0].commit.describe()}): freshness "
             "cannot be verified",
             project.context.rel_path,
             remedy=start_log,

@@ -178,6 +178,8 @@ def repository_for(directory: Path) -> Repository:
 
 # -- history, read once per repository ---------------------------------------
 
+MAINTENANCE_TRAILER = "Context-Doctor"
+MAINTENANCE_VALUE = "maintenance"
 BULK_PROJECTS = 3
 BULK_OUTSIDE_FILES = 10
 LOG_FIELDS: tuple[tuple[str, str], ...] = (
@@ -185,6 +187,9 @@ LOG_FIELDS: tuple[tuple[str, str], ...] = (
     ("parents", "%P"),
     ("authored", "%aI"),
     ("committed", "%cI"),
+    # Every `Context-Doctor:` trailer value, as git's own trailer parser reads the message
+    # (key case-insensitive, spaces around `:` and the value trimmed, last paragraph only).
+    ("trailers", f"%(trailers:key={MAINTENANCE_TRAILER},valueonly,unfold,separator=%x1f)"),
 )
 """The fields of each commit in the one history pass: (name, ``git log`` placeholder).
 
@@ -234,6 +239,7 @@ class Commit:
     committed: datetime
     projects_touched: int
     outside_files: int  # files outside every projects directory
+    maintenance: bool = False  # `Context-Doctor: maintenance` trailer: a fix or archive pass
 
     @property
     def short(self) -> str:
@@ -254,10 +260,19 @@ class Commit:
 
     @property
     def is_session(self) -> bool:
-        return not self.is_merge and not self.is_bulk
+        """Work on a project: neither a merge, a bulk sweep nor a declared maintenance pass."""
+        return not self.is_merge and not self.is_bulk and not self.maintenance
 
     def describe(self) -> str:
-        kind = "merge" if self.is_merge else "bulk sweep" if self.is_bulk else "commit"
+        kind = (
+            "merge"
+            if self.is_merge
+            else "bulk sweep"
+            if self.is_bulk
+            else "maintenance commit"
+            if self.maintenance
+            else "commit"
+        )
         return f"{kind} {self.short} of {self.work_date.isoformat()}"
 
 
@@ -312,6 +327,13 @@ def git_time(text: str) -> datetime | None:
         return None
 
 
+def is_maintenance(trailer_values: str) -> bool:
+    """True when one of the commit's `Context-Doctor:` trailers says `maintenance` (any case)."""
+    return any(
+        value.strip().casefold() == MAINTENANCE_VALUE for value in trailer_values.split("\x1f")
+    )
+
+
 def _attribute(
     fields: dict[str, str], names: list[bytes], scopes: tuple[Scope, ...], history: History
 ) -> None:
@@ -336,6 +358,7 @@ def _attribute(
         committed=committed or EPOCH,
         projects_touched=len(touched),
         outside_files=outside,
+        maintenance=is_maintenance(fields["trailers"]),
     )
     history.commits += 1
     for key, files in touched.items():

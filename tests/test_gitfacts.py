@@ -18,6 +18,7 @@ from support import MakeRepo, head
 from context_doctor.errors import DoctorError
 from context_doctor.gitfacts import (
     Commit,
+    LOG_FIELDS,
     History,
     Repository,
     RepositoryFacts,
@@ -78,6 +79,51 @@ def test_bulk_sweep_thresholds(
     assert commit.is_bulk is bulk
     assert commit.is_session is not bulk
     assert commit.describe().startswith("bulk sweep" if bulk else "commit")
+
+
+# -- maintenance commits (#11) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "maintenance"),
+    [
+        ("fix six defects\n\nContext-Doctor: maintenance", True),
+        ("fix\n\ncontext-doctor :   Maintenance  ", True),  # odd spacing and case
+        ("fix\n\nCONTEXT-DOCTOR:MAINTENANCE\nSigned-off-by: A <a@example.invalid>", True),
+        ("fix\n\nContext-Doctor: session\nContext-Doctor: maintenance", True),  # repeated key
+        ("fix\n\nContext-Doctor: maintenance pass", False),  # another value
+        ("fix\n\nContext-Doctor: maintenance\n\nmore prose after it", False),  # not a trailer
+        ("Context-Doctor: maintenance", False),  # a subject line is never a trailer
+        ("fix\n\nRefs: maintenance", False),
+        ("ordinary session", False),
+    ],
+)
+def test_maintenance_trailer_as_git_parses_it(
+    make_repo: MakeRepo, message: str, maintenance: bool
+) -> None:
+    root = make_repo({"commits": [{**one_commit(touch(["a"])), "message": message}]})
+    (commit,) = commits_of(history_of(root), "a")
+    assert commit.maintenance is maintenance
+    assert commit.is_session is not maintenance
+    assert commit.is_bulk is False
+    assert commit.describe().startswith("maintenance commit" if maintenance else "commit")
+
+
+def test_trailers_are_read_in_the_one_history_pass(make_repo: MakeRepo) -> None:
+    """The trailer is a field of the single `git log`: no second walk over the commits."""
+    assert any(name == "trailers" for name, _ in LOG_FIELDS)
+    root = make_repo(
+        {
+            "commits": [
+                {**one_commit(touch(["a"]), "2026-06-01T09:00:00+00:00"), "message": "work"},
+                {
+                    **one_commit({"projects/a/CONTEXT.md": "# A2\n"}, "2026-06-02T09:00:00+00:00"),
+                    "message": "trim\n\nContext-Doctor: maintenance",
+                },
+            ]
+        }
+    )
+    assert [c.maintenance for c in commits_of(history_of(root), "a")] == [True, False]
 
 
 def test_outside_files_are_counted_from_the_whole_commit(make_repo: MakeRepo) -> None:

@@ -413,6 +413,51 @@ def test_unlogged_session_skipped_without_a_log(one: Callable[[str], Run]) -> No
     assert_skipped(one("impossible-log"), "unlogged-session", "no log")
 
 
+def _maintained(message: str) -> dict[str, Any]:
+    """A logged session on 06-01, then a CONTEXT.md-only commit on 06-05 with ``message``."""
+    context = "# M\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+    return {
+        "commits": [
+            {
+                "date": "2026-06-01T10:00:00+00:00",
+                "message": "session",
+                "files": {
+                    INDEX: "- id: m\n  status: active\n  last_session: 2026-06-01\n",
+                    "projects/m/CONTEXT.md": context,
+                    "projects/m/sessions/2026-06.md": "# June\n\n## 2026-06-01 — work\nDone.\n",
+                },
+            },
+            {
+                "date": "2026-06-05T10:00:00+00:00",
+                "message": message,
+                "files": {"projects/m/CONTEXT.md": context + "\nTrimmed.\n"},
+            },
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    "trailer",
+    ["Context-Doctor: maintenance", "context-doctor :  MAINTENANCE", "CONTEXT-DOCTOR:maintenance"],
+)
+def test_maintenance_commit_is_not_an_unlogged_session(
+    make_repo: MakeRepo, doctor: Doctor, trailer: str
+) -> None:
+    """A fix pass that touched CONTEXT.md declares itself and raises no new warning (#11)."""
+    root = make_repo(_maintained(f"fix six defects\n\n{trailer}"))
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.findings("unlogged-session") == []
+    assert run.json["coverage"]["unlogged-session"]["examined"] == 1
+
+
+def test_the_same_commit_without_the_trailer_is_unlogged(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(_maintained("fix six defects"))
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert len(run.findings("unlogged-session")) == 1
+
+
 # -- shallow clones ----------------------------------------------------------------
 
 
