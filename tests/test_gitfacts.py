@@ -17,8 +17,8 @@ from support import MakeRepo, head
 
 from context_doctor.errors import DoctorError
 from context_doctor.gitfacts import (
-    Commit,
     LOG_FIELDS,
+    Commit,
     History,
     Repository,
     RepositoryFacts,
