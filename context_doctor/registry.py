@@ -35,6 +35,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.terminal",
     "context_doctor.checks.durability",
     "context_doctor.checks.freshness_grades",
+    "context_doctor.checks.current_state",
 )
 
 
