@@ -208,3 +208,29 @@ def short_sha_of(root: Path, message: str) -> str:
     found = git(root, "log", "--format=%h", "--abbrev=7", "--fixed-strings", f"--grep={message}")
     assert len(found.split()) == 1, found
     return found
+
+
+# -- structured state ------------------------------------------------------------
+
+
+def state_object(**changes: Any) -> dict[str, Any]:
+    """A schema-valid CURRENT_STATE.json object for project ``alpha``, with ``changes`` applied."""
+    state: dict[str, Any] = {
+        "schema_version": 1,
+        "project_id": "alpha",
+        "phase": "Build (round 3)",
+        "status": "Active",
+        "controlling_plan": "plans/plan.md",
+        "accepted_baseline": "v1.2.0",
+        "next_actions": ["Ship the parser"],
+        "last_session": "2026-06-18",
+        "session_id": None,
+        "content_hashes": {},
+        "repository": "kb",
+        "project_path": "projects/alpha",
+        "git_head": None,
+        "source_heads": {},
+        "updated_at": "2026-06-18T10:00:00+00:00",
+    }
+    state.update(changes)
+    return state

@@ -24,6 +24,7 @@ from support import (
     git,
     line_of,
     sole,
+    state_object,
 )
 
 from context_doctor.model.state import content_hashes, render_block
@@ -41,28 +42,6 @@ BODY = (
     "## Current State\nThe parser is in.\n\n"
     "## What's Next\n- [ ] Ship the parser (as of 2026-06-18)\n"
 )
-
-
-def state_of(**changes: Any) -> dict[str, Any]:
-    state: dict[str, Any] = {
-        "schema_version": 1,
-        "project_id": "alpha",
-        "phase": "Build (round 3)",
-        "status": "Active",
-        "controlling_plan": "plans/plan.md",
-        "accepted_baseline": "v1.2.0",
-        "next_actions": ["Ship the parser"],
-        "last_session": "2026-06-18",
-        "session_id": None,
-        "content_hashes": {},
-        "repository": "kb",
-        "project_path": "projects/alpha",
-        "git_head": None,
-        "source_heads": {},
-        "updated_at": "2026-06-18T10:00:00+00:00",
-    }
-    state.update(changes)
-    return state
 
 
 def compiled(root: Path, state: dict[str, Any]) -> None:
@@ -97,7 +76,7 @@ def build(make_repo: MakeRepo, **changes: Any) -> Path:
             ]
         }
     )
-    compiled(root, state_of(**changes))
+    compiled(root, state_object(**changes))
     git(root, "add", "-A")
     git(
         root, "commit", "-q", "-m", "Compile alpha", when="2026-06-18T11:00:00+00:00", identity=True

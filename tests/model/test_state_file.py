@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import state_object
 
 from context_doctor.model.state import (
     BLOCK_END,
@@ -21,28 +22,6 @@ from context_doctor.model.state import (
     resolve_plan,
     without_block,
 )
-
-
-def valid_state(**changes: Any) -> dict[str, Any]:
-    state: dict[str, Any] = {
-        "schema_version": 1,
-        "project_id": "alpha",
-        "phase": "Build (round 3)",
-        "status": "Active",
-        "controlling_plan": "plans/plan.md",
-        "accepted_baseline": "v1.2.0",
-        "next_actions": ["Ship the parser"],
-        "last_session": "2026-06-01",
-        "session_id": None,
-        "content_hashes": {},
-        "repository": "kb",
-        "project_path": "projects/alpha",
-        "git_head": None,
-        "source_heads": {},
-        "updated_at": "2026-06-01T10:00:00+00:00",
-    }
-    state.update(changes)
-    return state
 
 
 def write(tmp_path: Path, data: bytes | str) -> Path:
@@ -63,7 +42,7 @@ def only_problem(path: Path) -> str:
 
 
 def test_a_valid_state_reads_with_its_key_lines(tmp_path: Path) -> None:
-    text = json.dumps(valid_state(), indent=2)
+    text = json.dumps(state_object(), indent=2)
     reading = read_state(write(tmp_path, text))
     assert reading.valid
     assert reading.data is not None and reading.data["project_id"] == "alpha"
@@ -88,7 +67,7 @@ def test_a_fifo_is_never_opened(tmp_path: Path) -> None:
 
 
 def test_a_symlink_is_not_followed(tmp_path: Path) -> None:
-    target = write(tmp_path, json.dumps(valid_state()))
+    target = write(tmp_path, json.dumps(state_object()))
     link = tmp_path / "linked" / "CURRENT_STATE.json"
     link.parent.mkdir()
     link.symlink_to(target)
@@ -127,18 +106,18 @@ def test_eight_levels_are_allowed(tmp_path: Path) -> None:
 
 
 def test_brackets_inside_strings_do_not_count(tmp_path: Path) -> None:
-    state = valid_state(phase='[[[[[[[[[[ {{{{{{{{{{ \\" ]')
+    state = state_object(phase='[[[[[[[[[[ {{{{{{{{{{ \\" ]')
     assert read_state(write(tmp_path, json.dumps(state))).valid
 
 
 def test_duplicate_keys(tmp_path: Path) -> None:
-    text = json.dumps(valid_state())[:-1] + ', "phase": "again"}'
+    text = json.dumps(state_object())[:-1] + ', "phase": "again"}'
     assert only_problem(write(tmp_path, text)) == "holds the key `phase` twice"
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity(tmp_path: Path, constant: str) -> None:
-    text = json.dumps(valid_state())[:-1] + f', "x": {constant}}}'
+    text = json.dumps(state_object())[:-1] + f', "x": {constant}}}'
     assert constant in only_problem(write(tmp_path, text))
 
 
@@ -154,7 +133,7 @@ def test_non_utf8_and_binary_are_unreadable(tmp_path: Path) -> None:
 
 
 def test_schema_problems_name_field_and_line(tmp_path: Path) -> None:
-    state = valid_state(last_session="2026-02-30", extra=1)
+    state = state_object(last_session="2026-02-30", extra=1)
     del state["phase"]
     text = json.dumps(state, indent=2)
     reading = read_state(write(tmp_path, text))
@@ -166,7 +145,7 @@ def test_schema_problems_name_field_and_line(tmp_path: Path) -> None:
 
 
 def test_a_line_break_in_a_value_is_invalid(tmp_path: Path) -> None:
-    reading = read_state(write(tmp_path, json.dumps(valid_state(phase="Build\n"))))
+    reading = read_state(write(tmp_path, json.dumps(state_object(phase="Build\n"))))
     assert [problem.field for problem in reading.problems] == ["phase"]
 
 
@@ -185,7 +164,7 @@ def test_plan_resolution(tmp_path: Path) -> None:
 
 
 def test_block_round_trip_and_hashes(tmp_path: Path) -> None:
-    block = render_block(valid_state())
+    block = render_block(state_object())
     assert block[0] == BLOCK_START and block[-1] == BLOCK_END
     assert "**Controlling plan:** [plans/plan.md](plans/plan.md)" in block
     lines = ["# Alpha", "", *block, "", "## Notes"]
