@@ -9,6 +9,7 @@ from context_doctor.checks.terminal import completed_date_remedy
 from context_doctor.corpus import Source
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
+from context_doctor.model.text import is_valid_unicode
 from context_doctor.registry import NO_INDEX, NOT_TERMINAL, Context, check
 
 
@@ -45,6 +46,14 @@ def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
         )
         return
     entry = project.entry
+    if entry is None and not is_valid_unicode(project.id):
+        yield Issue(
+            f"project directory {project.rel_dir}/ has a name that is not valid UTF-8: "
+            "index.yaml cannot register it",
+            index.rel_path,
+            remedy="Rename the directory to a UTF-8 name (`git mv`), then add it to index.yaml.",
+        )
+        return
     if entry is None:
         yield Issue(
             f"project directory {project.rel_dir}/ has no entry in index.yaml",

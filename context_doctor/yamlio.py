@@ -15,11 +15,17 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 
 from context_doctor.errors import DoctorError
+from context_doctor.limits import TooLarge, read_limited, yaml_node_limit
+from context_doctor.model.text import join_surrogate_pairs
 
 
 def read_text(path: Path, what: str) -> str:
     try:
-        raw = path.read_bytes()
+        raw = read_limited(path)
+    except TooLarge as error:
+        raise DoctorError(
+            f"{what} {path} {error}", "split or shorten it; it is not parsed"
+        ) from error
     except OSError as error:
         raise DoctorError(
             f"cannot read {what} {path}: {error.strerror or error}",
@@ -70,11 +76,17 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
     """:func:`load_yaml` over text already read (``path`` names it in errors)."""
     try:
         data = lenient_loader().load(text)
-        plain(data)  # refuse a recursive alias here, once, rather than in every reader
+        # Refuse a recursive alias or an alias bomb here, once, rather than in every reader.
+        plain(data, limit=yaml_node_limit(text))
         return data
     except RecursiveYaml as error:
         raise DoctorError(
             f"{what} {path} is not valid YAML: {error}", "remove the alias"
+        ) from error
+    except YamlTooLarge as error:
+        raise DoctorError(
+            f"{what} {path} is refused: {error}",
+            "write the data out instead of nesting aliases of aliases",
         ) from error
     except YAMLError as error:
         mark = getattr(error, "problem_mark", None)
@@ -95,20 +107,39 @@ class RecursiveYaml(ValueError):
     """An alias that contains itself (``&a [*a]``): no finite document to check."""
 
 
-def plain(value: Any, _open: frozenset[int] = frozenset()) -> Any:
-    """Round-trip YAML data as plain JSON data (dates as ISO strings) for validation."""
-    if isinstance(value, dict | list | tuple):
-        if id(value) in _open:
-            raise RecursiveYaml("a YAML alias refers to a node that contains it")
-        inner = _open | {id(value)}
-        if isinstance(value, dict):
-            return {str(key): plain(item, inner) for key, item in value.items()}
-        return [plain(item, inner) for item in value]
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, str):
-        return str(value)
-    return value
+class YamlTooLarge(ValueError):
+    """Aliases that expand past :func:`~context_doctor.limits.yaml_node_limit` (an alias bomb)."""
+
+
+def plain(value: Any, *, limit: int | None = None) -> Any:
+    """Round-trip YAML data as plain JSON data (dates as ISO strings) for validation.
+
+    Aliases are followed, so the result can be far larger than the text: past
+    ``limit`` nodes :class:`YamlTooLarge` is raised instead of expanding on.
+    """
+    budget = [limit if limit is not None else -1]
+
+    def convert(value: Any, open_nodes: frozenset[int]) -> Any:
+        budget[0] -= 1
+        if budget[0] == 0:
+            raise YamlTooLarge(f"its aliases expand to more than {limit:,} values (an alias bomb?)")
+        if isinstance(value, dict | list | tuple):
+            if id(value) in open_nodes:
+                raise RecursiveYaml("a YAML alias refers to a node that contains it")
+            inner = open_nodes | {id(value)}
+            if isinstance(value, dict):
+                return {
+                    join_surrogate_pairs(str(key)): convert(item, inner)
+                    for key, item in value.items()
+                }
+            return [convert(item, inner) for item in value]
+        if isinstance(value, datetime | date):
+            return value.isoformat()
+        if isinstance(value, str):
+            return join_surrogate_pairs(str(value))
+        return value
+
+    return convert(value, frozenset())
 
 
 @cache

@@ -12,7 +12,8 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
-from context_doctor.yamlio import RecursiveYaml, lenient_loader, plain
+from context_doctor.limits import yaml_node_limit
+from context_doctor.yamlio import RecursiveYaml, YamlTooLarge, lenient_loader, plain
 
 CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
@@ -87,9 +88,11 @@ def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
         except (KeyError, TypeError, AttributeError):
             lines[str(key)] = 1
     try:
-        values = plain(data)
+        values = plain(data, limit=yaml_node_limit(block))
     except RecursiveYaml as error:
         return None, f"the frontmatter is not valid YAML: {error}"
+    except YamlTooLarge as error:
+        return None, f"the frontmatter is refused: {error}"
     return Frontmatter(values, lines, head.count("\n")), None
 
 

@@ -27,6 +27,7 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
+from context_doctor.limits import TooLarge, read_limited
 from context_doctor.model.documents import Document
 
 DEFAULT_THRESHOLD = 180
@@ -184,7 +185,9 @@ class _Read:
 
 def _read(path: Path) -> _Read:
     try:
-        raw = path.read_bytes()
+        raw = read_limited(path)
+    except TooLarge as error:
+        return _Read(None, str(error), None)
     except OSError as error:
         return _Read(None, f"cannot be read ({error.strerror or error})", None)
     try:

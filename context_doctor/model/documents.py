@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
+from context_doctor.limits import TooLarge, read_limited
 from context_doctor.model.suppressions import SuppressionComment, markdown_suppressions
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -84,7 +85,9 @@ class Document:
     @cached_property
     def _text_or_problem(self) -> tuple[str | None, str | None]:
         try:
-            raw = self.path.read_bytes()
+            raw = read_limited(self.path)
+        except TooLarge as error:
+            return None, f"{error}: split it (archive old entries) so it can be checked"
         except OSError as error:
             return None, f"cannot be read ({error.strerror or error.__class__.__name__})"
         if b"\x00" in raw:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.model.suppressions import SuppressionComment, yaml_suppressions
-from context_doctor.model.text import parse_iso_date
+from context_doctor.model.text import is_valid_unicode, parse_iso_date
 from context_doctor.yamlio import line_of, load_yaml_text, plain, read_text, validator
 
 
@@ -101,6 +101,9 @@ def load_index(path: Path, rel_path: str) -> Index:
     if isinstance(raw_entries, list):
         for position, raw in enumerate(raw_entries):
             fields = plain(raw) if isinstance(raw, dict) else {}
+            for name, problem in _not_unicode(fields):
+                entry_problems.setdefault(position, []).append(problem)
+                problem_fields.setdefault(position, {})[problem] = name
             raw_id = fields.get("id")
             entries.append(
                 IndexEntry(
@@ -120,6 +123,22 @@ def load_index(path: Path, rel_path: str) -> Index:
         problems=problems,
         suppressions=yaml_suppressions(text, rel_path),
     )
+
+
+def _not_unicode(fields: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, problem) for each field whose text holds a lone surrogate escape (``"\\ud83d"``)."""
+    found: list[tuple[str, str]] = []
+    for name, value in fields.items():
+        texts = [name, *(value if isinstance(value, list) else [value])]
+        if any(isinstance(text, str) and not is_valid_unicode(text) for text in texts):
+            found.append(
+                (
+                    name,
+                    f"field `{name}` holds text that is not valid Unicode (an unpaired "
+                    "surrogate escape such as `\\ud83d`): write the character itself",
+                )
+            )
+    return found
 
 
 def _field_lines(raw: object) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Small grammar pieces shared by the model: dates and ordinals."""
+"""Small grammar pieces shared by the model: dates, ordinals, text that is not Unicode."""
 
 from __future__ import annotations
 
@@ -11,6 +11,27 @@ LEADING_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})(?!\d)")
 ORDINAL_PATTERN = re.compile(
     r"\b(round|wave|phase|step|part)[\s\-_]*(\d{1,9})(?!\d)", re.IGNORECASE
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def is_valid_unicode(text: str) -> bool:
+    """False when ``text`` holds a lone surrogate: a name's undecodable byte, or a ``\\ud83d``."""
+    return _SURROGATE.search(text) is None
+
+
+def join_surrogate_pairs(text: str) -> str:
+    """``"\\ud83d\\ude80"`` (as ``json.dump`` escapes an emoji, read by YAML) as the one character.
+
+    YAML decodes each ``\\u`` escape alone; a high surrogate followed by a low one
+    is what JSON means by a character outside the BMP, so it is joined.  A lone one
+    stays, for :func:`is_valid_unicode` to report.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE_PAIR.sub(
+        lambda pair: pair.group().encode("utf-16", "surrogatepass").decode("utf-16"), text
+    )
 
 
 def to_date(year: str, month: str, day: str) -> date | None:

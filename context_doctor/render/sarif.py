@@ -48,7 +48,7 @@ def _fingerprint(finding: Finding, occurrence: int) -> str:
             str(occurrence),
         ]
     )
-    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _artifact(path: str) -> dict[str, str]:

@@ -109,3 +109,50 @@ def test_error_lines_are_escaped(tmp_path: Path, doctor: Doctor) -> None:
     assert "\x1b" not in run.stderr and run.stderr.count("\n") == 1
     json.loads(run.stdout)
     assert os.fsencode(str(missing))  # the path itself is a legal name
+
+
+def test_non_utf8_directory_name_is_its_own_finding(root: Path, doctor: Doctor) -> None:
+    run = doctor("check", str(root), "--today", TODAY, "--json")
+    named = [f for f in run.findings("status-agreement") if f["project"] == "caf\\xff"]
+    assert len(named) == 1
+    assert "not valid UTF-8" in named[0]["message"]
+    assert "Rename the directory" in named[0]["remedy"]
+
+
+def test_index_with_surrogate_escapes_never_crashes(tmp_path: Path) -> None:
+    """``json.dump`` escapes an emoji as a surrogate pair; YAML reads each half alone."""
+    root = tmp_path / "kb"
+    for project in ("alpha", "beta"):
+        (root / "projects" / project).mkdir(parents=True)
+        (root / "projects" / project / "CONTEXT.md").write_text(
+            "# P\n\n**Status:** active\n**Last session:** 2026-06-01\n", encoding="utf-8"
+        )
+    entries = [
+        {
+            "id": "alpha",
+            "status": "active",
+            "note": "launch \U0001f680",
+            "last_session": "2026-06-01",
+        },
+        {"id": "beta", "status": "active", "note": "half \ud83d", "last_session": "2026-06-01"},
+    ]
+    (root / "projects/index.yaml").write_text(json.dumps({"projects": entries}), encoding="ascii")
+    assert "\\ud83d\\ude80" in (root / "projects/index.yaml").read_text(encoding="ascii")
+    run_git(root, "init", "-q")
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-q", "-m", "c", when="2026-06-01T09:00:00+00:00", identity=True)
+    env = {**git_environment(), "PYTHONIOENCODING": "utf-8"}
+    for output in ("human", "concise", "json", "sarif", "github"):
+        done = subprocess.run(
+            [sys.executable, "-m", "context_doctor", "check", str(root), "--today", TODAY,
+             "--output-format", output],
+            capture_output=True, env=env, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1, (output, done.stderr)
+        text = done.stdout.decode("utf-8")
+        if output == "json":
+            findings = json.loads(text)["findings"]
+            (problem,) = [f for f in findings if f["check"] == "status-agreement"]
+            assert problem["project"] == "beta"
+            assert "field `note` holds text that is not valid Unicode" in problem["message"]
+            assert problem["line"] == 1

@@ -1,0 +1,46 @@
+"""Bounds on what the doctor parses: size of a file, expansion of a YAML document.
+
+The audited tree is untrusted, and a tiny file can cost minutes (a YAML alias
+bomb) or a large one can cost memory; every parse is bounded instead (SECURITY.md).
+
+- :data:`MAX_FILE_BYTES` (4 MiB): no file the doctor parses (tier files, session
+  logs, index.yaml, console.yaml, the config, graded Markdown) is read beyond it.
+  A context tier is a few hundred lines; 4 MiB is some 50,000 lines of prose, so
+  a file over it is a mistake (a pasted log, a binary) and is reported, quickly,
+  instead of parsed: a finding for a tier file, exit 2 for a file that defines the
+  corpus (index.yaml, console.yaml, the config).
+- :func:`yaml_node_limit`: a YAML document may expand (aliases followed) to at
+  most one node per byte of its text, and always to 100,000 nodes.  Written out
+  without aliases a document has fewer nodes than bytes, so only alias reuse can
+  reach the limit; a 578-byte bomb of 10 aliases over 9 levels (10^9 nodes) is
+  refused after 100,000.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MIN_YAML_NODES = 100_000
+
+
+class TooLarge(Exception):
+    """A file holds more than the doctor parses."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"is over {limit // (1024 * 1024)} MiB, the most the doctor parses")
+        self.limit = limit
+
+
+def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes, never reading more than ``limit`` + 1 of them (``TooLarge`` if over)."""
+    with path.open("rb") as stream:
+        raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        raise TooLarge(limit)
+    return raw
+
+
+def yaml_node_limit(text: str) -> int:
+    """How many nodes a YAML document of ``text`` may expand to."""
+    return max(MIN_YAML_NODES, len(text))

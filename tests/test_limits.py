@@ -1,0 +1,131 @@
+"""Every parse is bounded (issue 14 item 3): alias bombs and oversized files.
+
+Each attack runs the real command in a subprocess with a generous timeout: before
+the bounds existed, the 578-byte bomb ran for minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from support import MakeRepo
+
+from context_doctor.gitfacts import git_environment
+from context_doctor.limits import MAX_FILE_BYTES, MIN_YAML_NODES, yaml_node_limit
+from context_doctor.yamlio import YamlTooLarge, plain
+
+TODAY = "2026-06-15"
+CONTEXT = "# Alpha\n\n**Status:** active\n**Last session:** 2026-06-01\n"
+INDEX = "projects:\n  - id: alpha\n    status: active\n    last_session: 2026-06-01\n"
+GENEROUS_SECONDS = 60  # the unbounded parse took minutes; a bounded one takes a second or two
+
+
+def alias_bomb(levels: int = 9, width: int = 10, key: str = "bomb") -> str:
+    """``key:`` holding 10 aliases of 10 aliases of ... : 10**9 values from ~600 bytes."""
+    lines = [f"{key}:", f"  - &a0 [{', '.join(['lol'] * width)}]"]
+    for level in range(1, levels):
+        lines.append(f"  - &a{level} [{', '.join([f'*a{level - 1}'] * width)}]")
+    return "\n".join(lines) + "\n"
+
+
+def corpus(files: Mapping[str, str | Mapping[str, Any]]) -> dict[str, Any]:
+    base: dict[str, Any] = {"projects/index.yaml": INDEX, "projects/alpha/CONTEXT.md": CONTEXT}
+    base.update(files)
+    return {"commits": [{"date": "2026-06-01T09:00:00+00:00", "files": base}]}
+
+
+def check(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "context_doctor", "check", *args, "--today", TODAY],
+        capture_output=True,
+        text=True,
+        env={**git_environment(), **(env or {})},
+        timeout=GENEROUS_SECONDS,
+        check=False,
+    )
+
+
+def test_the_bomb_is_small_and_refused_by_plain() -> None:
+    from ruamel.yaml import YAML
+
+    text = alias_bomb()
+    assert len(text.encode()) < 700
+    data = YAML(typ="rt").load(text)
+    try:
+        plain(data, limit=yaml_node_limit(text))
+    except YamlTooLarge as error:
+        assert f"{MIN_YAML_NODES:,}" in str(error)
+    else:
+        raise AssertionError("the bomb was expanded")
+
+
+def test_index_alias_bomb_is_exit_2_naming_the_file(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus({"projects/index.yaml": INDEX + alias_bomb()}))
+    done = check(str(root), "--json")
+    assert done.returncode == 2, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert "index.yaml" in error and "alias" in error
+
+
+def test_console_alias_bomb_is_exit_2_naming_the_file(make_repo: MakeRepo, tmp_path: Path) -> None:
+    root = make_repo(corpus({}))
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "console.yaml").write_text(
+        f"sources:\n  - name: kb\n    root: {root}\n    projects_dir: projects\n" + alias_bomb(),
+        encoding="utf-8",
+    )
+    done = check("--json", "--no-report-cache", env={"SYNTHESIS_HOME": str(home)})
+    assert done.returncode == 2, done.stderr
+    assert "console.yaml" in json.loads(done.stdout)["error"]
+
+
+def test_frontmatter_alias_bomb_is_a_finding(make_repo: MakeRepo) -> None:
+    graded = (
+        "---\nconvention: pai-freshness-v1\nlast_updated: 2026-06-01\n"
+        + alias_bomb(key="extra")
+        + "---\n# Goals\n"
+    )
+    root = make_repo(corpus({"projects/alpha/GOALS.md": graded, "notes/deep/other.md": graded}))
+    done = check(str(root), "--json")
+    assert done.returncode == 1, done.stderr
+    malformed = [
+        f for f in json.loads(done.stdout)["findings"] if f["check"] == "freshness-malformed"
+    ]
+    assert sorted(f["path"] for f in malformed) == [
+        "notes/deep/other.md",
+        "projects/alpha/GOALS.md",
+    ]
+    assert all("alias" in f["message"] for f in malformed)
+
+
+def test_oversized_tier_files_are_findings(make_repo: MakeRepo) -> None:
+    line = "- a session entry line that is long enough to fill the file quickly\n"
+    big = "## 2026-06-01 — work\n" + line * (MAX_FILE_BYTES // len(line) + 10)
+    root = make_repo(
+        corpus({"projects/alpha/sessions/2026-06.md": big, "projects/alpha/REFERENCE.md": big})
+    )
+    done = check(str(root), "--json")
+    assert done.returncode == 1, done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    unreadable = {f["path"]: f["message"] for f in findings if f["check"] == "record-unreadable"}
+    assert set(unreadable) == {
+        "projects/alpha/REFERENCE.md",
+        "projects/alpha/sessions/2026-06.md",
+    }
+    assert all("over 4 MiB" in message for message in unreadable.values())
+
+
+def test_oversized_index_is_exit_2(make_repo: MakeRepo) -> None:
+    padding = "# " + "x" * 1000 + "\n"
+    root = make_repo(
+        corpus({"projects/index.yaml": INDEX + padding * (MAX_FILE_BYTES // len(padding) + 1)})
+    )
+    done = check(str(root), "--json")
+    assert done.returncode == 2
+    assert "over 4 MiB" in json.loads(done.stdout)["error"]
