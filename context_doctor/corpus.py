@@ -86,17 +86,29 @@ class Source:
         return issues
 
 
+@dataclass(frozen=True)
+class UnauditedSource:
+    """A console source the doctor lists but cannot audit, and why (e.g. ``no projects_dir``)."""
+
+    name: str
+    root: str
+    reason: str
+
+
 @dataclass
 class Corpus:
     sources: list[Source]
     from_console: bool = False
     console_path: Path | None = None
+    unaudited: list[UnauditedSource] = field(default_factory=list)
 
     def assign_registry(self, registry: list[RegistryEntry]) -> None:
         """Each registered file goes to the source whose root holds it, else to the first."""
         for entry in registry:
             path = Path(entry.path)
             owner = next((s for s in self.sources if path.is_relative_to(s.root)), None)
+            if owner is None and not self.sources:
+                continue  # no audited source at all: "nothing to audit" says so
             (owner or self.sources[0]).registry.append(entry)
 
     @property
@@ -157,7 +169,18 @@ def _project_source(path: Path, what: str) -> Source:
     return _source(parent.parent.name, parent.parent, parent.name, only={path.name})
 
 
-def _console_sources(console: Path) -> list[Source]:
+NO_PROJECTS_DIR = "no projects_dir"
+
+
+def _console_sources(console: Path) -> tuple[list[Source], list[UnauditedSource]]:
+    """The console's sources: those with a ``projects_dir``, and those listed unaudited.
+
+    The file is the Synthesis Console's own (SPEC §1): a source may declare only
+    ``lessons_dir``/``plans_dir``/``notes_dir`` (a personal overlay), and keys the
+    doctor does not read are allowed.  A source without ``projects_dir`` holds no
+    projects: it is reported as not audited, never an error, and its root is not
+    even required to exist.
+    """
     data = load_yaml(console, "console file")
     errors = sorted(
         validator("console.schema.json").iter_errors(plain(data)), key=lambda e: list(e.path)
@@ -167,14 +190,18 @@ def _console_sources(console: Path) -> list[Source]:
         where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         raise DoctorError(
             f"console file {console}: {where}: {error.message}",
-            "every source needs `name`, `root` and `projects_dir`",
+            "every source needs a `name` and a `root` (and `projects_dir` to be audited)",
         )
     sources: list[Source] = []
+    unaudited: list[UnauditedSource] = []
     for item in data["sources"]:
         # A relative root is relative to console.yaml, not to wherever the doctor runs.
         raw_root = Path(str(item["root"])).expanduser()
         if not raw_root.is_absolute():
             raw_root = console.parent / raw_root
+        if item.get("projects_dir") is None:
+            unaudited.append(UnauditedSource(str(item["name"]), str(raw_root), NO_PROJECTS_DIR))
+            continue
         root = _existing_directory(raw_root, f"console source `{item['name']}` root")
         projects_dir = str(item["projects_dir"])
         if not (root / projects_dir).is_dir():
@@ -190,7 +217,7 @@ def _console_sources(console: Path) -> list[Source]:
                 "make `projects_dir` a directory inside `root`, e.g. `projects`",
             )
         sources.append(_source(str(item["name"]), root, projects_dir))
-    return sources
+    return sources, unaudited
 
 
 def _merge(sources: list[Source]) -> list[Source]:
@@ -228,7 +255,8 @@ def discover(
     if not found:
         console = (home or synthesis_home()) / "console.yaml"
         if console.is_file():
-            corpus = Corpus(_console_sources(console), from_console=True, console_path=console)
+            listed, unaudited = _console_sources(console)
+            corpus = Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)
         else:
             here = (cwd or Path.cwd()).resolve()
             corpus = Corpus([_source_for_directory(here, "current directory")])

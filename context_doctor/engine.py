@@ -175,7 +175,8 @@ def run(
         sources=[
             SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects))
             for s in corpus.sources
-        ],
+        ]
+        + [SourceSummary(u.name, u.root, None, 0, u.reason) for u in corpus.unaudited],
         projects_audited=len(corpus.projects),
         findings=findings,
         coverage=coverage,

@@ -47,14 +47,19 @@ class SourceSummary:
     root: str
     projects_dir: str | None
     projects: int
+    unaudited_reason: str | None = None  # a console source listed but not audited, and why
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "root": self.root,
             "projects_dir": self.projects_dir,
             "projects": self.projects,
+            "audited": self.unaudited_reason is None,
         }
+        if self.unaudited_reason is not None:
+            data["reason"] = self.unaudited_reason
+        return data
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo
+from support import Doctor, MakeRepo, load_report_validator
 
 TODAY = "2026-06-20"
 
@@ -51,7 +51,13 @@ def test_source_option(make_repo: MakeRepo, doctor: Doctor) -> None:
     run = check(doctor, "--source", str(root))
     assert run.exit_code == 0, run.stderr
     assert run.json["sources"] == [
-        {"name": root.name, "root": str(root.resolve()), "projects_dir": "projects", "projects": 2}
+        {
+            "name": root.name,
+            "root": str(root.resolve()),
+            "projects_dir": "projects",
+            "projects": 2,
+            "audited": True,
+        }
     ]
     assert run.json["projects_audited"] == 2
 
@@ -112,7 +118,13 @@ def test_project_option_on_a_single_project_repository(make_repo: MakeRepo, doct
     run = check(doctor, "--project", str(root))
     assert run.exit_code == 0, run.stderr
     assert run.json["sources"] == [
-        {"name": root.name, "root": str(root.resolve()), "projects_dir": None, "projects": 1}
+        {
+            "name": root.name,
+            "root": str(root.resolve()),
+            "projects_dir": None,
+            "projects": 1,
+            "audited": True,
+        }
     ]
     assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
 
@@ -215,7 +227,13 @@ def test_no_argument_detects_projects_in_the_current_directory(
     run = check(doctor, cwd=root)
     assert run.exit_code == 0, run.stderr
     assert run.json["sources"] == [
-        {"name": root.name, "root": str(root.resolve()), "projects_dir": "projects", "projects": 2}
+        {
+            "name": root.name,
+            "root": str(root.resolve()),
+            "projects_dir": "projects",
+            "projects": 2,
+            "audited": True,
+        }
     ]
 
 
@@ -226,7 +244,13 @@ def test_no_argument_detects_a_single_project_repository(
     run = check(doctor, cwd=root)
     assert run.exit_code == 0, run.stderr
     assert run.json["sources"] == [
-        {"name": root.name, "root": str(root.resolve()), "projects_dir": None, "projects": 1}
+        {
+            "name": root.name,
+            "root": str(root.resolve()),
+            "projects_dir": None,
+            "projects": 1,
+            "audited": True,
+        }
     ]
     assert run.json["coverage"]["status-vocabulary"]["reasons"] == {"no index": 1}
 
@@ -354,12 +378,65 @@ def test_console_yaml_that_is_not_yaml(doctor: Doctor, isolated_home: Path, tmp_
     fails(doctor, needles=(str(console), "not valid YAML"), cwd=tmp_path)
 
 
-def test_console_source_without_projects_dir(
+def test_console_source_without_projects_dir_is_nothing_to_audit(
     make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
 ) -> None:
+    """A console whose only source holds no projects: exit 2, naming why (#11)."""
     root = make_repo(knowledge_base("alpha"))
-    console = write_console(isolated_home, [{"name": "kb", "root": str(root)}])
-    fails(doctor, needles=(str(console), "projects_dir"), cwd=tmp_path)
+    write_console(isolated_home, [{"name": "kb", "root": str(root), "lessons_dir": "lessons"}])
+    fails(doctor, needles=("nothing to audit", "`kb` (no projects_dir)"), cwd=tmp_path)
+
+
+def _console_as_the_synthesis_console_writes_it(home: Path, team: Path, personal: Path) -> Path:
+    """The console's documented team-shared + personal overlay layout, every key it allows."""
+    path = home / "console.yaml"
+    path.write_text(
+        "port: 8765\n"
+        "sources:\n"
+        "  - name: team\n"
+        f"    root: {team}\n"
+        "    projects_dir: projects\n"
+        "    lessons_dir: lessons\n"
+        "    display_name: Team knowledge base\n"
+        "    default_active: true\n"
+        "    demo: false\n"
+        "    slack: {channel: '#kb', enabled: false}\n"
+        "  - name: personal\n"
+        f"    root: {personal}\n"
+        "    lessons_dir: lessons\n"
+        "    plans_dir: plans\n"
+        "    notes_dir: notes\n"
+        "    display_name: Mine\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_console_yaml_as_the_console_writes_it(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    team = make_repo(knowledge_base("alpha"))
+    personal = tmp_path / "personal"  # not even a git repository: it is never audited
+    (personal / "lessons").mkdir(parents=True)
+    _console_as_the_synthesis_console_writes_it(isolated_home, team, personal)
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json["projects_audited"] == 1
+    by_name = {source["name"]: source for source in run.json["sources"]}
+    assert by_name["team"]["audited"] is True
+    assert "reason" not in by_name["team"]
+    assert by_name["personal"] == {
+        "name": "personal",
+        "root": str(personal),
+        "projects_dir": None,
+        "projects": 0,
+        "audited": False,
+        "reason": "no projects_dir",
+    }
+    load_report_validator().validate(run.json)
+    # The report cache of a console run carries the same list.
+    cached = json.loads((isolated_home / "context-doctor" / "last-report.json").read_text())
+    assert [s["audited"] for s in cached["sources"]] == [True, False]
 
 
 def test_console_source_whose_projects_dir_is_missing(
@@ -405,3 +482,13 @@ def test_zero_projects_found(make_repo: MakeRepo, doctor: Doctor) -> None:
 def test_zero_projects_in_the_current_directory(make_repo: MakeRepo, doctor: Doctor) -> None:
     root = make_repo(one_commit({"projects/.keep": ""}))
     fails(doctor, needles=("nothing to audit",), cwd=root)
+
+
+def test_human_output_names_the_unaudited_source(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    team = make_repo(knowledge_base("alpha"))
+    _console_as_the_synthesis_console_writes_it(isolated_home, team, tmp_path / "personal")
+    run = doctor("check", "--today", TODAY, cwd=tmp_path)
+    assert run.exit_code in (0, 1), run.stderr
+    assert "source personal: not audited (no projects_dir)" in run.stdout

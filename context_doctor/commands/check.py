@@ -108,7 +108,10 @@ def check_command(
             print_settings(settings, checks, corpus)
             return
         if not corpus.projects and report.freshness is None:
-            where = ", ".join(str(source.projects_path) for source in corpus.sources)
+            where = ", ".join(
+                [str(source.projects_path) for source in corpus.sources]
+                + [f"console source `{u.name}` ({u.reason})" for u in corpus.unaudited]
+            )
             raise DoctorError(
                 f"nothing to audit: no projects found in {where}",
                 "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
