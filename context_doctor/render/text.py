@@ -75,9 +75,9 @@ def render_human(report: Report, console: Console) -> None:
             console.print(line)
             console.print(Text(f"      → {escape_text(finding.remedy)}", style="dim"))
         console.print()
-    for source in report.sources:
-        if source.unaudited_reason is not None:  # listed by console.yaml, never silently dropped
-            note = f"source {source.name}: not audited ({source.unaudited_reason})"
+    for summary in report.sources:
+        if summary.unaudited_reason is not None:  # listed by console.yaml, never silently dropped
+            note = f"source {summary.name}: not audited ({summary.unaudited_reason})"
             console.print(Text(escape_text(note), style="dim"))
     for line in coverage_lines(report):
         console.print(line)
