@@ -36,6 +36,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.durability",
     "context_doctor.checks.freshness_grades",
     "context_doctor.checks.current_state",
+    "context_doctor.checks.artifacts",
 )
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from context_doctor.errors import HistoryUnavailable
 from context_doctor.gitfacts import ProjectCommit
 from context_doctor.model import lifecycle
+from context_doctor.model.artifacts import Artifact, read_artifacts
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
@@ -183,6 +184,10 @@ class Project:
         return StructuredState(
             self.directory, self.relative(self.directory / STATE_FILE), self.context
         )
+
+    @cached_property
+    def artifacts(self) -> list[Artifact]:
+        return read_artifacts(self.directory, self.relative)
 
     @property
     def has_structured_state(self) -> bool:
