@@ -26,6 +26,7 @@ from context_doctor.render.text import (
     render_statistics,
 )
 from context_doctor.report import Report
+from context_doctor.write import WriteRefused, append_file
 
 FORMATS = ("human", "concise", "json", "sarif", "github")
 
@@ -72,12 +73,11 @@ def write_step_summary(report: Report) -> None:
     if summary:
         # GitHub reads the file after the step; other steps append to it too.
         try:
-            with open(summary, "a", encoding="utf-8") as stream:
-                stream.write(step_summary(report))
-        except OSError as error:
+            append_file(Path(summary), step_summary(report).encode("utf-8"))
+        except (DoctorError, WriteRefused) as error:
+            problem = error.message if isinstance(error, WriteRefused) else error.problem
             raise DoctorError(
-                f"cannot append the job summary to $GITHUB_STEP_SUMMARY ({summary}): "
-                f"{error.strerror or error}",
+                f"cannot append the job summary to $GITHUB_STEP_SUMMARY ({summary}): {problem}",
                 "point GITHUB_STEP_SUMMARY at a writable file, or unset it",
             ) from error
 

@@ -8,17 +8,22 @@ overwritten without ``--force``; whatever was there is kept as a backup.
 
 from __future__ import annotations
 
-import os
 import shlex
 import stat
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from context_doctor.cache import write_atomically
 from context_doctor.corpus import discover
 from context_doctor.errors import DoctorError
 from context_doctor.gitfacts import repository_for, run_git
+from context_doctor.write import (
+    WriteRefused,
+    default_mode,
+    ensure_directory,
+    move_aside,
+    write_file,
+)
 
 MARKER = "# installed by context-doctor hook install"
 
@@ -82,13 +87,23 @@ def install_hook(
             )
         backup = _backup_name(target)
     try:
+        ensure_directory(directory)
         if backup is not None:
-            os.replace(target, backup)
-        write_atomically(target, script.encode("utf-8"))
-        target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    except OSError as error:
+            move_aside(target, backup)
+        write_file(target, script.encode("utf-8"), mode=_executable(target))
+    except (DoctorError, WriteRefused) as error:
+        problem = error.message if isinstance(error, WriteRefused) else error.problem
         raise DoctorError(
-            f"cannot write the hook {target}: {error.strerror or error}",
+            f"cannot write the hook {target}: {problem}",
             "check `git config core.hooksPath` and that the hooks directory is writable",
         ) from error
     return target, backup
+
+
+def _executable(target: Path) -> int:
+    """The hook's mode: what it had (or the umask default), executable by all."""
+    try:
+        mode = stat.S_IMODE(target.stat(follow_symlinks=False).st_mode)
+    except OSError:
+        mode = default_mode()
+    return mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH

@@ -186,15 +186,16 @@ def test_crash_mid_write_leaves_no_truncated_cache_and_no_temp_file(
         cache.write_bytes(OLD_CACHE)
     calls: list[tuple[str, str]] = []
 
-    def crash(source: str, target: str) -> None:
+    def crash(source: str, target: str, **_dir_fds: int) -> None:
         calls.append((str(source), str(target)))
         raise error
 
-    monkeypatch.setattr("context_doctor.cache.os.replace", crash)
+    # The rename is the write path's last step (relative to the directory's descriptor).
+    monkeypatch.setattr("context_doctor.write.os.rename", crash)
     run = doctor("check", "--today", TODAY, "--json")
     assert run.exit_code == 2
     assert run.json["ok"] is False
-    assert [Path(target) for _, target in calls] == [cache]
+    assert [target for _, target in calls] == [cache.name]
     assert leftovers(cache.parent) == (["last-report.json"] if had_cache else [])
     if had_cache:
         assert cache.read_bytes() == OLD_CACHE

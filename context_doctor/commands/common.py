@@ -17,6 +17,7 @@ from context_doctor.audit import FORMATS
 from context_doctor.errors import DoctorError
 from context_doctor.render.escape import escape_text
 from context_doctor.render.jsonout import error_json
+from context_doctor.write import WriteRefused
 
 
 def _fail(error: DoctorError, as_json: bool) -> NoReturn:
@@ -33,6 +34,12 @@ def guarded(as_json: bool, debug: bool) -> Iterator[None]:
         yield
     except DoctorError as error:
         _fail(error, as_json)
+    except WriteRefused as refusal:
+        # SPEC §4: a refused write is exit 1 - one line naming the rule; nothing was written.
+        if as_json:
+            click.echo(error_json(refusal.message, f"refused by rule `{refusal.rule}`"), nl=False)
+        click.echo(f"context-doctor: refused [{refusal.rule}]: {refusal.message}", err=True)
+        sys.exit(1)
     except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
         raise
     except Exception as error:

@@ -7,12 +7,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from context_doctor.cache import write_atomically
 from context_doctor.config import find_config, validate_config
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files
 from context_doctor.render.escape import clean_json, escape_undecodable
+from context_doctor.write import ensure_directory, write_file
 
 CACHE_LIMIT = 4096
 DEFECT_CHECKS = frozenset({"freshness-malformed", "freshness-source-missing"})
@@ -88,9 +88,5 @@ def write_statusline(
     target: Path, summary: dict[str, Any], files: list[GradedFile], generated_at: str
 ) -> None:
     """Write the statusline cache of ``summary`` to ``target``."""
-    try:
-        write_atomically(target, statusline_cache(summary, files, generated_at))
-    except OSError as error:
-        raise DoctorError(
-            f"cannot write {target}: {error.strerror or error}", "check the path"
-        ) from error
+    ensure_directory(target.parent)
+    write_file(target, statusline_cache(summary, files, generated_at))

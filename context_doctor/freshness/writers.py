@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,7 +44,6 @@ from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from context_doctor.cache import write_atomically
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
@@ -51,6 +51,13 @@ from context_doctor.freshness.frontmatter import (
     read_frontmatter,
     slug_of,
     split_frontmatter,
+)
+from context_doctor.write import (
+    WriteRefused,
+    ensure_directory,
+    read_snapshot,
+    update_file,
+    write_file,
 )
 
 BOM = "\ufeff"
@@ -97,7 +104,10 @@ def marker_text(day: str, by: str) -> str:
 def review_file(path: Path, by: str, now: datetime) -> bool:
     """Set ``last_reviewed``/``last_reviewed_by``; False when they already hold these values."""
     _check_name(by, path)
-    current = _read(path)
+    return _rewrite(path, lambda current: _review(current, path, by, now))
+
+
+def _review(current: _File, path: Path, by: str, now: datetime) -> str | None:
     _require_convention(current)
     derived = current.data.get("derived_from")
     if derived:
@@ -118,9 +128,13 @@ def review_file(path: Path, by: str, now: datetime) -> bool:
 def touch_file(path: Path, by: str, now: datetime) -> bool:
     """Set ``last_updated``/``last_updated_by`` only (generators, migrations); never the grade."""
     _check_name(by, path)
-    current = _read(path)
-    _require_convention(current)
-    return _set_fields(current, {"last_updated": timestamp_text(now), "last_updated_by": by})
+    updates = {"last_updated": timestamp_text(now), "last_updated_by": by}
+
+    def touch(current: _File) -> str | None:
+        _require_convention(current)
+        return _set_fields(current, updates)
+
+    return _rewrite(path, touch)
 
 
 def review_section(path: Path, slug: str, by: str, now: datetime) -> bool:
@@ -128,7 +142,11 @@ def review_section(path: Path, slug: str, by: str, now: datetime) -> bool:
     and the file's ``last_updated``/``last_updated_by``; False when both already hold these values.
     """
     _check_name(by, path, in_marker=True)
-    current = _read(path)
+    _require_aware(now)
+    return _rewrite(path, lambda current: _review_section(current, path, slug, by, now))
+
+
+def _review_section(current: _File, path: Path, slug: str, by: str, now: datetime) -> str | None:
     _require_convention(current)
     assert current.block is not None and current.head is not None
     wanted = slug_of(slug)
@@ -171,7 +189,7 @@ def review_section(path: Path, slug: str, by: str, now: datetime) -> bool:
             lines.insert(marker_index, new_marker)
     updates = {"last_updated": timestamp_text(now), "last_updated_by": by}
     if marker_unchanged and _holds(current, updates):
-        return False
+        return None
     new_block = _edit_block(current, updates)
     new_body = "".join(lines)
     new_text = _assemble(current.bom, _new_head(current, new_block), new_body)
@@ -181,8 +199,7 @@ def review_section(path: Path, slug: str, by: str, now: datetime) -> bool:
         _check_block(current, after, updates)
         _check_only_marker_changed(current, after, wanted, marker_index, new_marker)
 
-    _commit(current, new_text, verify)
-    return True
+    return _verified(new_text, verify)
 
 
 def migrate_file(path: Path, by: str, now: datetime, dry_run: bool = False) -> MigrateResult:
@@ -194,7 +211,37 @@ def migrate_file(path: Path, by: str, now: datetime, dry_run: bool = False) -> M
     alone, so a second run changes nothing.
     """
     _check_name(by, path)
-    current = _read(path)
+    if dry_run:
+        planned = _plan_migration(_read(path), now, by)
+        if planned is None:
+            return MigrateResult(path, ALREADY_MIGRATED, None, (), True)
+        return MigrateResult(path, WOULD_MIGRATE, None, planned.keys, planned.injected)
+    done: list[tuple[_Migration, Path]] = []
+
+    def migrate(current: _File) -> str | None:
+        planned = _plan_migration(current, now, by)
+        if planned is None:
+            return None
+        # The backup holds exactly the bytes about to be replaced (re-made if a retry reads anew).
+        done[:] = [(planned, _backup(current, now))]
+        return planned.text
+
+    if not _rewrite(path, migrate):
+        return MigrateResult(path, ALREADY_MIGRATED, None, (), True)
+    planned, backup = done[0]
+    return MigrateResult(path, MIGRATED, backup, planned.keys, planned.injected)
+
+
+@dataclass(frozen=True)
+class _Migration:
+    text: str
+    keys: tuple[str, ...]
+    injected: bool
+
+
+def _plan_migration(current: _File, now: datetime, by: str) -> _Migration | None:
+    """The migrated text, verified (None when the file is already migrated)."""
+    path = current.shown
     convention = current.data.get("convention")
     if convention is not None and convention != CONVENTION:
         raise DoctorError(
@@ -206,7 +253,7 @@ def migrate_file(path: Path, by: str, now: datetime, dry_run: bool = False) -> M
         and convention == CONVENTION
         and _present(current.data, "last_updated")
     ):
-        return MigrateResult(current.path, ALREADY_MIGRATED, None, (), True)
+        return None
     updates = {"last_updated": timestamp_text(now), "last_updated_by": by}
     if convention is None:
         updates["convention"] = CONVENTION
@@ -227,12 +274,8 @@ def migrate_file(path: Path, by: str, now: datetime, dry_run: bool = False) -> M
         _check_block(current, after, updates)
         _check_body(current, after)
 
-    verify(new_text)  # before any backup: a refused migration leaves no trace
-    if dry_run:
-        return MigrateResult(current.path, WOULD_MIGRATE, None, tuple(updates), injected)
-    backup = _backup(current, now)
-    _commit(current, new_text, verify)
-    return MigrateResult(current.path, MIGRATED, backup, tuple(updates), injected)
+    # Verified before any backup is made: a refused migration leaves no trace.
+    return _Migration(_verified(new_text, verify), tuple(updates), injected)
 
 
 # -- reading ------------------------------------------------------------------
@@ -240,7 +283,7 @@ def migrate_file(path: Path, by: str, now: datetime, dry_run: bool = False) -> M
 
 @dataclass(frozen=True)
 class _File:
-    path: Path  # symlinks resolved, so a write replaces the file and not the link
+    path: Path  # absolute, symlinks not resolved (the write path refuses them)
     shown: Path  # as the user named it, for messages
     raw: bytes
     bom: str
@@ -257,23 +300,44 @@ class _File:
 
 
 def _read(path: Path) -> _File:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DoctorError(f"{path} does not exist", "check the path") from None
-    except IsADirectoryError:
-        raise DoctorError(f"{path} is a directory, not a file", "name a Markdown file") from None
-    except OSError as error:
-        raise DoctorError(
-            f"cannot read {path}: {error.strerror or error}", "check the file's permissions"
-        ) from error
+    """Read the file once through the write path (a symlink is refused, never followed)."""
+    return _decode(path, read_snapshot(path, within=_repository_root(path)).data)
+
+
+def _decode(path: Path, raw: bytes) -> _File:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise DoctorError(
             f"{path} is not valid UTF-8 (byte {error.start})", "re-save the file as UTF-8"
         ) from error
-    return _parse(path.resolve(), text, str(path), raw=raw, shown=path)
+    return _parse(Path(os.path.abspath(path)), text, str(path), raw=raw, shown=path)
+
+
+def _rewrite(path: Path, plan: Callable[[_File], str | None]) -> bool:
+    """Apply ``plan`` to the file's current bytes and write its text through :mod:`write`.
+
+    ``plan`` returns the new text, already verified, or None when the file holds
+    it already. Under the write lock, it is run again on fresh bytes when the
+    file changed meanwhile, so a concurrent review and touch both land.
+    """
+
+    def transform(raw: bytes) -> bytes:
+        new_text = plan(_decode(path, raw))
+        return raw if new_text is None else new_text.encode("utf-8")
+
+    return update_file(path, transform, within=_repository_root(path))
+
+
+def _repository_root(path: Path) -> Path | None:
+    """The repository the path names, found without resolving symlinks (None outside one).
+
+    A write must stay inside it: a symlinked directory that leads elsewhere is refused.
+    """
+    for directory in Path(os.path.abspath(path)).parents:
+        if (directory / ".git").exists():
+            return directory
+    return None
 
 
 def _parse(
@@ -406,9 +470,9 @@ def _holds(current: _File, updates: dict[str, str]) -> bool:
     )
 
 
-def _set_fields(current: _File, updates: dict[str, str]) -> bool:
+def _set_fields(current: _File, updates: dict[str, str]) -> str | None:
     if _holds(current, updates):
-        return False
+        return None
     new_text = _assemble(
         current.bom, _new_head(current, _edit_block(current, updates)), current.body
     )
@@ -418,8 +482,7 @@ def _set_fields(current: _File, updates: dict[str, str]) -> bool:
         _check_block(current, after, updates)
         _check_body(current, after)
 
-    _commit(current, new_text, verify)
-    return True
+    return _verified(new_text, verify)
 
 
 def _new_head(current: _File, new_block: str) -> str:
@@ -625,67 +688,33 @@ def _check_block(before: _File, after: _File, updates: dict[str, str]) -> None:
         )
 
 
-def _commit(current: _File, new_text: str, verify: Callable[[str], None]) -> None:
-    """Verify the would-be text, write it atomically, re-read and verify again."""
+def _verified(new_text: str, verify: Callable[[str], None]) -> str:
+    """The would-be text, once ``verify`` accepts it (write.py then confirms the bytes on disk)."""
     verify(new_text)
-    content = new_text.encode("utf-8")
-    mode = _mode(current.path)
-    try:
-        write_atomically(current.path, content)
-        if mode is not None:
-            os.chmod(current.path, mode)  # the temporary file was created 0600
-    except OSError as error:
-        raise DoctorError(
-            f"cannot write {current.shown}: {error.strerror or error}",
-            "check the file's and directory's permissions; the file was left as it was",
-        ) from error
-    written = _read(current.path)
-    if written.raw != content:
-        raise DoctorError(
-            f"{current.shown} does not hold what was just written to it",
-            "check the disk and whether another process writes the same file",
-        )
-    verify(written.raw.decode("utf-8"))
-
-
-def _mode(path: Path) -> int | None:
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        return None
+    return new_text
 
 
 def _backup(current: _File, now: datetime) -> Path:
     """Copy the original bytes to ``Backups/<name>.<timestamp>[.N].bak`` next to the file.
 
-    The name is claimed with O_EXCL, so two migrations in the same second never
+    Each name is claimed exclusively, so two migrations in the same second never
     overwrite each other's backup.
     """
     directory = current.path.parent / BACKUP_DIRECTORY
     stamp = now.strftime("%Y%m%dT%H%M%S%z")
-    mode = _mode(current.path) or 0o644
     try:
-        directory.mkdir(exist_ok=True)
-        for number in count():
-            suffix = f".{number}" if number else ""
-            candidate = directory / f"{current.path.name}.{stamp}{suffix}.bak"
-            try:
-                handle = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode & 0o777)
-            except FileExistsError:
+        mode = stat.S_IMODE(os.stat(current.path, follow_symlinks=False).st_mode) & 0o777
+    except OSError:
+        mode = 0o600
+    ensure_directory(directory)
+    for number in count():
+        suffix = f".{number}" if number else ""
+        candidate = directory / f"{current.path.name}.{stamp}{suffix}.bak"
+        try:
+            write_file(candidate, current.raw, mode=mode, exclusive=True)
+        except WriteRefused as refusal:
+            if refusal.rule == "exists":
                 continue
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(current.raw)
-                stream.flush()
-                os.fsync(stream.fileno())
-            break
-        if candidate.read_bytes() != current.raw:
-            raise DoctorError(
-                f"the backup {candidate} does not hold {current.shown}'s bytes",
-                "check the disk; the file was left as it was",
-            )
-    except OSError as error:
-        raise DoctorError(
-            f"cannot back up {current.shown} under {directory}: {error.strerror or error}",
-            "check the directory's permissions; the file was left as it was",
-        ) from error
-    return candidate
+            raise
+        return candidate
+    raise AssertionError("unreachable")

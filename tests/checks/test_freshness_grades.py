@@ -872,10 +872,10 @@ def test_a_failed_rename_leaves_no_cache_and_no_temporary(
     folder = tmp_path / "cache"
     folder.mkdir()
 
-    def refuse(source: str, target: str) -> None:
+    def refuse(source: str, target: str, **_dir_fds: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(os, "rename", refuse)  # the write path's rename
     run = doctor(
         "freshness",
         str(corpus),
@@ -899,10 +899,10 @@ def test_a_failed_rename_keeps_the_previous_cache(
     cache = tmp_path / "freshness.json"
     cache.write_text('{"previous": true}')
 
-    def refuse(source: str, target: str) -> None:
+    def refuse(source: str, target: str, **_dir_fds: int) -> None:
         raise OSError(13, "Permission denied")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(os, "rename", refuse)  # the write path's rename
     run = doctor("freshness", str(corpus), "--today", TODAY, "--write-cache", str(cache))
     assert run.exit_code == 2
     assert cache.read_text() == '{"previous": true}'

@@ -230,12 +230,18 @@ def test_a_missing_file_or_a_naive_now_exits_2(tmp_path: Path, projects: Path) -
     assert projects.read_text(encoding="utf-8") == PROJECTS
 
 
-def test_review_through_a_symlink_keeps_the_link(projects: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["review", "touch", "review-section", "migrate"])
+def test_a_symlinked_file_is_refused_and_neither_link_nor_target_changes(
+    projects: Path, tmp_path: Path, command: str
+) -> None:
     link = tmp_path / "link.md"
     link.symlink_to(projects)
-    assert invoke(review_command, link, "--by", "me", "--now", NOW).exit_code == 0
-    assert link.is_symlink()
-    assert f"last_reviewed: {NOW}" in projects.read_text(encoding="utf-8")
+    args = {"review-section": ("goals",)}.get(command, ())
+    writer = freshness_group.commands[command]
+    result = invoke(writer, link, *args, "--now", NOW)
+    assert result.exit_code == 1
+    assert "refused [symlink]" in result.stderr
+    assert link.is_symlink() and projects.read_text(encoding="utf-8") == PROJECTS
 
 
 def test_writes_keep_the_files_permissions(projects: Path) -> None:
@@ -533,7 +539,7 @@ def test_a_failed_rename_leaves_the_original_and_no_temporary_file(
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(os, "rename", refuse)  # the write path's rename
     result = invoke(command, target, *args, "--now", NOW)
     assert result.exit_code == 2
     assert "cannot write" in result.stderr and "No space left" in result.stderr

@@ -1,0 +1,400 @@
+"""The one write path (SPEC §4, issue 14 item 6): real files, real processes, no mocks.
+
+Concurrency is exercised with forked processes (``multiprocessing`` "fork"
+context) racing on one file, and crash safety by SIGKILLing a writer at random
+moments; every loop is bounded in iterations and time so the file stays fast.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from multiprocessing.synchronize import Barrier
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from context_doctor.cache import write_json
+from context_doctor.commands.freshness import freshness_group
+from context_doctor.errors import DoctorError
+from context_doctor.freshness import read_frontmatter
+from context_doctor.freshness.writers import review_file, touch_file
+from context_doctor.write import (
+    WriteRefused,
+    append_file,
+    ensure_directory,
+    read_snapshot,
+    replace_file,
+    update_file,
+    write_file,
+)
+
+FORK = multiprocessing.get_context("fork")
+ORPHAN = re.compile(r"^\..*\.context-doctor-[0-9a-f]{8}\.tmp$")
+FRESHNESS_FILE = (
+    "---\r\n"
+    "convention: pai-freshness-v1\r\n"
+    "last_updated: 2026-06-01T09:00:00+00:00\r\n"
+    "last_updated_by: kai\r\n"
+    "last_reviewed: 2026-06-01T09:00:00+00:00\r\n"
+    "last_reviewed_by: kai\r\n"
+    "---\r\n"
+    "# Projects\r\n"
+)
+START = datetime.fromisoformat("2026-06-10T09:00:00+00:00")
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(entry.name for entry in directory.iterdir())
+
+
+# -- refusals: nothing moves --------------------------------------------------
+
+
+def test_a_symlinked_target_is_refused_for_read_replace_and_write(tmp_path: Path) -> None:
+    real = tmp_path / "real.md"
+    real.write_bytes(b"keep\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    for attempt in (
+        lambda: read_snapshot(link),
+        lambda: write_file(link, b"new\n"),
+        lambda: update_file(link, lambda data: data + b"x"),
+        lambda: append_file(link, b"x"),
+    ):
+        with pytest.raises(WriteRefused) as refused:
+            attempt()
+        assert refused.value.rule == "symlink"
+    assert real.read_bytes() == b"keep\n" and link.is_symlink()
+    assert listing(tmp_path) == ["link.md", "real.md"]
+
+
+def test_a_directory_or_a_missing_file_is_exit_2_material(tmp_path: Path) -> None:
+    with pytest.raises(DoctorError, match="does not exist"):
+        read_snapshot(tmp_path / "missing.md")
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(DoctorError, match="directory"):
+        read_snapshot(tmp_path / "folder")
+    with pytest.raises(DoctorError, match="not a regular file"):
+        write_file(tmp_path / "folder", b"x")
+    assert listing(tmp_path) == ["folder"]
+
+
+def test_a_parent_symlinked_outside_the_given_directory_is_refused(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "notes.md").write_bytes(b"outside\n")
+    (inside / "kb").symlink_to(outside)
+    target = inside / "kb" / "notes.md"
+    with pytest.raises(WriteRefused) as refused:
+        write_file(target, b"new\n", within=inside)
+    assert refused.value.rule == "outside"
+    with pytest.raises(WriteRefused):
+        update_file(target, lambda data: data + b"x", within=inside)
+    assert (outside / "notes.md").read_bytes() == b"outside\n"
+
+
+def test_exclusive_create_refuses_an_existing_file(tmp_path: Path) -> None:
+    target = tmp_path / "backup.bak"
+    write_file(target, b"first", exclusive=True)
+    with pytest.raises(WriteRefused) as refused:
+        write_file(target, b"second", exclusive=True)
+    assert refused.value.rule == "exists" and target.read_bytes() == b"first"
+
+
+# -- what a write keeps -------------------------------------------------------
+
+
+def test_mode_and_crlf_bytes_are_kept(tmp_path: Path) -> None:
+    target = tmp_path / "CONTEXT.md"
+    target.write_bytes(b"# T\r\n\r\nline\r\n")
+    target.chmod(0o640)
+    snapshot = read_snapshot(target)
+    replace_file(snapshot, snapshot.data.replace(b"line", b"LINE"))
+    assert target.read_bytes() == b"# T\r\n\r\nLINE\r\n"
+    assert target.stat().st_mode & 0o7777 == 0o640
+    write_file(target, b"a\r\nb\r")
+    assert target.read_bytes() == b"a\r\nb\r" and target.stat().st_mode & 0o7777 == 0o640
+    fresh = tmp_path / "fresh.json"
+    write_file(fresh, b"{}", mode=0o600)
+    assert fresh.stat().st_mode & 0o7777 == 0o600
+    assert listing(tmp_path) == ["CONTEXT.md", "fresh.json"]
+
+
+def test_ensure_directory_and_append(tmp_path: Path) -> None:
+    folder = tmp_path / "a" / "b"
+    ensure_directory(folder)
+    ensure_directory(folder)
+    summary = folder / "summary.md"
+    append_file(summary, b"one\n")
+    append_file(summary, b"two\r\n")
+    assert summary.read_bytes() == b"one\ntwo\r\n"
+
+
+# -- changed between read and rename ------------------------------------------
+
+
+def test_a_change_after_the_snapshot_is_refused_and_kept(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"v1\n")
+    snapshot = read_snapshot(target)
+    target.write_bytes(b"v1\nappended by someone else\n")
+    with pytest.raises(WriteRefused) as refused:
+        replace_file(snapshot, b"v2\n")
+    assert refused.value.rule == "changed-on-disk"
+    assert target.read_bytes() == b"v1\nappended by someone else\n"
+    assert listing(tmp_path) == ["notes.md"]
+
+
+def test_a_same_size_same_mtime_rewrite_is_caught_by_the_bytes(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"aaaa\n")
+    before = target.stat()
+    snapshot = read_snapshot(target)
+    with target.open("r+b") as stream:  # in place: same inode, same size
+        stream.write(b"bbbb\n")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(WriteRefused, match="changed"):
+        replace_file(snapshot, b"cccc\n")
+    assert target.read_bytes() == b"bbbb\n"
+
+
+def test_update_recomputes_when_the_file_changes_during_the_transform(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"base\n")
+    calls: list[bytes] = []
+
+    def transform(data: bytes) -> bytes:
+        calls.append(data)
+        if len(calls) == 1:  # another program (ignoring the lock) appends meanwhile
+            with target.open("ab") as stream:
+                stream.write(b"late line\n")
+        return data.upper()
+
+    assert update_file(target, transform) is True
+    assert calls == [b"base\n", b"base\nlate line\n"]
+    assert target.read_bytes() == b"BASE\nLATE LINE\n"
+
+
+def test_update_that_never_settles_is_refused_with_the_last_change_kept(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"0\n")
+
+    def transform(data: bytes) -> bytes:
+        target.write_bytes(data + b"+\n")
+        return b"mine\n"
+
+    with pytest.raises(WriteRefused) as refused:
+        update_file(target, transform, attempts=3)
+    assert refused.value.rule == "changed-on-disk"
+    assert target.read_bytes() == b"0\n+\n+\n+\n"
+
+
+def test_an_unchanged_result_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"same\n")
+    before = target.stat()
+    assert update_file(target, lambda data: data) is False
+    after = target.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+# -- real concurrent processes ------------------------------------------------
+
+
+def _stamp(round_number: int) -> datetime:
+    return START + timedelta(minutes=round_number)
+
+
+def _review_rounds(path: Path, rounds: int, barrier: Barrier) -> None:
+    for number in range(rounds):
+        barrier.wait(timeout=20)
+        review_file(path, "reviewer", _stamp(number))
+        barrier.wait(timeout=20)
+
+
+def _touch_rounds(path: Path, rounds: int, barrier: Barrier) -> None:
+    for number in range(rounds):
+        barrier.wait(timeout=20)
+        touch_file(path, "toucher", _stamp(number))
+        barrier.wait(timeout=20)
+
+
+def test_concurrent_review_and_touch_never_lose_an_update(tmp_path: Path) -> None:
+    target = tmp_path / "PROJECTS.md"
+    target.write_bytes(FRESHNESS_FILE.encode("utf-8"))
+    rounds = 20
+    barrier = FORK.Barrier(3)
+    workers = [
+        FORK.Process(target=_review_rounds, args=(target, rounds, barrier)),
+        FORK.Process(target=_touch_rounds, args=(target, rounds, barrier)),
+    ]
+    for worker in workers:
+        worker.start()
+    for number in range(rounds):
+        barrier.wait(timeout=20)  # both start this round's write together
+        barrier.wait(timeout=20)  # both finished it
+        front, problem = read_frontmatter(target.read_text(encoding="utf-8"))
+        assert problem is None and front is not None
+        stamp = _stamp(number).isoformat()
+        assert front.data["last_reviewed"] == stamp and front.data["last_reviewed_by"] == "reviewer"
+        assert front.data["last_updated"] == stamp and front.data["last_updated_by"] == "toucher"
+    for worker in workers:
+        worker.join(timeout=20)
+        assert worker.exitcode == 0
+    assert target.read_bytes().endswith(b"# Projects\r\n")  # CRLF kept throughout
+    assert listing(tmp_path) == ["PROJECTS.md"]
+
+
+def _append_lines(path: Path, count: int, started: Barrier) -> None:
+    started.wait(timeout=20)
+    for number in range(count):
+        with path.open("ab") as stream:  # a plain appender: no lock, open-append-close
+            stream.write(f"line {number}\r\n".encode())
+        time.sleep(0.02)  # a steady writer (a log), not a flood: touches can land between
+
+
+def test_an_appender_racing_touch_loses_no_line(tmp_path: Path) -> None:
+    target = tmp_path / "PROJECTS.md"
+    target.write_bytes(FRESHNESS_FILE.encode("utf-8"))
+    lines = 60
+    started = FORK.Barrier(2)
+    appender = FORK.Process(target=_append_lines, args=(target, lines, started))
+    appender.start()
+    started.wait(timeout=20)
+    touches = 0
+    deadline = time.monotonic() + 10
+    while appender.is_alive() and time.monotonic() < deadline:
+        try:
+            touch_file(target, "toucher", _stamp(touches))
+            touches += 1
+        except WriteRefused as refusal:  # refusing is allowed; losing a line is not
+            assert refusal.rule == "changed-on-disk"
+    appender.join(timeout=20)
+    assert appender.exitcode == 0 and touches > 5
+    body = target.read_bytes().decode("utf-8").split("# Projects\r\n", 1)[1]
+    assert body.splitlines() == [f"line {number}" for number in range(lines)]
+    assert listing(tmp_path) == ["PROJECTS.md"]
+
+
+def _write_reports(path: Path, writer: int, count: int, errors: multiprocessing.Queue[str]) -> None:
+    for number in range(count):
+        try:
+            write_json(path, {"writer": writer, "number": number, "pad": "x" * 20000})
+        except Exception as error:  # the point of the test: none may escape
+            errors.put(f"{writer}/{number}: {error}")
+
+
+def test_concurrent_report_cache_writers_never_fail_and_last_complete_write_wins(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "context-doctor" / "last-report.json"
+    errors: multiprocessing.Queue[str] = FORK.Queue()
+    workers = [
+        FORK.Process(target=_write_reports, args=(cache, writer, 25, errors)) for writer in range(3)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=30)
+        assert worker.exitcode == 0
+    assert errors.empty()
+    text = cache.read_text(encoding="utf-8")
+    assert text.startswith('{\n  "writer": ') and text.endswith("}\n")
+    assert listing(cache.parent) == ["last-report.json"]
+
+
+# -- a killed writer ----------------------------------------------------------
+
+KILLED_WRITER = """
+import sys
+from pathlib import Path
+from context_doctor.write import write_file
+target = Path(sys.argv[1])
+old, new = Path(sys.argv[2]).read_bytes(), Path(sys.argv[3]).read_bytes()
+print("ready", flush=True)
+while True:
+    write_file(target, new)
+    write_file(target, old)
+"""
+
+
+def test_a_writer_killed_at_random_moments_leaves_old_or_new_bytes(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    old, new = b"old\r\n" * 200_000, b"new\n" * 300_000  # ~1 MB: kills land mid-write too
+    old_file, new_file = tmp_path / "old", tmp_path / "new"
+    old_file.write_bytes(old)
+    new_file.write_bytes(new)
+    target = work / "CONTEXT.md"
+    target.write_bytes(old)
+    rng = random.Random(20260610)
+    deadline = time.monotonic() + 8
+    for _ in range(12):
+        if time.monotonic() > deadline:
+            break
+        process = subprocess.Popen(
+            [sys.executable, "-c", KILLED_WRITER, *map(str, (target, old_file, new_file))],
+            stdout=subprocess.PIPE,
+        )
+        assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+        time.sleep(rng.uniform(0, 0.03))
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        assert target.read_bytes() in (old, new)
+    # An orphan a killed run could leave (named temporary files exist only between the
+    # link and the rename here); the next write in the directory removes it.
+    (work / ".CONTEXT.md.context-doctor-0123abcd.tmp").write_bytes(b"half")
+    write_file(work / "other.json", b"{}")
+    assert [name for name in listing(work) if ORPHAN.match(name)] == []
+    assert listing(work) == ["CONTEXT.md", "other.json"]
+
+
+# -- freshness migrate and symlinks (issue 14 item 6) -------------------------
+
+
+def test_migrate_refuses_a_symlink_to_a_file_outside_the_repository(tmp_path: Path) -> None:
+    repo, outside = tmp_path / "repo", tmp_path / "outside.md"
+    (repo / "kb").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    outside.write_bytes(b"# Outside\n")
+    (repo / "kb" / "inside.md").write_bytes(b"# Inside\n")
+    (repo / "kb" / "escape.md").symlink_to(outside)
+    result = CliRunner().invoke(
+        freshness_group,
+        [
+            "migrate",
+            str(repo / "kb" / "escape.md"),
+            str(repo / "kb" / "inside.md"),
+            "--now",
+            "2026-06-10T09:00:00+00:00",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "refused [symlink]" in result.stderr
+    assert outside.read_bytes() == b"# Outside\n"
+    assert (repo / "kb" / "inside.md").read_bytes() == b"# Inside\n"  # one refusal writes nothing
+    assert listing(tmp_path) == ["outside.md", "repo"]
+    assert listing(repo / "kb") == ["escape.md", "inside.md"]
+
+
+def test_a_writer_refuses_a_directory_symlinked_out_of_the_repository(tmp_path: Path) -> None:
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    repo.mkdir()
+    elsewhere.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (elsewhere / "PROJECTS.md").write_bytes(FRESHNESS_FILE.encode("utf-8"))
+    (repo / "kb").symlink_to(elsewhere)
+    with pytest.raises(WriteRefused) as refused:
+        touch_file(repo / "kb" / "PROJECTS.md", "me", START)
+    assert refused.value.rule == "outside"
+    assert (elsewhere / "PROJECTS.md").read_bytes() == FRESHNESS_FILE.encode("utf-8")
