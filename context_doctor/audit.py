@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 import click
+from rich.console import Console
 
+from context_doctor import suppress
 from context_doctor.config import Settings, resolve_settings
 from context_doctor.corpus import Corpus
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
-from context_doctor.render.github import render_github, step_summary
-from context_doctor.render.jsonout import report_json
-from context_doctor.render.sarif import render_sarif
+from context_doctor.render.github import render_github, render_github_error, step_summary
+from context_doctor.render.gitlab import render_gitlab
+from context_doctor.render.jsonout import error_json, report_json
+from context_doctor.render.sarif import render_sarif, render_sarif_error
 from context_doctor.render.text import (
     console_for,
     render_concise,
@@ -26,9 +29,9 @@ from context_doctor.render.text import (
     render_statistics,
 )
 from context_doctor.report import Report
-from context_doctor.write import WriteRefused, append_file
+from context_doctor.write import WriteRefused, append_file, write_file
 
-FORMATS = ("human", "concise", "json", "sarif", "github")
+FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
 
 
 def select_checks(registry: dict[str, CheckSpec], settings: Settings) -> list[CheckSpec]:
@@ -55,16 +58,46 @@ def audit(
     select: list[str],
     ignore: list[str],
     config: Path | None,
+    baseline: Path | None = None,
+    config_baseline: bool = True,
 ) -> tuple[Report, Settings, list[CheckSpec]]:
+    """Run the selected checks, then the suppressions (SPEC §5).
+
+    ``baseline`` is an explicit baseline file; else the config's ``baseline``
+    applies unless ``config_baseline`` is False (``--write-baseline`` records
+    every finding, so it must not be filtered by the baseline it replaces).
+    """
     registry = load_checks()
     resolve_names(select, registry, "--select")
     resolve_names(ignore, registry, "--ignore")
     roots = [source.root for source in corpus.sources]
     settings = resolve_settings(roots, config, select or None, ignore or None)
     checks = select_checks(registry, settings)
+    ignores = suppress.config_ignores(
+        settings.per_project_ignores,
+        settings.per_path_ignores,
+        lambda names, key: resolve_names(names, registry, f"{key} ({settings.config_file})"),
+    )
+    chosen = baseline or (settings.baseline if config_baseline else None)
+    loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry)
     ctx = Context(today=today, readiness=readiness, settings=settings)
-    return run(corpus, checks, ctx), settings, checks
+    report = run(corpus, checks, ctx)
+    report = suppress.apply(report, corpus, checks, registry, ignores, loaded, settings.severity)
+    return report, settings, checks
+
+
+def require_something(corpus: Corpus, report: Report) -> None:
+    """A scan of nothing is not a clean scan: exit 2 when there was nothing to audit."""
+    if not corpus.projects and report.freshness is None:
+        where = ", ".join(
+            [str(source.projects_path) for source in corpus.sources]
+            + [f"console source `{u.name}` ({u.reason})" for u in corpus.unaudited]
+        )
+        raise DoctorError(
+            f"nothing to audit: no projects found in {where}",
+            "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
+        )
 
 
 def write_step_summary(report: Report) -> None:
@@ -82,6 +115,35 @@ def write_step_summary(report: Report) -> None:
             ) from error
 
 
+def render_report(
+    report: Report,
+    output_format: str,
+    checks: list[CheckSpec],
+    console: Console,
+    *,
+    quiet: bool = False,
+    statistics: bool = False,
+    show_coverage: bool = False,
+) -> None:
+    """Print ``report`` in ``output_format`` on ``console``."""
+    machine = {
+        "json": lambda: report_json(report),
+        "sarif": lambda: render_sarif(report, checks),
+        "github": lambda: render_github(report),
+        "gitlab": lambda: render_gitlab(report),
+    }
+    if output_format in machine:
+        console.file.write(machine[output_format]())
+    elif quiet:
+        render_quiet(report, console)
+    elif statistics:
+        render_statistics(report, console)
+    elif output_format == "concise":
+        render_concise(report, console)
+    else:
+        render_human(report, console, show_coverage=show_coverage)
+
+
 def emit(
     report: Report,
     output_format: str,
@@ -90,26 +152,68 @@ def emit(
     checks: list[CheckSpec],
     *,
     summary_written: bool = False,
+    show_coverage: bool = False,
+    output_file: Path | None = None,
 ) -> None:
-    if output_format == "json":
-        click.echo(report_json(report), nl=False)
+    """Print the report, or with ``output_file`` write it there (atomically, via write.py)."""
+    if output_format == "github" and not summary_written:
+        write_step_summary(report)
+    options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
+    if output_file is None:
+        render_report(report, output_format, checks, console_for(sys.stdout), **options)
         return
-    if output_format == "sarif":
-        click.echo(render_sarif(report, checks), nl=False)
+    buffer = io.StringIO()
+    render_report(report, output_format, checks, console_for(buffer), **options)
+    write_output(output_file, buffer.getvalue())
+
+
+def write_output(path: Path, text: str) -> None:
+    """``-o FILE``: the whole output or nothing (exit 2 naming why), never a half-written file."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise DoctorError(f"--output-file {path} is a directory", "name a file to write")
+    if not parent.is_dir():
+        raise DoctorError(
+            f"--output-file {path}: directory {parent} does not exist",
+            "create the directory first, or name a file in an existing one",
+        )
+    write_whole(path, text.encode("utf-8"), "--output-file")
+
+
+def write_whole(path: Path, data: bytes, what: str) -> None:
+    """The whole file or nothing, through write.py; exit 2 naming why not.
+
+    A refusal (a symlinked target) is exit 2 here, not 1: the output the run
+    was asked for does not exist, so the run cannot be judged by it.
+    """
+    try:
+        write_file(path, data)
+    except WriteRefused as refused:
+        raise DoctorError(
+            f"{what} {path} was not written: {refused.message}",
+            "name a regular file that is not a symlink",
+        ) from refused
+
+
+def emit_error(error: DoctorError, output_format: str, output_file: Path | None) -> None:
+    """On exit 2, the machine formats still say what happened (SPEC §6).
+
+    SARIF is a valid log with ``executionSuccessful: false``; ``github`` is one
+    ``::error::``; JSON is the error object. Human formats leave it to stderr.
+    """
+    renderers = {
+        "json": error_json,
+        "sarif": render_sarif_error,
+        "github": render_github_error,
+    }
+    renderer = renderers.get(output_format)
+    if renderer is None:
         return
-    if output_format == "github":
-        click.echo(render_github(report), nl=False)
-        if not summary_written:
-            write_step_summary(report)
+    text = renderer(error.problem, error.remedy)
+    if output_file is None:
+        click.echo(text, nl=False)
         return
-    console = console_for(sys.stdout)
-    renderer: Callable[..., None]
-    if quiet:
-        renderer = render_quiet
-    elif statistics:
-        renderer = render_statistics
-    elif output_format == "concise":
-        renderer = render_concise
-    else:
-        renderer = render_human
-    renderer(report, console)
+    try:
+        write_output(output_file, text)
+    except DoctorError as unwritable:
+        click.echo(f"context-doctor: error: {unwritable.one_line()}", err=True)

@@ -17,6 +17,7 @@ from context_doctor.commands.explain import explain_command
 from context_doctor.commands.freshness import freshness_group
 from context_doctor.commands.hook import hook_group
 from context_doctor.commands.report import report_command
+from context_doctor.commands.sweep import sweep_command
 from context_doctor.render.jsonout import error_json
 
 
@@ -33,6 +34,7 @@ for _command in (
     freshness_group,
     hook_group,
     report_command,
+    sweep_command,
 ):
     cli.add_command(_command)
 

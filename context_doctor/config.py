@@ -45,6 +45,9 @@ class Settings:
     config_file: Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
     freshness_registry: list[RegistryEntry] = field(default_factory=list)
+    per_project_ignores: dict[str, list[str]] = field(default_factory=dict)
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    baseline: Path | None = None  # `baseline = "FILE"`, resolved against the config's directory
 
     def budget(self, name: str) -> int:
         return self.budgets[name]
@@ -132,6 +135,16 @@ def resolve_settings(
         for name, number in data.get("budgets", {}).items():
             settings.budgets[name] = int(number)
             settings.origins[f"budgets.{name}"] = origin
+        for key, table in (
+            ("per-project-ignores", settings.per_project_ignores),
+            ("per-path-ignores", settings.per_path_ignores),
+        ):
+            for name, checks in data.get(key, {}).items():
+                table[name] = list(checks)
+                settings.origins[f"{key}.{name}"] = origin
+        if "baseline" in data:
+            settings.baseline = path.parent / data["baseline"]
+            settings.origins["baseline"] = origin
         for item in data.get("freshness", {}).get("registry", []):
             # Registry paths are relative to the file that lists them.
             settings.freshness_registry.append(

@@ -182,4 +182,5 @@ def run(
         coverage=coverage,
         projects_with_findings=len({(f.source, f.project) for f in findings if f.project}),
         freshness=summarize(graded) if graded else None,
+        toplevels={s.name: str(s.repository.toplevel) for s in corpus.sources},
     )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
@@ -90,13 +94,14 @@ class Finding:
     fix: Fix | None = None
 
     def sort_key(self) -> tuple[Any, ...]:
+        """Within a source: by path, then line (a whole-file finding first), then check."""
         return (
-            self.severity.rank,
             self.source,
-            self.project or "",
-            self.check,
             self.path,
-            -1 if self.line is None else self.line,
+            0 if self.line is None else self.line,
+            self.check,
+            self.severity.rank,
+            self.project or "",
             self.message,
         )
 
@@ -122,3 +127,37 @@ class Issue:
     severity: Severity | None = None
     remedy: str | None = None
     fix: Fix | None = None
+
+
+_VOLATILE = re.compile(r"\d+")
+FINGERPRINT_KEY = "contextDoctor/v1"  # the SARIF partialFingerprints key
+
+
+def _fingerprint_base(finding: Finding) -> str:
+    """No line numbers, and digits (counts, dates) folded away: stable while the file moves."""
+    return "|".join(
+        [
+            finding.check,
+            finding.source,
+            finding.project or "",
+            finding.path,
+            _VOLATILE.sub("#", finding.message),
+        ]
+    )
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    """One stable fingerprint per finding, in order: SARIF's, the baseline's and GitLab's.
+
+    Findings that agree on everything but their line are told apart by their
+    order of occurrence (the n-th such finding in sort order).
+    """
+    seen: Counter[str] = Counter()
+    found: list[str] = []
+    for finding in findings:
+        base = _fingerprint_base(finding)
+        found.append(
+            hashlib.sha256(f"{base}|{seen[base]}".encode("utf-8", "surrogatepass")).hexdigest()
+        )
+        seen[base] += 1
+    return found

@@ -8,6 +8,7 @@ group, so a third-party package adds checks exactly the way the built-ins do.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -37,7 +38,50 @@ BUILTIN_MODULES = (
     "context_doctor.checks.freshness_grades",
     "context_doctor.checks.current_state",
     "context_doctor.checks.artifacts",
+    "context_doctor.checks.suppressions",
 )
+
+
+# Groups are the headings of SPEC §2; `--select`/`--ignore` accept them as names.
+GROUPS: dict[str, str] = {
+    "structure": "tier structure and budgets",
+    "lifecycle": "cross-tier agreement and lifecycle",
+    "freshness": "session freshness",
+    "currency": "header, body and item currency",
+    "terminal": "terminal projects",
+    "durability": "durability and readiness",
+    "state": "structured state and artifacts",
+    "hygiene": "hygiene, provenance and secrets",
+    "grades": "freshness grades (pai-freshness-v1)",
+    "suppression": "suppressions and the baseline",
+}
+# A check's group, by the built-in module that defines it (a check may also name its own).
+MODULE_GROUPS = {
+    "structure": "structure",
+    "budgets": "structure",
+    "reference_shard": "structure",
+    "cross_tier": "lifecycle",
+    "status_vocabulary": "lifecycle",
+    "session_freshness": "freshness",
+    "currency": "currency",
+    "terminal": "terminal",
+    "durability": "durability",
+    "current_state": "state",
+    "artifacts": "state",
+    "hygiene": "hygiene",
+    "provenance": "hygiene",
+    "secrets": "hygiene",
+    "freshness_grades": "grades",
+    "suppressions": "suppression",
+}
+PLUGIN_GROUP = "plugin"
+
+
+def group_of_module(module: str) -> str:
+    """The group of a check defined in ``module`` (third-party checks: ``plugin``)."""
+    if not module.startswith("context_doctor.checks."):
+        return PLUGIN_GROUP
+    return MODULE_GROUPS.get(module.rsplit(".", 1)[-1], PLUGIN_GROUP)
 
 
 @dataclass(frozen=True)
@@ -113,6 +157,7 @@ class CheckSpec:
     scope: str = "project"  # "project", "source" (once per source) or "repository"
     scoped_function: RepositoryCheck | None = None
     units: Callable[[Source, Context], int] | None = None  # coverage units of a source-scope check
+    group: str = ""  # SPEC §2 heading (see GROUPS); "" until registered
 
     def skip_reason(self, project: Project) -> str | None:
         for rule in self.skips:
@@ -144,6 +189,7 @@ def check(
     explanation: str,
     skips: tuple[SkipRule, ...] = (),
     needs_context: bool = True,
+    group: str | None = None,
 ) -> Callable[[ProjectCheck], CheckSpec]:
     """Register a project check. ``needs_context=False`` lets it run without a CONTEXT.md."""
 
@@ -163,6 +209,7 @@ def check(
             skips=skips,
             needs_context=needs_context,
             module=function.__module__,
+            group=group or group_of_module(function.__module__),
         )
         REGISTRY[name] = spec
         return spec
@@ -193,23 +240,40 @@ def load_checks() -> dict[str, CheckSpec]:
 
 
 def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str) -> list[str]:
-    """Check names as given, or exit 2 naming the first unknown one."""
+    """Check names as given (a group name stands for its checks), or exit 2 naming the first
+    unknown or empty one, with "did you mean" when a known name is close."""
     aliases = {alias: spec.name for spec in known.values() for alias in spec.aliases}
+    groups: dict[str, list[str]] = {}
+    for spec in known.values():
+        groups.setdefault(spec.group, []).append(spec.name)
     resolved: list[str] = []
     for raw in names:
         name = raw.strip()
         if not name:
-            continue
+            raise DoctorError(
+                f"empty check name in {origin}",
+                "remove the stray comma or quote; name checks or groups, e.g. `structure,item-currency`",
+            )
         if name in known:
             resolved.append(name)
         elif name in aliases:
             resolved.append(aliases[name])
+        elif name in groups or name in GROUPS:
+            resolved.extend(sorted(groups.get(name, [])))
         else:
             raise DoctorError(
-                f"unknown check name `{name}` in {origin}",
-                "run `context-doctor explain --all` for the list of checks",
+                f"unknown check or group name `{name}` in {origin}{did_you_mean(name, known)}",
+                "run `context-doctor explain --all` for the checks; groups: "
+                + ", ".join(sorted(set(GROUPS) | set(groups))),
             )
     return resolved
+
+
+def did_you_mean(name: str, known: dict[str, CheckSpec]) -> str:
+    """`` (did you mean `x`?)`` when a check, alias or group name is close to ``name``."""
+    candidates = {*known, *GROUPS, *(alias for spec in known.values() for alias in spec.aliases)}
+    close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 def scoped_check(
@@ -241,6 +305,7 @@ def scoped_check(
             needs_context=False,
         )(_no_project_part)
         spec.module = function.__module__
+        spec.group = group_of_module(function.__module__)
         spec.scope = scope
         spec.scoped_function = function
         spec.units = units
@@ -268,6 +333,29 @@ def repository_check(
         explanation=explanation,
         skips=skips,
     )
+
+
+def report_check(
+    name: str, *, severity: Severity, summary: str, remedy: str, explanation: str, module: str
+) -> CheckSpec:
+    """Register a check whose findings the suppression layer (suppress.py) produces.
+
+    The engine never runs it (scope ``report``); it exists so that it can be
+    selected, ignored, explained and listed as a SARIF rule like any other.
+    """
+
+    def produced_by_the_suppression_layer(source: Source, ctx: Context) -> Iterable[Issue]:
+        return ()
+
+    produced_by_the_suppression_layer.__module__ = module
+    return scoped_check(
+        name,
+        scope="report",
+        severity=severity,
+        summary=summary,
+        remedy=remedy,
+        explanation=explanation,
+    )(produced_by_the_suppression_layer)
 
 
 def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:

@@ -17,6 +17,9 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+SUPPRESSION_WAYS = ("inline", "config", "baseline")
+
+
 @dataclass
 class Coverage:
     examined: int = 0
@@ -73,6 +76,10 @@ class Report:
     coverage: dict[str, Coverage]
     projects_with_findings: int = 0
     freshness: dict[str, Any] | None = None  # summary of graded files; None when there are none
+    suppressed: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(SUPPRESSION_WAYS, 0)
+    )  # findings suppressed, by way (SPEC §5)
+    toplevels: dict[str, str] = field(default_factory=dict)  # source name -> repository top
     doctor_version: str = __version__
 
     @property
@@ -89,6 +96,14 @@ class Report:
         if self.defects or (warnings_as_defects and self.warnings):
             return 1
         return 0
+
+    @property
+    def suppressed_total(self) -> int:
+        return sum(self.suppressed.values())
+
+    def defect_checks(self) -> list[str]:
+        """The checks that produced defects, for the verdict line."""
+        return sorted({f.check for f in self.findings if f.severity is Severity.DEFECT})
 
     def verdict(self) -> str:
         if self.defects:
@@ -111,6 +126,7 @@ class Report:
             "warnings": self.warnings,
             "coverage": {name: cov.to_json() for name, cov in sorted(self.coverage.items())},
             "freshness": self.freshness,
+            "suppressed": dict(self.suppressed),
             "findings": [finding.to_json() for finding in self.findings],
         }
         cleaned: dict[str, Any] = clean_json(report)

@@ -427,10 +427,11 @@ def test_human_output_lists_coverage_for_lifecycle_checks(
     scenario_repo: Callable[[str], Path], doctor: Doctor
 ) -> None:
     root = scenario_repo("lifecycle")
-    run = doctor(
-        "check", "--source", str(root), "--today", TODAY, "--select", ",".join(LIFECYCLE_CHECKS)
-    )
+    selection = ("--select", ",".join(LIFECYCLE_CHECKS))
+    run = doctor("check", "--source", str(root), "--today", TODAY, *selection, "--show-coverage")
     assert run.exit_code == 1
     assert "coverage completed-date: examined 5, skipped 11 (11 not terminal)" in run.stdout
     assert "coverage status-vocabulary: examined 15, skipped 1 (1 not registered)" in run.stdout
-    assert "projects/index.yaml:18  FAIL  [status-agreement]" in run.stdout
+    assert "projects/index.yaml:18:1  FAIL  [status-agreement]" in run.stdout
+    compact = doctor("check", "--source", str(root), "--today", TODAY, *selection).stdout
+    assert "completed-date 5/11" in compact and "status-vocabulary 15/1" in compact

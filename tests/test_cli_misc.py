@@ -69,7 +69,7 @@ def test_explain_all_lists_every_check(doctor: Callable[..., Run]) -> None:
 def test_explain_unknown_check_is_exit_2(doctor: Callable[..., Run]) -> None:
     run = doctor("explain", "no-such-check")
     assert run.exit_code == 2
-    assert "unknown check name `no-such-check`" in run.stderr
+    assert "unknown check or group name `no-such-check`" in run.stderr
     assert run.stderr.count("\n") == 1
 
 
@@ -78,7 +78,7 @@ def test_demo_builds_and_audits_the_bundled_corpus(
 ) -> None:
     run = doctor("demo", "--keep", str(tmp_path), "--output-format", "concise")
     assert run.exit_code == 1
-    assert "[reference-index-orphan] vendors.md is not linked from REFERENCE.md" in run.stdout
+    assert "warning reference-index-orphan vendors.md is not linked from REFERENCE.md" in run.stdout
     assert (tmp_path / "demo-kb" / ".git").is_dir()
 
 

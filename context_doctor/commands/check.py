@@ -9,13 +9,15 @@ from pathlib import Path
 
 import click
 
-from context_doctor.audit import audit, emit, write_step_summary
+from context_doctor.audit import audit, emit, require_something, write_step_summary, write_whole
 from context_doctor.cache import REPORT_CACHE_NAME, write_json
 from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.config import Settings
 from context_doctor.corpus import Corpus, discover, synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.registry import CheckSpec
+from context_doctor.report import Report, plural
+from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 
 
 def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:
@@ -62,6 +64,37 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write the JSON report here (any run), instead of $SYNTHESIS_HOME/context-doctor/.",
 )
+@click.option(
+    "--baseline",
+    "baseline",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[FILE]",
+    help="Report only findings not in this baseline (default file: "
+    "context-doctor-baseline.json at the source root; overrides the config's baseline).",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[FILE]",
+    help="Record every current finding's fingerprint in FILE (default: "
+    "context-doctor-baseline.json at the source root) and exit 0.",
+)
+@click.option(
+    "--show-coverage", is_flag=True, help="Print every check's coverage line with its reasons."
+)
+@click.option(
+    "-o",
+    "--output-file",
+    "output_file",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Write the output to FILE (atomically) instead of stdout.",
+)
 @output_options
 def check_command(
     paths: tuple[str, ...],
@@ -72,6 +105,10 @@ def check_command(
     pre_push: bool,
     no_report_cache: bool,
     report_cache: Path | None,
+    baseline: str | None,
+    write_baseline: str | None,
+    show_coverage: bool,
+    output_file: Path | None,
     today: date,
     readiness: str,
     select: tuple[str, ...],
@@ -87,7 +124,9 @@ def check_command(
 ) -> None:
     """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
     output_format = "json" if as_json else output_format
-    with guarded(output_format == "json", debug):
+    with guarded(
+        output_format == "json", debug, output_format=output_format, output_file=output_file
+    ):
         corpus = discover(
             paths,
             sources,
@@ -103,19 +142,23 @@ def check_command(
             select=split_names(select),
             ignore=split_names(ignore),
             config=config,
+            baseline=_baseline_path(baseline, corpus),
+            config_baseline=write_baseline is None,
         )
         if show_settings:
             print_settings(settings, checks, corpus)
             return
-        if not corpus.projects and report.freshness is None:
-            where = ", ".join(
-                [str(source.projects_path) for source in corpus.sources]
-                + [f"console source `{u.name}` ({u.reason})" for u in corpus.unaudited]
+        require_something(corpus, report)
+        if write_baseline is not None:
+            written = _baseline_path(write_baseline, corpus)
+            assert written is not None
+            write_baseline_file(written, report)
+            click.echo(
+                f"wrote {written}: {plural(len(findings_for_baseline(report)), 'finding')} "
+                "recorded; `check --baseline` now reports only new ones",
+                err=True,
             )
-            raise DoctorError(
-                f"nothing to audit: no projects found in {where}",
-                "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
-            )
+            sys.exit(0)
         if output_format == "github":
             # Before the cache: a summary that cannot be written is exit 2, and an exit-2
             # run must leave the report cache as it was.
@@ -123,13 +166,43 @@ def check_command(
         cache_path = report_cache_path(corpus, report_cache, no_report_cache)
         if cache_path is not None:
             write_json(cache_path, report.to_json())
-        emit(report, output_format, quiet, statistics, checks, summary_written=True)
+        emit(
+            report,
+            output_format,
+            quiet,
+            statistics,
+            checks,
+            summary_written=True,
+            show_coverage=show_coverage,
+            output_file=output_file,
+        )
     sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
 
 
 def in_ci() -> bool:
     """``CI=true`` (GitHub Actions, GitLab CI, CircleCI, Travis... all set it), any case."""
     return os.environ.get("CI", "").strip().lower() == "true"
+
+
+def _baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
+    """``--baseline``/``--write-baseline``: None when absent, the default file when given bare."""
+    if raw is None:
+        return None
+    if raw == "":
+        return default_baseline_path(corpus)
+    return Path(raw)
+
+
+def write_baseline_file(path: Path, report: Report) -> None:
+    """Write the baseline via write.py; exit 2 (nothing written) when it cannot be."""
+    if path.is_dir():
+        raise DoctorError(f"baseline {path} is a directory", "name a file for the baseline")
+    if not path.parent.is_dir():
+        raise DoctorError(
+            f"baseline {path}: directory {path.parent} does not exist",
+            "create the directory first, or name a file in an existing one",
+        )
+    write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline")
 
 
 def pushed_commits() -> tuple[str, ...]:

@@ -13,27 +13,41 @@ from typing import Any, NoReturn
 
 import click
 
-from context_doctor.audit import FORMATS
+from context_doctor.audit import FORMATS, emit_error
 from context_doctor.errors import DoctorError
 from context_doctor.render.escape import escape_text
 from context_doctor.render.jsonout import error_json
 from context_doctor.write import WriteRefused
 
 
-def _fail(error: DoctorError, as_json: bool) -> NoReturn:
-    if as_json:
+def _fail(
+    error: DoctorError, as_json: bool, output_format: str | None, output_file: Path | None
+) -> NoReturn:
+    if output_format is not None:
+        emit_error(error, output_format, output_file)
+    elif as_json:
         click.echo(error_json(error.problem, error.remedy), nl=False)
     click.echo(f"context-doctor: error: {escape_text(error.one_line())}", err=True)
     sys.exit(2)
 
 
 @contextmanager
-def guarded(as_json: bool, debug: bool) -> Iterator[None]:
-    """Exit 2 for anything that stops the doctor establishing ground truth, never a traceback."""
+def guarded(
+    as_json: bool,
+    debug: bool,
+    *,
+    output_format: str | None = None,
+    output_file: Path | None = None,
+) -> Iterator[None]:
+    """Exit 2 for anything that stops the doctor establishing ground truth, never a traceback.
+
+    With ``output_format`` the error is also rendered in it (a valid SARIF log,
+    one ``::error::``, the JSON error object), to ``output_file`` when given.
+    """
     try:
         yield
     except DoctorError as error:
-        _fail(error, as_json)
+        _fail(error, as_json, output_format, output_file)
     except WriteRefused as refusal:
         # SPEC §4: a refused write is exit 1 - one line naming the rule; nothing was written.
         if as_json:
@@ -51,6 +65,8 @@ def guarded(as_json: bool, debug: bool) -> Iterator[None]:
                 "rerun with --debug for the traceback and report it",
             ),
             as_json,
+            output_format,
+            output_file,
         )
 
 
@@ -66,7 +82,9 @@ def parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None)
 
 
 def split_names(values: tuple[str, ...]) -> list[str]:
-    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+    """Comma-separated names; an empty one (``--select ''``, ``a,,b``) is kept so that it is
+    refused (exit 2) instead of silently widening the selection."""
+    return [name.strip() for value in values for name in value.split(",")]
 
 
 def output_options(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -44,6 +44,24 @@ class FreshnessGroup(click.Group):
             args = ["summary", *args]
         return super().parse_args(ctx, args)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the summary's own options too: `freshness [PATH ...]` takes them (SPEC §6)."""
+        super().format_options(ctx, formatter)
+        summary = self.commands.get("summary")
+        if summary is None:
+            return
+        with click.Context(summary, info_name="freshness", parent=ctx.parent) as inner:
+            rows = [
+                record
+                for param in summary.get_params(inner)
+                if isinstance(param, click.Option)
+                and (record := param.get_help_record(inner)) is not None
+                and "--help" not in record[0]
+            ]
+        if rows:
+            with formatter.section("Options of `freshness [PATH ...]` (the grades summary)"):
+                formatter.write_dl(rows)
+
 
 @click.group("freshness", cls=FreshnessGroup, invoke_without_command=False)
 def freshness_group() -> None:

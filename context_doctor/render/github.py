@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from context_doctor.findings import Finding, Severity
 from context_doctor.render.escape import escape_text
+from context_doctor.render.text import verdict_text
 from context_doctor.report import Report, plural
 
 _COMMAND = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
@@ -29,11 +30,13 @@ def annotation(finding: Finding) -> str:
 
 def render_github(report: Report) -> str:
     lines = [annotation(finding) for finding in report.findings]
-    lines.append(
-        f"{report.verdict()}: {plural(report.defects, 'defect')}, {plural(report.warnings, 'warning')} "
-        f"in {plural(report.projects_audited, 'project')} (readiness {report.readiness})"
-    )
+    lines.append(verdict_text(report))
     return "\n".join(lines) + "\n"
+
+
+def render_github_error(problem: str, remedy: str) -> str:
+    """A run that exits 2: one ``::error::`` workflow command (SPEC §6)."""
+    return f"::error::{_escape_data(f'context-doctor: {problem} (remedy: {remedy})')}\n"
 
 
 def _cell(text: str) -> str:

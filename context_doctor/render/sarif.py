@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from context_doctor import __version__
-from context_doctor.findings import Finding, Severity
+from context_doctor.findings import FINGERPRINT_KEY, Severity, fingerprints
 from context_doctor.registry import CheckSpec
 from context_doctor.render.escape import clean_json
 from context_doctor.report import Report
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
-_VOLATILE = re.compile(r"\d+")
 
 
 def _rule(spec: CheckSpec) -> dict[str, Any]:
@@ -33,22 +29,54 @@ def _rule(spec: CheckSpec) -> dict[str, Any]:
             f"`context-doctor explain {spec.name}`",
         },
         "defaultConfiguration": {"level": _LEVEL[spec.severity]},
+        "properties": {"tags": [spec.group] if spec.group else []},
     }
 
 
-def _fingerprint(finding: Finding, occurrence: int) -> str:
-    """Stable across runs: no line numbers, and digits (counts, dates) folded away."""
-    key = "|".join(
-        [
-            finding.check,
-            finding.source,
-            finding.project or "",
-            finding.path,
-            _VOLATILE.sub("#", finding.message),
-            str(occurrence),
-        ]
-    )
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "name": "context-doctor",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "rules": rules,
+    }
+
+
+def sarif_error_document(problem: str, remedy: str) -> dict[str, Any]:
+    """A valid SARIF log for a run that could not establish ground truth (exit 2).
+
+    One run, no results, ``executionSuccessful: false`` and the error as a
+    tool execution notification, so an upload step still has a file to read
+    and the failure is visible where the results would have been.
+    """
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": _driver([])},
+                "results": [],
+                "invocations": [
+                    {
+                        "executionSuccessful": False,
+                        "exitCode": 2,
+                        "toolExecutionNotifications": [
+                            {
+                                "level": "error",
+                                "message": {"text": f"{problem}. Remedy: {remedy}"},
+                                "descriptor": {"id": "ground-truth-not-established"},
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def render_sarif_error(problem: str, remedy: str) -> str:
+    document = clean_json(sarif_error_document(problem, remedy))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def _artifact(path: str) -> dict[str, str]:
@@ -61,11 +89,8 @@ def _artifact(path: str) -> dict[str, str]:
 def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
     rules = [_rule(spec) for spec in sorted(checks, key=lambda spec: spec.name)]
     index = {rule["id"]: position for position, rule in enumerate(rules)}
-    seen: Counter[str] = Counter()
     results: list[dict[str, Any]] = []
-    for finding in report.findings:
-        base = _fingerprint(finding, 0)
-        seen[base] += 1
+    for finding, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True):
         result: dict[str, Any] = {
             "ruleId": finding.check,
             "level": _LEVEL[finding.severity],
@@ -74,11 +99,11 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
                 {
                     "physicalLocation": {
                         "artifactLocation": _artifact(finding.path),
-                        "region": {"startLine": finding.line or 1},
+                        "region": {"startLine": finding.line or 1, "startColumn": 1},
                     }
                 }
             ],
-            "partialFingerprints": {"contextDoctor/v1": _fingerprint(finding, seen[base] - 1)},
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
             "properties": {"source": finding.source, "project": finding.project},
         }
         if finding.check in index:
@@ -89,14 +114,7 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "context-doctor",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": _driver(rules)},
                 "results": results,
                 "invocations": [
                     {

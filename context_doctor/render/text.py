@@ -1,16 +1,22 @@
-"""Human, concise, statistics and quiet renderings.
+"""Human, concise, statistics and quiet renderings (SPEC §3, §6).
 
 Colour comes from rich and only when the stream is a terminal; every piece of
 user text (messages quote file contents) is added as plain ``Text`` so no
 ``[bracket]`` in a CONTEXT.md can be read as rich markup, and goes through
 :func:`~context_doctor.render.escape.escape_text` so no control character in
 it reaches the terminal.
+
+Locations are ``path:line:col`` (column 1: no check reports a column yet);
+paths are relative to the current directory when the file lies below it, else
+repository-relative.  The verdict line is always the last line.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from itertools import groupby
+from pathlib import Path
 from typing import IO
 
 from rich.console import Console
@@ -21,38 +27,108 @@ from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
 
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}
+_CONCISE_LABEL = {Severity.DEFECT: "defect", Severity.WARNING: "warning"}
+COVERAGE_WIDTH = 100
+COVERAGE_LINES = 3
 
 
 def console_for(stream: IO[str]) -> Console:
     return Console(file=stream, highlight=False, soft_wrap=True, emoji=False)
 
 
-def _location(finding: Finding) -> str:
-    path = escape_text(finding.path)
-    return path if finding.line is None else f"{path}:{finding.line}"
+def display_path(report: Report, finding: Finding, cwd: Path | None = None) -> str:
+    """Relative to the current directory when the file lies below it, else repository-relative."""
+    toplevel = report.toplevels.get(finding.source)
+    if toplevel is None:
+        return escape_text(finding.path)
+    absolute = Path(toplevel) / finding.path
+    here = cwd or Path.cwd()
+    try:
+        return escape_text(absolute.relative_to(here).as_posix() or ".")
+    except ValueError:
+        return escape_text(finding.path)
+
+
+def location(report: Report, finding: Finding, *, whole_file_line: bool = False) -> str:
+    """``path:line:col``; a whole-file finding is ``path`` (or ``path:1:1`` for matchers)."""
+    path = display_path(report, finding)
+    if finding.line is not None:
+        return f"{path}:{finding.line}:1"
+    return f"{path}:1:1" if whole_file_line else path
+
+
+def verdict_text(report: Report) -> str:
+    """The one-line verdict: counts, what was suppressed and which checks produced defects."""
+    text = (
+        f"{report.verdict()}: {plural(report.defects, 'defect')}, "
+        f"{plural(report.warnings, 'warning')} in {report.projects_with_findings} of "
+        f"{plural(report.projects_audited, 'project')} audited "
+        f"({plural(len(report.sources), 'source')}; readiness {report.readiness}; "
+        f"today {report.today})"
+    )
+    if report.suppressed_total:
+        ways = ", ".join(f"{count} {way}" for way, count in report.suppressed.items() if count)
+        text += f"; {report.suppressed_total} suppressed ({ways})"
+    defect_checks = report.defect_checks()
+    if defect_checks:
+        text += f"; defects from {', '.join(defect_checks)}"
+    return text
 
 
 def verdict_line(report: Report) -> Text:
     verdict = report.verdict()
     style = {"HEALTHY": "bold green", "WARNINGS": "bold yellow", "DEFECTS": "bold red"}[verdict]
+    text = escape_text(verdict_text(report))
     line = Text(f"{verdict}:", style=style)
-    line.append(
-        f" {plural(report.defects, 'defect')}, {plural(report.warnings, 'warning')}"
-        f" in {report.projects_with_findings} of {plural(report.projects_audited, 'project')} audited"
-        f" ({plural(len(report.sources), 'source')}; readiness {report.readiness}; today {report.today})"
-    )
+    line.append(text[len(verdict) + 1 :])
     return line
 
 
-def coverage_lines(report: Report) -> list[Text]:
-    return [
-        Text(escape_text(f"coverage {name}: {coverage.describe()}"), style="dim")
-        for name, coverage in sorted(report.coverage.items())
-        if coverage.skipped
-    ]
+def compact_coverage(report: Report, width: int = COVERAGE_WIDTH) -> list[str]:
+    """Every check that skipped something as ``check examined/skipped``, in at most 3 lines."""
+    # The most-skipped checks first: when not all fit, the ones that saw least are shown.
+    skipping = sorted(
+        ((name, cov) for name, cov in report.coverage.items() if cov.skipped),
+        key=lambda item: (-item[1].skipped, item[0]),
+    )
+    complete = len(report.coverage) - len(skipping)
+    items = [f"{name} {cov.examined}/{cov.skipped}" for name, cov in skipping]
+    tail = f"{plural(complete, 'other check')} skipped nothing" if complete else ""
+    if not items:
+        return [f"coverage: {plural(complete, 'check')} examined everything"] if complete else []
+    body = ", ".join(items) + (f"; {tail}" if tail else "")
+    wrapped = _wrap(f"coverage (examined/skipped): {body}", width)
+    if len(wrapped) <= COVERAGE_LINES:
+        return wrapped
+    # Too many to show: keep what fits and say how to see the rest.
+    for shown in range(len(items) - 1, 0, -1):
+        more = len(items) - shown
+        body = ", ".join(items[:shown]) + f", and {more} more (--show-coverage)"
+        if tail:
+            body += f"; {tail}"
+        wrapped = _wrap(f"coverage (examined/skipped): {body}", width)
+        if len(wrapped) <= COVERAGE_LINES:
+            return wrapped
+    return wrapped[:COVERAGE_LINES]
 
 
-def render_human(report: Report, console: Console) -> None:
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(
+        text, width=width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+    )
+
+
+def full_coverage(report: Report) -> list[str]:
+    """``--show-coverage``: one line per check that ran, with the reasons it skipped."""
+    return [f"coverage {name}: {cov.describe()}" for name, cov in sorted(report.coverage.items())]
+
+
+def coverage_lines(report: Report, *, show_all: bool = False) -> list[Text]:
+    lines = full_coverage(report) if show_all else compact_coverage(report)
+    return [Text(escape_text(line), style="dim") for line in lines]
+
+
+def render_human(report: Report, console: Console, *, show_coverage: bool = False) -> None:
     def project_key(finding: Finding) -> tuple[str, str]:
         return finding.source, finding.project or ""
 
@@ -67,7 +143,7 @@ def render_human(report: Report, console: Console) -> None:
         for finding in group:
             label, style = _LABEL[finding.severity]
             line = Text("  ")
-            line.append(_location(finding), style="cyan")
+            line.append(location(report, finding), style="cyan")
             line.append("  ")
             line.append(label, style=style)
             line.append(f"  [{finding.check}] ", style="magenta")
@@ -79,19 +155,20 @@ def render_human(report: Report, console: Console) -> None:
         if summary.unaudited_reason is not None:  # listed by console.yaml, never silently dropped
             note = f"source {summary.name}: not audited ({summary.unaudited_reason})"
             console.print(Text(escape_text(note), style="dim"))
-    for line in coverage_lines(report):
-        console.print(line)
+    for text in coverage_lines(report, show_all=show_coverage):
+        console.print(text)
     console.print(verdict_line(report))
 
 
 def render_concise(report: Report, console: Console) -> None:
+    """ruff-style: ``path:line:col: SEVERITY check message``, one line a finding."""
     for finding in report.findings:
-        label, style = _LABEL[finding.severity]
+        _, style = _LABEL[finding.severity]
         line = Text()
-        line.append(_location(finding), style="cyan")
+        line.append(location(report, finding, whole_file_line=True), style="cyan")
         line.append(": ")
-        line.append(label, style=style)
-        line.append(f" [{finding.check}] ", style="magenta")
+        line.append(_CONCISE_LABEL[finding.severity], style=style)
+        line.append(f" {finding.check} ", style="magenta")
         line.append(escape_text(finding.message))
         console.print(line)
     console.print(verdict_line(report))

@@ -1,0 +1,69 @@
+"""``context-doctor sweep``: the day-start corpus sweep (SPEC §7).
+
+It audits the sources of ``$SYNTHESIS_HOME/console.yaml`` with ``--readiness
+local``, writes the report cache (so ``context-doctor report`` and session
+hooks read today's state without re-auditing), and prints a short summary:
+counts per check, the compact coverage and the verdict.  Corpus-wide findings
+are report-only, so it exits 0 whatever they are; 2 still means the doctor
+could not establish ground truth (no console.yaml, a missing source, a git
+failure, nothing to audit), and then the cache is left as it was.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+
+import click
+
+from context_doctor.audit import audit, require_something
+from context_doctor.cache import REPORT_CACHE_NAME, write_json
+from context_doctor.commands.common import guarded, parse_today
+from context_doctor.corpus import discover, synthesis_home
+from context_doctor.errors import DoctorError
+from context_doctor.render.text import console_for, coverage_lines, render_statistics
+
+
+@click.command("sweep")
+@click.option(
+    "--today",
+    callback=parse_today,
+    metavar="YYYY-MM-DD",
+    help="The date to judge freshness against (default: the local date).",
+)
+@click.option("--config", type=click.Path(path_type=Path), help="Configuration file to use.")
+@click.option(
+    "--report-cache",
+    "report_cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the JSON report here instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+def sweep_command(today: date, config: Path | None, report_cache: Path | None, debug: bool) -> None:
+    """Day-start sweep of the console.yaml corpus: report-only, writes the report cache.
+
+    Exit 0 whatever the findings; 2 when ground truth could not be established.
+    """
+    with guarded(False, debug):
+        home = synthesis_home()
+        console_file = home / "console.yaml"
+        if not console_file.is_file():
+            raise DoctorError(
+                f"sweep audits the sources listed in {console_file}, which does not exist",
+                "create console.yaml (`sources: [{name, root, projects_dir}]`) or set "
+                "SYNTHESIS_HOME; for one repository use `context-doctor check PATH`",
+            )
+        corpus = discover(home=home)
+        report, _, _ = audit(
+            corpus, today=today, readiness="local", select=[], ignore=[], config=config
+        )
+        require_something(corpus, report)
+        cache = report_cache or home / "context-doctor" / REPORT_CACHE_NAME
+        write_json(cache, report.to_json())
+        click.echo(f"report cached at {cache} (`context-doctor report` reads it)")
+        console = console_for(sys.stdout)
+        for line in coverage_lines(report):
+            console.print(line)
+        render_statistics(report, console)  # counts per check, then the verdict line last
+    sys.exit(0)

@@ -1,0 +1,36 @@
+"""GitLab code quality: the Code Climate JSON array GitLab's merge-request widget reads.
+
+Each finding is ``{description, check_name, fingerprint, severity, location:
+{path, lines: {begin}}}``; severity is ``major`` for a defect and ``minor`` for
+a warning; the fingerprint is the one SARIF and the baseline use, so a finding
+keeps its identity across runs.  Paths are repository-relative, as GitLab
+expects; a whole-file finding points at line 1.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from context_doctor.findings import Severity, fingerprints
+from context_doctor.render.escape import clean_json
+from context_doctor.report import Report
+
+_SEVERITY = {Severity.DEFECT: "major", Severity.WARNING: "minor"}
+
+
+def gitlab_document(report: Report) -> list[dict[str, Any]]:
+    return [
+        {
+            "description": f"[{finding.check}] {finding.message}",
+            "check_name": finding.check,
+            "fingerprint": fingerprint,
+            "severity": _SEVERITY[finding.severity],
+            "location": {"path": finding.path, "lines": {"begin": finding.line or 1}},
+        }
+        for finding, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True)
+    ]
+
+
+def render_gitlab(report: Report) -> str:
+    return json.dumps(clean_json(gitlab_document(report)), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,48 @@
+"""``context-doctor sweep`` (SPEC §7): report-only, writes the cache, 2 only without ground truth."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Run
+
+Doctor = Callable[..., Run]
+TODAY = "2026-06-20"
+
+
+def console(home: Path, *roots: Path) -> None:
+    sources = "".join(
+        f"  - name: s{n}\n    root: {root}\n    projects_dir: projects\n"
+        for n, root in enumerate(roots)
+    )
+    (home / "console.yaml").write_text(f"sources:\n{sources}", encoding="utf-8")
+
+
+def test_sweep_exits_0_with_defects_and_writes_the_cache(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, isolated_home: Path
+) -> None:
+    console(isolated_home, scenario_repo("demo"))
+    run = doctor("sweep", "--today", TODAY)
+    assert run.exit_code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    cached = json.loads(
+        (isolated_home / "context-doctor" / "last-report.json").read_text(encoding="utf-8")
+    )
+    assert cached["defects"] > 0 and cached["readiness"] == "local"
+    assert lines[-1].startswith(f"DEFECTS: {cached['defects']} defects")
+    assert any(line.startswith("coverage (examined/skipped)") for line in lines)
+
+
+def test_sweep_without_ground_truth_is_exit_2_and_leaves_the_cache(
+    doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    missing = doctor("sweep", "--today", TODAY)
+    assert missing.exit_code == 2
+    assert "console.yaml" in missing.stderr and missing.stderr.count("\n") == 1
+    console(isolated_home, tmp_path / "gone")
+    run = doctor("sweep", "--today", TODAY)
+    assert run.exit_code == 2
+    assert "does not exist" in run.stderr
+    assert not (isolated_home / "context-doctor" / "last-report.json").exists()

@@ -1,0 +1,98 @@
+"""Human and concise output (SPEC §6): order, ``path:line:col``, cwd-relative paths, coverage."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Run
+
+Doctor = Callable[..., Run]
+TODAY = "2026-06-20"
+CONCISE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>defect|warning) (?P<check>[a-z-]+) .+$"
+)
+
+
+def test_concise_is_one_line_a_finding_with_path_line_col(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    root = scenario_repo("demo")
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--output-format", "concise")
+    *lines, summary = run.stdout.splitlines()
+    findings = doctor("check", "--source", str(root), "--today", TODAY, "--json").json["findings"]
+    assert len(lines) == len(findings)
+    parsed = [CONCISE.match(line) for line in lines]
+    assert all(parsed), [line for line, match in zip(lines, parsed, strict=True) if not match]
+    keys = [(m["path"], int(m["line"]), m["check"]) for m in parsed if m]
+    assert keys == sorted(keys)  # by path, then line, then check
+    # A whole-file finding is path:1:1, so editor problem matchers pick it up.
+    budget = next(m for m in parsed if m and m["check"] == "context-budget")
+    assert (budget["path"], budget["line"], budget["col"]) == (
+        "projects/beacon/CONTEXT.md",
+        "1",
+        "1",
+    )
+    defects = sum(finding["severity"] == "defect" for finding in findings)
+    assert summary.startswith(f"DEFECTS: {defects} defects, {len(findings) - defects} warnings")
+
+
+def test_paths_are_relative_to_the_current_directory_below_it(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    root = scenario_repo("demo")
+    inside = doctor(
+        "check",
+        "--today",
+        TODAY,
+        "--output-format",
+        "concise",
+        str(root),
+        cwd=root / "projects" / "beacon",
+    )
+    assert inside.stdout.startswith("../../context/PROJECTS.md:5:1: warning") is False
+    assert "\nCONTEXT.md:1:1: defect context-budget" in "\n" + inside.stdout
+    # Outside the directory the path stays repository-relative.
+    assert "projects/compass/CONTEXT.md:5:1: defect" in inside.stdout
+
+
+def test_human_output_has_compact_coverage_and_the_verdict_last(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    root = scenario_repo("demo")
+    run = doctor("check", "--source", str(root), "--today", TODAY)
+    lines = run.stdout.splitlines()
+    coverage = [line for line in lines if line.startswith(("coverage", "  ")) and "/" in line]
+    start = next(
+        i for i, line in enumerate(lines) if line.startswith("coverage (examined/skipped)")
+    )
+    assert len(lines) - 1 - start <= 3  # at most three coverage lines, then the verdict
+    assert coverage
+    assert lines[-1].startswith("DEFECTS:")
+    assert "defects from body-currency, context-budget" in lines[-1]
+    full = doctor("check", "--source", str(root), "--today", TODAY, "--show-coverage").stdout
+    assert "coverage item-currency: examined 7, skipped 2 (2 dormant)" in full
+    assert "coverage context-budget: examined" in full  # every check, with or without skips
+
+
+def test_every_subcommand_help_lists_its_options(doctor: Doctor) -> None:
+    for command in (
+        ["check"],
+        ["freshness"],
+        ["freshness", "review"],
+        ["explain"],
+        ["demo"],
+        ["hook", "install"],
+        ["report"],
+        ["sweep"],
+    ):
+        run = doctor(*command, "--help")
+        assert run.exit_code == 0, (command, run.stdout, run.stderr)
+        assert "--help" in run.stdout, command
+    freshness = doctor("freshness", "--help").stdout
+    for option in ("--json", "--write-cache", "--today", "--config"):
+        assert option in freshness
+    check = doctor("check", "--help").stdout
+    for option in ("--baseline", "--write-baseline", "--show-coverage", "--output-file", "gitlab"):
+        assert option in check
