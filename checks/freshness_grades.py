@@ -121,7 +121,7 @@ def section_freshness_overdue(source: Source, ctx: Context) -> Iterator[Issue]:
         if not any(section.raw for section in graded.sections):
             continue
         for section in graded.sections:
-            threshold = threshold_for_slug(section.slug)
+            threshold = threshold_for_slug(section.slug, ctx.settings.freshness_thresholds)
             if section.marked is None:
                 what = (
                     "has no `<!-- updated: -->` marker"

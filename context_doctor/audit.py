@@ -80,7 +80,7 @@ def audit(
     )
     chosen = baseline or (settings.baseline if config_baseline else None)
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
-    corpus.assign_registry(settings.freshness_registry)
+    corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     ctx = Context(today=today, readiness=readiness, settings=settings)
     report = run(corpus, checks, ctx)
     report = suppress.apply(report, corpus, checks, registry, ignores, loaded, settings.severity)

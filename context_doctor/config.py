@@ -12,6 +12,7 @@ On the command line ``--select`` replaces the file's ``select`` and
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,8 @@ class Settings:
     per_project_ignores: dict[str, list[str]] = field(default_factory=dict)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     baseline: Path | None = None  # `baseline = "FILE"`, resolved against the config's directory
+    freshness_thresholds: dict[str, int] = field(default_factory=dict)  # slug -> days
+    freshness_cache: Path | None = None  # the statusline cache the writers refresh
 
     def budget(self, name: str) -> int:
         return self.budgets[name]
@@ -110,6 +113,34 @@ def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[st
     return None
 
 
+@dataclass(frozen=True)
+class FreshnessConfig:
+    """The ``[freshness]`` table: registry, slug-threshold overrides, statusline cache."""
+
+    registry: list[RegistryEntry] = field(default_factory=list)
+    thresholds: dict[str, int] = field(default_factory=dict)
+    cache: Path | None = None
+
+
+def read_freshness(path: Path, data: dict[str, Any]) -> FreshnessConfig:
+    """The validated config's ``[freshness]`` table; paths are relative to the config file."""
+    table = data.get("freshness", {})
+    base = path.parent
+    return FreshnessConfig(
+        registry=[
+            RegistryEntry(
+                slug=item["slug"],
+                path=str((base / item["path"]).resolve()),
+                threshold=item.get("threshold"),
+                derived_from=item.get("derived_from"),
+            )
+            for item in table.get("registry", [])
+        ],
+        thresholds={str(slug): int(days) for slug, days in table.get("thresholds", {}).items()},
+        cache=Path(os.path.normpath(base / table["cache"])) if "cache" in table else None,
+    )
+
+
 def resolve_settings(
     roots: list[Path],
     explicit: Path | None,
@@ -145,18 +176,13 @@ def resolve_settings(
         if "baseline" in data:
             settings.baseline = path.parent / data["baseline"]
             settings.origins["baseline"] = origin
-        for item in data.get("freshness", {}).get("registry", []):
-            # Registry paths are relative to the file that lists them.
-            settings.freshness_registry.append(
-                RegistryEntry(
-                    slug=item["slug"],
-                    path=str((path.parent / item["path"]).resolve()),
-                    threshold=item.get("threshold"),
-                    derived_from=item.get("derived_from"),
-                )
-            )
-        if settings.freshness_registry:
-            settings.origins["freshness.registry"] = origin
+        freshness = read_freshness(path, data)
+        settings.freshness_registry = freshness.registry
+        settings.freshness_thresholds = freshness.thresholds
+        settings.freshness_cache = freshness.cache
+        for key in ("registry", "thresholds", "cache"):
+            if key in data.get("freshness", {}):
+                settings.origins[f"freshness.{key}"] = origin
     if cli_select:
         settings.select = cli_select
         settings.origins["select"] = "--select"

@@ -34,13 +34,18 @@ class Source:
     projects: list[Project] = field(default_factory=list)
     facts: RepositoryFacts | None = None
     registry: list[RegistryEntry] = field(default_factory=list)
+    thresholds: dict[str, int] = field(default_factory=dict)  # [freshness.thresholds]
     _graded: list[GradedFile] | None = None
 
     def graded_files(self, today: date) -> list[GradedFile]:
         """Freshness-graded files under the source, read and graded once per run."""
         if self._graded is None:
             self._graded = grade_files(
-                self.root, self.registry, today, relative=self.repository.relative
+                self.root,
+                self.registry,
+                today,
+                relative=self.repository.relative,
+                thresholds=self.thresholds,
             )
         return self._graded
 
@@ -102,8 +107,15 @@ class Corpus:
     console_path: Path | None = None
     unaudited: list[UnauditedSource] = field(default_factory=list)
 
-    def assign_registry(self, registry: list[RegistryEntry]) -> None:
-        """Each registered file goes to the source whose root holds it, else to the first."""
+    def assign_registry(
+        self, registry: list[RegistryEntry], thresholds: dict[str, int] | None = None
+    ) -> None:
+        """Each registered file goes to the source whose root holds it, else to the first.
+
+        ``thresholds`` (the config's slug overrides) apply to every source.
+        """
+        for source in self.sources:
+            source.thresholds = dict(thresholds or {})
         for entry in registry:
             path = Path(entry.path)
             owner = next((s for s in self.sources if path.is_relative_to(s.root)), None)

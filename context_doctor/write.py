@@ -210,6 +210,18 @@ def _require_within(path: Path, within: Path | None) -> None:
         )
 
 
+def repository_root(path: Path) -> Path | None:
+    """The git work tree ``path`` names, found without resolving symlinks (None outside one).
+
+    The natural ``within=`` of a write into a repository: a directory symlinked
+    out of it then cannot carry the write elsewhere.
+    """
+    for directory in Path(os.path.abspath(path)).parents:
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
 # -- the lock -----------------------------------------------------------------
 
 

@@ -21,11 +21,16 @@ from context_doctor.commands.common import guarded, parse_today
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, summarize
-from context_doctor.freshness.summary import DEFECT_CHECKS, grade_paths, write_statusline
+from context_doctor.freshness.summary import (
+    DEFECT_CHECKS,
+    grade_paths,
+    refresh_statusline,
+    write_statusline,
+)
 from context_doctor.freshness.writers import (
-    BACKUP_DIRECTORY,
     MIGRATION_AUTHOR,
     WOULD_MIGRATE,
+    backup_directory,
     marker_text,
     migrate_file,
     review_file,
@@ -182,13 +187,27 @@ def _by_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
+_CONFIG = click.option(
+    "--config",
+    type=click.Path(path_type=Path),
+    help="Configuration file (default: the nearest one from the file's directory up to its "
+    "repository's root); its `[freshness] cache` is rewritten after the write.",
+)
+
+
+def _refresh(file: Path, now: datetime, config: Path | None) -> None:
+    """SPEC §4: a bump is visible at once in the configured statusline cache."""
+    written = refresh_statusline(file, now, config)
+    if written is not None:
+        click.echo(f"rewrote the statusline cache {written}")
 
 
 @freshness_group.command("review")
 @_FILE
 @_by_option("reviewed the file (last_reviewed_by)")
 @_now_option
-def review_command(file: Path, by: str, now: datetime) -> None:
+@_CONFIG
+def review_command(file: Path, by: str, now: datetime, config: Path | None) -> None:
     """Set last_reviewed: a person vouched for the content (the only grade reset).
 
     A derived file (derived_from) is refused: review its source instead.
@@ -199,13 +218,15 @@ def review_command(file: Path, by: str, now: datetime) -> None:
             click.echo(f"reviewed {file}: last_reviewed {stamp} by {by}")
         else:
             click.echo(f"{file} already reads last_reviewed {stamp} by {by}; nothing written")
+        _refresh(file, now, config)
 
 
 @freshness_group.command("touch")
 @_FILE
 @_by_option("wrote the file (last_updated_by)")
 @_now_option
-def touch_command(file: Path, by: str, now: datetime) -> None:
+@_CONFIG
+def touch_command(file: Path, by: str, now: datetime, config: Path | None) -> None:
     """Set last_updated only (generators, migrations); the grade does not move."""
     with guarded(False, False):
         stamp = timestamp_text(now)
@@ -213,6 +234,7 @@ def touch_command(file: Path, by: str, now: datetime) -> None:
             click.echo(f"touched {file}: last_updated {stamp} by {by}")
         else:
             click.echo(f"{file} already reads last_updated {stamp} by {by}; nothing written")
+        _refresh(file, now, config)
 
 
 @freshness_group.command("review-section")
@@ -220,7 +242,10 @@ def touch_command(file: Path, by: str, now: datetime) -> None:
 @click.argument("slug")
 @_by_option("reviewed the section")
 @_now_option
-def review_section_command(file: Path, slug: str, by: str, now: datetime) -> None:
+@_CONFIG
+def review_section_command(
+    file: Path, slug: str, by: str, now: datetime, config: Path | None
+) -> None:
     """Update a `##` section's `<!-- updated: ... -->` marker and the file's last_updated."""
     with guarded(False, False):
         marker = marker_text(now.date().isoformat(), by)
@@ -228,6 +253,7 @@ def review_section_command(file: Path, slug: str, by: str, now: datetime) -> Non
             click.echo(f"updated section {slug_of(slug)} of {file}: {marker}")
         else:
             click.echo(f"section {slug_of(slug)} of {file} already reads {marker}; nothing written")
+        _refresh(file, now, config)
 
 
 @freshness_group.command("migrate")
@@ -235,7 +261,11 @@ def review_section_command(file: Path, slug: str, by: str, now: datetime) -> Non
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @_now_option
 def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> None:
-    """Add pai-freshness-v1 frontmatter (never last_reviewed), with a backup under Backups/.
+    """Add pai-freshness-v1 frontmatter (never last_reviewed), keeping a backup first.
+
+    The backup goes under the repository's git directory
+    (<git-common-dir>/context-doctor/backups/), never into the work tree;
+    outside a repository, under Backups/ beside the file.
 
     Every file is checked before any is written: one refusal writes nothing.
     """
@@ -248,7 +278,7 @@ def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> No
                     where = "into its frontmatter" if plan.injected else "as a new block on top"
                     click.echo(
                         f"would migrate {path}: add {', '.join(plan.keys)} {where} "
-                        f"(backup under {plan.path.parent / BACKUP_DIRECTORY}/)"
+                        f"(backup under {backup_directory(path)}/)"
                     )
                 else:
                     click.echo(f"already migrated {path}")
@@ -268,5 +298,6 @@ def _unique(paths: tuple[Path, ...]) -> list[Path]:
                 f"{path} is a directory",
                 "name the files to migrate (migrate adds frontmatter to every file it is given)",
             )
-        files.setdefault(path.resolve(), path)
+        # Not resolved: a symlink named beside its target is refused, not folded into it.
+        files.setdefault(Path(os.path.abspath(path)), path)
     return list(files.values())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
@@ -99,12 +99,16 @@ def overall_grade(grades: Iterable[str]) -> str:
     return "F"
 
 
-def threshold_for_slug(slug: str) -> int:
-    """Exact slug first, then the longest table key it ends with (``pai_system_prompt``)."""
-    if slug in SLUG_THRESHOLDS:
-        return SLUG_THRESHOLDS[slug]
-    suffixes = [key for key in SLUG_THRESHOLDS if slug.endswith(f"_{key}")]
-    return SLUG_THRESHOLDS[max(suffixes, key=len)] if suffixes else DEFAULT_THRESHOLD
+def threshold_for_slug(slug: str, overrides: Mapping[str, int] | None = None) -> int:
+    """Exact slug first, then the longest table key it ends with (``pai_system_prompt``).
+
+    ``overrides`` (``[freshness.thresholds]``) replace or extend the built-in table.
+    """
+    table = {**SLUG_THRESHOLDS, **overrides} if overrides else SLUG_THRESHOLDS
+    if slug in table:
+        return table[slug]
+    suffixes = [key for key in table if slug.endswith(f"_{key}")]
+    return table[max(suffixes, key=len)] if suffixes else DEFAULT_THRESHOLD
 
 
 # -- graded files -----------------------------------------------------------
@@ -275,6 +279,7 @@ def grade_files(
     relative: Any = None,
     *,
     discover: bool = True,
+    thresholds: Mapping[str, int] | None = None,
 ) -> list[GradedFile]:
     """Read and grade the registry's files plus every file under ``root`` declaring the convention.
 
@@ -339,7 +344,7 @@ def grade_files(
             if entry and entry.threshold
             else cadence
             if cadence is not None
-            else threshold_for_slug(slug)
+            else threshold_for_slug(slug, thresholds)
         )
         item.threshold_days = own_threshold
         updated = parse_timestamp(data.get("last_updated"))
@@ -390,7 +395,9 @@ def grade_files(
                 if source_entry and source_entry.threshold
                 else source_cadence
                 if source_cadence is not None
-                else threshold_for_slug(source_entry.slug if source_entry else source_slug)
+                else threshold_for_slug(
+                    source_entry.slug if source_entry else source_slug, thresholds
+                )
             )
             reviewed = (
                 parse_timestamp(source_front.data.get("last_reviewed")) if source_front else None

@@ -3,36 +3,30 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+import os
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from context_doctor.config import find_config, validate_config
+from context_doctor.config import FreshnessConfig, find_config, read_freshness, validate_config
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import slug_of
-from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files
+from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files, summarize
 from context_doctor.render.escape import clean_json, escape_undecodable
-from context_doctor.write import ensure_directory, write_file
+from context_doctor.write import ensure_directory, repository_root, write_file
 
 CACHE_LIMIT = 4096
 DEFECT_CHECKS = frozenset({"freshness-malformed", "freshness-source-missing"})
 
 
-def _registry_for(directories: list[Path], explicit: Path | None) -> list[RegistryEntry]:
+def freshness_config(directories: list[Path], explicit: Path | None) -> FreshnessConfig:
+    """The ``[freshness]`` table of the config found for ``directories`` (or ``--config``)."""
     found = find_config(directories, explicit)
     if found is None:
-        return []
+        return FreshnessConfig()
     path, data = found
     validate_config(data, str(path))
-    return [
-        RegistryEntry(
-            slug=item["slug"],
-            path=str((path.parent / item["path"]).resolve()),
-            threshold=item.get("threshold"),
-            derived_from=item.get("derived_from"),
-        )
-        for item in data.get("freshness", {}).get("registry", [])
-    ]
+    return read_freshness(path, data)
 
 
 def grade_paths(paths: list[Path], today: date, config: Path | None) -> list[GradedFile]:
@@ -41,16 +35,19 @@ def grade_paths(paths: list[Path], today: date, config: Path | None) -> list[Gra
     if missing:
         raise DoctorError(f"{missing[0]} does not exist", "check the path")
     directories = [path.resolve() for path in paths if path.is_dir()]
-    registry = _registry_for(directories, config)
+    freshness = freshness_config(directories, config)
+    registry, thresholds = freshness.registry, freshness.thresholds
     graded: list[GradedFile] = []
     for path in paths:
         resolved = path.resolve()
         if resolved.is_dir():
             mine = [entry for entry in registry if Path(entry.path).is_relative_to(resolved)]
-            graded += grade_files(resolved, mine, today)
+            graded += grade_files(resolved, mine, today, thresholds=thresholds)
         else:
             entry = RegistryEntry(slug=slug_of(resolved.name), path=str(resolved))
-            graded += grade_files(resolved.parent, [entry], today, discover=False)
+            graded += grade_files(
+                resolved.parent, [entry], today, discover=False, thresholds=thresholds
+            )
     if not graded:
         where = ", ".join(str(path) for path in paths)
         raise DoctorError(
@@ -90,3 +87,33 @@ def write_statusline(
     """Write the statusline cache of ``summary`` to ``target``."""
     ensure_directory(target.parent)
     write_file(target, statusline_cache(summary, files, generated_at))
+
+
+def refresh_statusline(file: Path, now: datetime, explicit: Path | None = None) -> Path | None:
+    """Rewrite the configured statusline cache after a writer changed ``file`` (SPEC §4).
+
+    The config is ``explicit``, else the nearest ``context-doctor.toml`` (or
+    ``[tool.context-doctor]`` in ``pyproject.toml``) from the file's directory up
+    to its repository's root (only the file's own directory outside a
+    repository). The cache is the summary of the graded files of the config's
+    directory (with ``explicit``: of the file's repository, else of its
+    directory), as ``freshness DIR --write-cache PATH`` writes it. Returns the
+    path written, or None when no cache is configured.
+    """
+    directory = Path(os.path.abspath(file)).parent
+    root = repository_root(file)
+    candidates = [directory]
+    if root is not None:
+        candidates += [parent for parent in directory.parents if parent.is_relative_to(root)]
+    found = find_config(candidates, explicit)
+    if found is None:
+        return None
+    path, data = found
+    validate_config(data, str(path))
+    target = read_freshness(path, data).cache
+    if target is None:
+        return None
+    tree = path.parent if explicit is None else root or directory
+    files = grade_paths([tree], now.date(), path)
+    write_statusline(target, summarize(files), files, now.isoformat(timespec="seconds"))
+    return target

@@ -9,7 +9,7 @@ Four writers, one discipline:
   ``<!-- updated: YYYY-MM-DD by:NAME -->`` marker and the file's ``last_updated``;
 * :func:`migrate_file` adds the frontmatter block (never ``last_reviewed``),
   injecting into an existing block rather than stacking a second one, with a
-  backup under ``Backups/`` first.
+  backup first (under the repository's git directory, see :func:`backup_directory`).
 
 Frontmatter edits are surgical: ruamel composes the block to locate each
 value's exact span, the span alone is replaced (keeping its quoting style) or a
@@ -52,10 +52,12 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
+from context_doctor.gitfacts import run_git
 from context_doctor.write import (
     WriteRefused,
     ensure_directory,
     read_snapshot,
+    repository_root,
     update_file,
     write_file,
 )
@@ -301,7 +303,7 @@ class _File:
 
 def _read(path: Path) -> _File:
     """Read the file once through the write path (a symlink is refused, never followed)."""
-    return _decode(path, read_snapshot(path, within=_repository_root(path)).data)
+    return _decode(path, read_snapshot(path, within=repository_root(path)).data)
 
 
 def _decode(path: Path, raw: bytes) -> _File:
@@ -326,18 +328,7 @@ def _rewrite(path: Path, plan: Callable[[_File], str | None]) -> bool:
         new_text = plan(_decode(path, raw))
         return raw if new_text is None else new_text.encode("utf-8")
 
-    return update_file(path, transform, within=_repository_root(path))
-
-
-def _repository_root(path: Path) -> Path | None:
-    """The repository the path names, found without resolving symlinks (None outside one).
-
-    A write must stay inside it: a symlinked directory that leads elsewhere is refused.
-    """
-    for directory in Path(os.path.abspath(path)).parents:
-        if (directory / ".git").exists():
-            return directory
-    return None
+    return update_file(path, transform, within=repository_root(path))
 
 
 def _parse(
@@ -694,13 +685,36 @@ def _verified(new_text: str, verify: Callable[[str], None]) -> str:
     return new_text
 
 
+def backup_directory(path: Path) -> Path:
+    """Where ``migrate`` keeps the original of ``path`` (SPEC §4).
+
+    In a git repository: ``<git-common-dir>/context-doctor/backups/<dir of the
+    file>/``, outside the work tree, so `git add -A` never commits a backup.
+    Outside one: ``Backups/`` beside the file.
+    """
+    root = repository_root(path)
+    if root is None:
+        return Path(os.path.abspath(path)).parent / BACKUP_DIRECTORY
+    result = run_git(["rev-parse", "--git-common-dir"], root)
+    common = result.stdout.decode("utf-8", "surrogateescape").strip()
+    if result.returncode != 0 or not common:
+        said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise DoctorError(
+            f"cannot find the git directory of {root} for the backup of {path}"
+            + (f": git said {said[0]!r}" if said else ""),
+            "check the repository (`git status` there), then rerun",
+        )
+    relative = Path(os.path.abspath(path)).parent.relative_to(root)
+    return (root / common) / "context-doctor" / "backups" / relative
+
+
 def _backup(current: _File, now: datetime) -> Path:
-    """Copy the original bytes to ``Backups/<name>.<timestamp>[.N].bak`` next to the file.
+    """Copy the original bytes to ``<name>.<timestamp>[.N].bak`` under :func:`backup_directory`.
 
     Each name is claimed exclusively, so two migrations in the same second never
     overwrite each other's backup.
     """
-    directory = current.path.parent / BACKUP_DIRECTORY
+    directory = backup_directory(current.shown)
     stamp = now.strftime("%Y%m%dT%H%M%S%z")
     try:
         mode = stat.S_IMODE(os.stat(current.path, follow_symlinks=False).st_mode) & 0o777

@@ -970,3 +970,76 @@ def test_coverage_is_zero_when_nothing_is_graded(
     for name in CHECKS:
         assert run.json["coverage"][name]["examined"] == 0, name
     assert run.json["freshness"] is None
+
+
+# -- [freshness.thresholds]: the slug table overridden ------------------------
+
+THRESHOLDS = """\
+[freshness.thresholds]
+current_state = 14
+projects = 60
+goals = 10
+"""
+
+
+def test_thresholds_override_the_slug_table_for_files_and_sections(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    reviewed = front(last_reviewed="2026-05-11")  # 40 days before TODAY
+    root = kb(
+        make_repo,
+        {
+            "TELOS.md": TELOS,
+            "PROJECTS.md": reviewed,
+            "pai_system_prompt.md": reviewed,
+            "context-doctor.toml": THRESHOLDS + "system_prompt = 30\n",
+        },
+    )
+    files = grades(doctor, root)
+    assert files["PROJECTS.md"]["threshold_days"] == 60  # the table says 30
+    assert files["PROJECTS.md"]["grade"] == "C"  # 40/60
+    assert files["pai_system_prompt.md"]["threshold_days"] == 30  # suffix match, overridden
+    run = check(doctor, root)
+    found = {f["message"] for f in run.findings("section-freshness-overdue")}
+    # Current State (10 days) is quiet under 14; Goals (19 days) now over 10.
+    assert found == {
+        "section `## Goals` was last updated 19 days ago (2026-06-01), over the 10-day "
+        "threshold for `goals`",
+        "section `## Mission` has no `<!-- updated: -->` marker",
+    }
+    overdue = {f["path"] for f in run.findings("freshness-overdue")}
+    assert overdue == {"pai_system_prompt.md"}  # PROJECTS.md is within its 60 days
+
+
+def test_a_registry_threshold_still_beats_an_override(tmp_path: Path, doctor: Doctor) -> None:
+    write(
+        tmp_path,
+        {
+            "PROJECTS.md": front(last_reviewed="2026-06-10"),
+            "context-doctor.toml": THRESHOLDS
+            + '[freshness]\nregistry = [{slug = "projects", path = "PROJECTS.md", threshold = 12}]\n',
+        },
+    )
+    assert grades(doctor, tmp_path)["PROJECTS.md"]["threshold_days"] == 12
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [
+        ("projects = 0", "freshness.thresholds.projects"),
+        ('goals = "30"', "freshness.thresholds.goals"),
+    ],
+)
+def test_a_bad_threshold_is_exit_2_naming_the_key(
+    tmp_path: Path, doctor: Doctor, table: str, key: str
+) -> None:
+    write(
+        tmp_path,
+        {
+            "PROJECTS.md": front(last_reviewed="2026-06-10"),
+            "context-doctor.toml": f"[freshness.thresholds]\n{table}\n",
+        },
+    )
+    run = doctor("freshness", str(tmp_path), "--today", TODAY)
+    assert run.exit_code == 2
+    assert f"key `{key}`" in run.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import date
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from support import git
 
 from context_doctor.commands.freshness import (
     freshness_group,
@@ -545,3 +547,89 @@ def test_a_failed_rename_leaves_the_original_and_no_temporary_file(
     assert "cannot write" in result.stderr and "No space left" in result.stderr
     assert target.read_text(encoding="utf-8") == text
     assert sorted(entry.name for entry in tmp_path.iterdir() if entry.is_file()) == ["PROJECTS.md"]
+
+
+# -- SPEC §4 follow-ups: statusline cache, backups outside the work tree --------
+
+
+def repository(root: Path, files: dict[str, str]) -> Path:
+    """A real git repository holding ``files``, committed."""
+    for name, text in files.items():
+        write(root / name, text)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "context files", identity=True, when=NOW)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        (review_command, ()),
+        (touch_command, ()),
+        (review_section_command, ("goals",)),
+    ],
+)
+def test_every_bump_rewrites_the_configured_statusline_cache(
+    tmp_path: Path, command: click.Command, args: tuple[str, ...]
+) -> None:
+    root = repository(
+        tmp_path / "kb",
+        {
+            "context/PROJECTS.md": PROJECTS,
+            "context-doctor.toml": '[freshness]\ncache = "../state/freshness.json"\n',
+        },
+    )
+    result = invoke(command, root / "context" / "PROJECTS.md", *args, "--by", "me", "--now", NOW)
+    assert result.exit_code == 0, result.output
+    cache = tmp_path / "state" / "freshness.json"
+    assert f"rewrote the statusline cache {cache}" in result.stdout
+    data = json.loads(cache.read_bytes())
+    assert data["generated_at"] == NOW
+    assert [entry["path"] for entry in data["files"]] == ["context/PROJECTS.md"]
+    expected = "A" if command is review_command else "F"  # only a review moves the grade
+    assert data["files"][0]["grade"] == expected
+    # A second, later bump rewrites it again.
+    assert invoke(command, root / "context" / "PROJECTS.md", *args, "--now", LATER).exit_code == 0
+    assert json.loads(cache.read_bytes())["generated_at"] == LATER
+
+
+def test_no_cache_configured_writes_none_and_an_explicit_config_is_used(tmp_path: Path) -> None:
+    target = write(tmp_path / "PROJECTS.md", PROJECTS)
+    result = invoke(review_command, target, "--by", "me", "--now", NOW)
+    assert result.exit_code == 0 and "statusline" not in result.stdout
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["PROJECTS.md"]
+    config = write(tmp_path / "elsewhere" / "cd.toml", '[freshness]\ncache = "line.json"\n')
+    result = invoke(touch_command, target, "--by", "me", "--now", NOW, "--config", config)
+    assert result.exit_code == 0, result.output
+    assert json.loads((config.parent / "line.json").read_bytes())["generated_at"] == NOW
+
+
+def test_migrate_keeps_its_backup_under_the_git_directory_not_the_work_tree(
+    tmp_path: Path,
+) -> None:
+    original = b"# Notes\r\n\r\nbody\r\n"
+    root = repository(tmp_path / "kb", {"context/NOTES.md": original.decode()})
+    target = root / "context" / "NOTES.md"
+    result = invoke(migrate_command, target, "--now", NOW)
+    assert result.exit_code == 0, result.output
+    folder = root / ".git" / "context-doctor" / "backups" / "context"
+    (backup,) = folder.iterdir()
+    assert backup.name == "NOTES.md.20260610T093000+0200.bak"
+    assert backup.read_bytes() == original
+    assert f"(backup: {backup})" in result.stdout
+    assert not any(path.name == "Backups" for path in root.rglob("*"))
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == "M context/NOTES.md"
+
+
+def test_migrate_in_a_linked_worktree_backs_up_into_the_common_git_directory(
+    tmp_path: Path,
+) -> None:
+    main = repository(tmp_path / "main", {"NOTES.md": "# Notes\n"})
+    git(main, "worktree", "add", "-q", str(tmp_path / "linked"))
+    linked = tmp_path / "linked" / "NOTES.md"
+    dry = invoke(migrate_command, linked, "--dry-run", "--now", NOW)
+    common = (main / ".git" / "context-doctor" / "backups").resolve()
+    assert f"(backup under {common}/)" in dry.stdout
+    assert invoke(migrate_command, linked, "--now", NOW).exit_code == 0
+    assert [path.name for path in common.iterdir()] == ["NOTES.md.20260610T093000+0200.bak"]
