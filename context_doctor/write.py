@@ -665,6 +665,22 @@ def move_aside(path: Path, destination: Path) -> None:
         _fsync_directory(directory)
 
 
+def remove_file(path: Path) -> None:
+    """Delete ``path`` (a file or a link, never followed) under the directory lock; fsync it.
+
+    Used by ``hook uninstall`` for a hook the doctor wrote; a missing file is
+    already removed.
+    """
+    with _locked_directory(_parent(path)) as directory:
+        try:
+            os.unlink(path.name, dir_fd=directory)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise _write_error(path, error) from error
+        _fsync_directory(directory)
+
+
 def default_mode() -> int:
     """A new file's permission bits: 0666 minus the process umask."""
     umask = os.umask(0)

@@ -8,6 +8,7 @@ interpreter in ``sys.executable``. Nothing here mocks git.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -21,7 +22,8 @@ from ruamel.yaml import YAML
 from support import Doctor, MakeRepo, run_git
 
 from context_doctor.cli import cli
-from context_doctor.hooks import MARKER
+from context_doctor.gitfacts import git_environment
+from context_doctor.hooks import MARKER, install_hook
 from context_doctor.testing import remote_path
 
 TODAY = "2026-06-02"
@@ -257,3 +259,128 @@ def test_pre_commit_manifest() -> None:
     assert "pre-push" in hook["stages"]
     assert hook["entry"].split()[:2] == ["context-doctor", "check"]
     assert "--pre-push" in hook["entry"].split()
+
+
+# -- hooks that survive (issue 12) ----------------------------------------------------
+
+
+def push_with(root: Path, path: str) -> subprocess.CompletedProcess[str]:
+    """``git push`` with ``PATH`` replaced, so what the hook can find is chosen by the test."""
+    env = {**git_environment(), "PATH": path}
+    return subprocess.run(
+        ["git", "push", "origin", "main"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def grow(root: Path) -> None:
+    long_context = CONTEXT + "".join(f"Line {n}.\n" for n in range(160))
+    commit(root, {"projects/fine/CONTEXT.md": long_context}, "grow the context")
+
+
+def test_a_refused_push_ends_with_the_refusal_line(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    grow(root)
+    pushed = push(root)
+    assert pushed.returncode != 0
+    # git forwards the hook's output; what it adds itself ("error: failed to push...") follows.
+    hook_lines = [
+        line
+        for line in (pushed.stdout + pushed.stderr).splitlines()
+        if line.strip() and not line.startswith(("error:", "To ", " ! ", "hint:"))
+    ]
+    assert hook_lines[-1] == (
+        "push refused by context-doctor: 1 defect (git push --no-verify bypasses)"
+    )
+
+
+def test_hook_without_its_interpreter_falls_back_to_path(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    root = make_repo(healthy())
+    install_hook(root, python=str(tmp_path / "deleted-venv" / "bin" / "python"))
+    grow(root)
+    # The console script next to this interpreter stands for "context-doctor on PATH".
+    scripts = Path(sys.executable).parent
+    if not (scripts / "context-doctor").exists():
+        pytest.skip("no context-doctor console script beside the test interpreter")
+    pushed = push_with(root, f"{scripts}:{os.defpath}")
+    assert pushed.returncode != 0
+    output = pushed.stdout + pushed.stderr
+    assert "[context-budget]" in output
+    assert "push refused by context-doctor: 1 defect" in output
+
+
+def test_hook_that_finds_no_doctor_refuses_with_one_line(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    root = make_repo(healthy())
+    install_hook(root, python=str(tmp_path / "deleted-venv" / "bin" / "python"))
+    before = remote_main(root)
+    commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
+    git_dir = Path(shutil.which("git") or "/usr/bin/git").parent
+    pushed = push_with(root, f"{git_dir}:/bin:/usr/bin")
+    assert pushed.returncode != 0
+    output = pushed.stdout + pushed.stderr
+    refusal = [line for line in output.splitlines() if "context-doctor" in line]
+    assert len(refusal) == 1, pushed.stderr
+    assert refusal[0].startswith("push refused by context-doctor: the hook cannot run the doctor")
+    assert "context-doctor hook install" in refusal[0]
+    assert "context-doctor hook uninstall" in refusal[0]
+    assert "not found" not in output
+    assert remote_main(root) == before
+
+
+def test_uninstall_restores_the_newest_backup(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    hook_path(root).write_text(FOREIGN)
+    assert doctor("hook", "install", "--repo", str(root), "--force").exit_code == 0
+    [backup] = backups(root)
+    run = doctor("hook", "uninstall", "--repo", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert f"restored the previous hook from {backup}" in run.stdout
+    assert hook_path(root).read_text() == FOREIGN
+    assert backups(root) == []
+    # The restored hook is the foreign one again: uninstall refuses to touch it.
+    again = doctor("hook", "uninstall", "--repo", str(root))
+    assert again.exit_code == 1
+    assert "was not installed by context-doctor" in again.stderr
+    assert hook_path(root).read_text() == FOREIGN
+
+
+def test_uninstall_without_a_backup_removes_the_hook(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    assert doctor("hook", "uninstall", "--repo", str(root)).exit_code == 0
+    assert not hook_path(root).exists()
+    nothing = doctor("hook", "uninstall", "--repo", str(root))
+    assert nothing.exit_code == 1
+    assert "nothing to uninstall" in nothing.stderr
+    # With the hook gone, a push with defects goes through.
+    grow(root)
+    assert push(root).returncode == 0
+
+
+def test_install_refuses_a_global_hooks_path_without_force(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(healthy())
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[core]\n\thooksPath = {shared}\n")
+    env = {"GIT_CONFIG_GLOBAL": str(config)}
+    run = doctor("hook", "install", "--repo", str(root), env=env)
+    assert run.exit_code == 1
+    assert "core.hooksPath is set in the global git config" in run.stderr
+    assert "shared by every repository" in run.stderr
+    assert run.stderr.count("\n") == 1
+    assert list(shared.iterdir()) == []
+    forced = doctor("hook", "install", "--repo", str(root), "--force", env=env)
+    assert forced.exit_code == 0, forced.stderr
+    assert MARKER in (shared / "pre-push").read_text()

@@ -15,6 +15,7 @@ from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.config import Settings
 from context_doctor.corpus import Corpus, discover, synthesis_home
 from context_doctor.errors import DoctorError
+from context_doctor.hooks import BYPASS, REFUSED
 from context_doctor.registry import CheckSpec
 from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
@@ -176,7 +177,11 @@ def check_command(
             show_coverage=show_coverage,
             output_file=output_file,
         )
-    sys.exit(report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero))
+    code = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
+    if pre_push and code == 1:
+        # The last line a refused push shows (git prints the hook's output on stderr).
+        click.echo(f"{REFUSED}: {plural(report.defects, 'defect')} ({BYPASS})")
+    sys.exit(code)
 
 
 def in_ci() -> bool:

@@ -8,7 +8,7 @@ import click
 
 from context_doctor.commands.common import guarded
 from context_doctor.errors import DoctorError
-from context_doctor.hooks import install_hook
+from context_doctor.hooks import install_hook, uninstall_hook
 
 
 @click.group("hook")
@@ -27,7 +27,8 @@ def hook_group() -> None:
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace a pre-push hook that is not context-doctor's (it is kept as a backup).",
+    help="Replace a pre-push hook that is not context-doctor's (it is kept as a backup), "
+    "or install into a core.hooksPath shared by every repository.",
 )
 def hook_install_command(repo: Path, force: bool) -> None:
     """Install a plain git pre-push hook (for people without pre-commit)."""
@@ -38,3 +39,26 @@ def hook_install_command(repo: Path, force: bool) -> None:
         click.echo(f"installed {target}")
         if backup is not None:
             click.echo(f"kept the previous hook as {backup}")
+
+
+@hook_group.command("uninstall")
+@click.option(
+    "--repo",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=".",
+    show_default=True,
+    help="The repository to remove the pre-push hook from.",
+)
+def hook_uninstall_command(repo: Path) -> None:
+    """Remove the pre-push hook context-doctor wrote and restore the newest backup.
+
+    Exit 0 removed; 1 refused (no hook, or a hook the doctor did not write:
+    nothing is changed); 2 not a repository.
+    """
+    with guarded(False, False):
+        if not repo.is_dir():
+            raise DoctorError(f"{repo} is not a directory", "pass --repo PATH of a git repository")
+        target, restored = uninstall_hook(repo)
+        click.echo(f"removed {target}")
+        if restored is not None:
+            click.echo(f"restored the previous hook from {restored}")

@@ -84,6 +84,7 @@ def test_every_subcommand_help_lists_its_options(doctor: Doctor) -> None:
         ["explain"],
         ["demo"],
         ["hook", "install"],
+        ["hook", "uninstall"],
         ["report"],
         ["sweep"],
     ):
