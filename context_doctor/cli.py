@@ -6,11 +6,14 @@ this module only registers them, and :func:`main` is the console script.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from pathlib import Path
 
 import click
 
 from context_doctor import __version__
+from context_doctor.audit import emit_error
 from context_doctor.commands.check import check_command
 from context_doctor.commands.demo import demo_command
 from context_doctor.commands.explain import explain_command
@@ -18,7 +21,7 @@ from context_doctor.commands.freshness import freshness_group
 from context_doctor.commands.hook import hook_group
 from context_doctor.commands.report import report_command
 from context_doctor.commands.sweep import sweep_command
-from context_doctor.render.jsonout import error_json
+from context_doctor.errors import DoctorError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,13 +42,27 @@ for _command in (
     cli.add_command(_command)
 
 
-def _wants_json(args: list[str]) -> bool:
+def _option_value(args: list[str], *names: str) -> str | None:
+    """The last value given to one of ``names`` (``--name VALUE`` or ``--name=VALUE``)."""
+    found: str | None = None
     for position, arg in enumerate(args):
-        if arg in ("--json", "--output-format=json"):
-            return True
-        if arg == "--output-format" and args[position + 1 : position + 2] == ["json"]:
-            return True
-    return False
+        for name in names:
+            if arg == name and position + 1 < len(args):
+                found = args[position + 1]
+            elif arg.startswith(f"{name}="):
+                found = arg.split("=", 1)[1]
+    return found
+
+
+def _wanted_format(args: list[str]) -> str | None:
+    """The output format a failed command line asked for, as far as it can be read."""
+    if "--json" in args:
+        return "json"
+    return _option_value(args, "--output-format")
+
+
+def _wants_json(args: list[str]) -> bool:
+    return _wanted_format(args) == "json"
 
 
 def main(args: list[str] | None = None) -> None:
@@ -54,8 +71,14 @@ def main(args: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="context-doctor", standalone_mode=False)
     except click.ClickException as error:
-        if _wants_json(argv):
-            click.echo(error_json(error.format_message(), "see `context-doctor --help`"), nl=False)
+        # A bad option is exit 2 too: the machine formats still get a valid document
+        # (SARIF log, one ::error::, the JSON error object), to -o FILE when given.
+        wanted = _wanted_format(argv)
+        if wanted in ("json", "sarif", "github"):
+            output = _option_value(argv, "-o", "--output-file")
+            problem = DoctorError(error.format_message(), "see `context-doctor --help`")
+            with contextlib.suppress(DoctorError):  # the usage error below is what matters
+                emit_error(problem, wanted, Path(output) if output else None)
         error.show()
         sys.exit(2 if isinstance(error, click.UsageError) else error.exit_code)
     except click.Abort:

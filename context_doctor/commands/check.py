@@ -32,6 +32,14 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
         click.echo(f"severity.{name} = {level.value!r}  # {settings.origin(f'severity.{name}')}")
     for name, number in sorted(settings.budgets.items()):
         click.echo(f"budgets.{name} = {number}  # {settings.origin(f'budgets.{name}')}")
+    if settings.baseline is not None:
+        click.echo(f"baseline = {str(settings.baseline)!r}  # {settings.origin('baseline')}")
+    for key, table in (
+        ("per-project-ignores", settings.per_project_ignores),
+        ("per-path-ignores", settings.per_path_ignores),
+    ):
+        for name, names in sorted(table.items()):
+            click.echo(f"{key}.{name!r} = {names}  # {settings.origin(f'{key}.{name}')}")
 
 
 @click.command("check")

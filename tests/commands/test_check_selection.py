@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import Run
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
 
 from context_doctor.registry import GROUPS, load_checks
 
@@ -94,13 +97,11 @@ def test_output_file_in_a_missing_directory_is_exit_2(
     assert not target.parent.exists()
 
 
-def sarif_validator() -> Draft202012Validator:
+def sarif_validator() -> Validator:
+    """A validator for the SARIF 2.1.0 schema the repository ships (draft-07)."""
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    validator_class: type[Draft202012Validator] = Draft202012Validator
-    from jsonschema.validators import validator_for
-
-    validator_class = validator_for(schema)
-    return validator_class(schema)
+    validator: Validator = validator_for(schema)(schema)
+    return validator
 
 
 def test_sarif_on_exit_2_is_a_valid_log(doctor: Doctor, tmp_path: Path) -> None:
@@ -170,3 +171,29 @@ def test_gitlab_code_quality(scenario_repo: Callable[[str], Path], doctor: Docto
         assert issue["fingerprint"] == result["partialFingerprints"]["contextDoctor/v1"]
         assert issue["severity"] == {"error": "major", "warning": "minor"}[result["level"]]
         assert issue["location"]["lines"]["begin"] >= 1
+
+
+def test_sarif_on_a_bad_option_is_a_valid_log(tmp_path: Path) -> None:
+    """Usage errors go through the console script (``main``), not the click group."""
+    target = tmp_path / "out.sarif"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "context_doctor",
+            "check",
+            "--today",
+            "soon",
+            "--output-format",
+            "sarif",
+            "-o",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    log = json.loads(target.read_text(encoding="utf-8"))
+    sarif_validator().validate(log)
+    assert log["runs"][0]["invocations"][0]["executionSuccessful"] is False
