@@ -20,6 +20,7 @@ from context_doctor.commands.explain import explain_command
 from context_doctor.commands.freshness import freshness_group
 from context_doctor.commands.hook import hook_group
 from context_doctor.commands.report import report_command
+from context_doctor.commands.state import state_group
 from context_doctor.commands.sweep import sweep_command
 from context_doctor.errors import DoctorError
 
@@ -38,6 +39,7 @@ for _command in (
     hook_group,
     report_command,
     sweep_command,
+    state_group,
 ):
     cli.add_command(_command)
 

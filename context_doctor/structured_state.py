@@ -47,6 +47,7 @@ from context_doctor.model.state import (
     schema_problems,
     without_block,
 )
+from context_doctor.write import WriteRefused
 
 BLOCK_FIELDS = ("phase", "status", "last session", "accepted baseline", "controlling plan")
 NONE_RECORDED = "none recorded"
@@ -56,20 +57,15 @@ _STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}[^)]*\)\s*$", re.IGNORECASE)
 _FIELD_NAMES = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
 
 
-class StateRefused(Exception):
+class StateRefused(WriteRefused):
     """Nothing was written; ``rule`` names why (the command exits 1)."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
 
 
 @dataclass(frozen=True)
 class PlannedWrite:
     path: Path
     data: bytes
-    create: bool  # a new file (write_file) rather than a replacement (replace_file)
+    original: bytes | None  # the bytes the plan was computed from (None: a new file)
 
 
 def serialise(state: dict[str, Any]) -> bytes:
@@ -183,7 +179,7 @@ def plan_init(
     }
     state = {key: state[key] for key in FIELD_ORDER}
     _checked(state)
-    return PlannedWrite(path, serialise(state), create=True)
+    return PlannedWrite(path, serialise(state), None)
 
 
 def _line_ending(text: str) -> str:
@@ -281,13 +277,13 @@ def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> list
     refreshed = dict(state, content_hashes=hashes, git_head=_git_head(project))
     writes: list[PlannedWrite] = []
     if new_context != context_raw:
-        writes.append(PlannedWrite(context.path, new_context, create=False))
+        writes.append(PlannedWrite(context.path, new_context, context_raw))
     if refreshed != state:
         writes.append(
             PlannedWrite(
                 path,
                 serialise(dict(refreshed, updated_at=now.isoformat(timespec="seconds"))),
-                create=False,
+                reading.raw,
             )
         )
     return writes

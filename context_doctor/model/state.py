@@ -81,6 +81,7 @@ class StateReading:
     problems: list[StateProblem] = field(default_factory=list)
     data: dict[str, Any] | None = None  # set only when the object is valid
     key_lines: dict[str, int] = field(default_factory=dict)  # top-level key -> 1-based line
+    raw: bytes | None = None  # the bytes read, when the file was read
 
     @property
     def valid(self) -> bool:
@@ -242,7 +243,7 @@ def read_state(path: Path) -> StateReading:
         )
     problems = schema_problems(loaded, key_lines)
     return StateReading(
-        True, problems=problems, data=None if problems else loaded, key_lines=key_lines
+        True, problems=problems, data=None if problems else loaded, key_lines=key_lines, raw=raw
     )
 
 

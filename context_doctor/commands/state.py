@@ -1,0 +1,137 @@
+"""``context-doctor state init|compile PROJECT``: structured state (SPEC §4).
+
+Thin: find the project, ask :mod:`context_doctor.structured_state` for the
+bytes to write (or its refusal), write them through :mod:`context_doctor.write`.
+Exit 0 written (or already current), 1 refused (nothing written), 2 when the
+project cannot be found or a file cannot be read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from context_doctor.commands.common import guarded
+from context_doctor.corpus import discover
+from context_doctor.errors import DoctorError, Unreadable
+from context_doctor.model.project import Project
+from context_doctor.render.escape import escape_text
+from context_doctor.structured_state import PlannedWrite, plan_compile, plan_init
+from context_doctor.write import WriteRefused, read_snapshot, replace_file, update_file, write_file
+
+
+def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
+    if value is None:
+        return datetime.now().astimezone()
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO-8601 datetime") from None
+    if parsed.utcoffset() is None:
+        raise click.BadParameter(f"{value!r} has no UTC offset")
+    return parsed
+
+
+_PROJECT = click.argument("project", type=click.Path(path_type=Path))
+_NOW = click.option(
+    "--now",
+    metavar="ISO-8601",
+    hidden=True,
+    callback=_parse_now,
+    help="The current time, with its offset (updated_at; for reproducible tests).",
+)
+
+
+@click.group("state")
+def state_group() -> None:
+    """Structured state: CURRENT_STATE.json and the block it compiles into CONTEXT.md."""
+
+
+def _project(path: Path) -> Project:
+    corpus = discover(projects=(str(path),))
+    projects = corpus.projects
+    if len(projects) != 1 or not projects[0].directory_exists:
+        raise DoctorError(f"{path} is not one project directory", "name a project directory")
+    return projects[0]
+
+
+def _unreadable(error: Unreadable) -> DoctorError:
+    return DoctorError(f"{error.rel_path} {error.reason}", "re-save it as UTF-8 text")
+
+
+@state_group.command("init")
+@_PROJECT
+@click.option(
+    "--plan",
+    metavar="PATH",
+    help="The controlling plan, project-relative (default: the `**Controlling plan:**` link).",
+)
+@click.option(
+    "--baseline",
+    metavar="TEXT",
+    help="The accepted baseline (default: `**Accepted baseline:**`, else `none recorded`).",
+)
+@_NOW
+def init_command(project: Path, plan: str | None, baseline: str | None, now: datetime) -> None:
+    """Write CURRENT_STATE.json from the header, the session log and the What's Next items.
+
+    Refuses (exit 1) when the state file exists or the plan is missing or does
+    not resolve inside the project.
+    """
+    with guarded(False, False):
+        target = _project(project)
+        try:
+            planned = plan_init(target, plan=plan, baseline=baseline, now=now)
+        except Unreadable as error:
+            raise _unreadable(error) from error
+        write_file(planned.path, planned.data, exclusive=True, within=target.directory)
+        click.echo(
+            f"wrote {escape_text(target.relative(planned.path))}; run `context-doctor state "
+            f"compile {escape_text(str(project))}` to render its block into CONTEXT.md"
+        )
+
+
+def _replace_unchanged(planned: PlannedWrite, within: Path) -> None:
+    """Replace a file with the planned bytes unless it changed since the plan read it."""
+    expected = planned.original
+
+    def transform(current: bytes) -> bytes:
+        if current != expected:
+            raise WriteRefused(
+                "changed-on-disk", f"{planned.path} changed while compiling; nothing written"
+            )
+        return planned.data
+
+    update_file(planned.path, transform, within=within)
+
+
+@state_group.command("compile")
+@_PROJECT
+@_NOW
+def compile_command(project: Path, now: datetime) -> None:
+    """Render the generated block into CONTEXT.md; refresh content_hashes, git_head, updated_at.
+
+    The block replaces the header's Phase/Status/Last session/Accepted
+    baseline/Controlling plan lines (or goes right under the title). Refuses
+    (exit 1) an invalid state file.
+    """
+    with guarded(False, False):
+        target = _project(project)
+        snapshot = read_snapshot(target.context.path, within=target.directory)
+        try:
+            writes = plan_compile(target, snapshot.data, now=now)
+        except Unreadable as error:
+            raise _unreadable(error) from error
+        for planned in writes:
+            if planned.path == snapshot.path:
+                replace_file(snapshot, planned.data, within=target.directory)
+            else:
+                _replace_unchanged(planned, target.directory)
+        where = escape_text(target.rel_dir)
+        if not writes:
+            click.echo(f"{where}: the block and content hashes are current; nothing written")
+        else:
+            names = ", ".join(escape_text(target.relative(p.path)) for p in writes)
+            click.echo(f"compiled {where}: wrote {names}")

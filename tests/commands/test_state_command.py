@@ -1,0 +1,236 @@
+"""``context-doctor state init|compile`` on real git repositories (SPEC §4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import Doctor, MakeRepo, assert_skipped, audit, git, head
+
+from context_doctor.model.state import BLOCK_END, BLOCK_START
+
+TODAY = "2026-06-20"
+NOW = "2026-06-20T09:30:00+02:00"
+CHECK = "semantic-current-state"
+PROJECT = "projects/alpha"
+
+CONTEXT = """\
+# Alpha — Working Context
+
+**Phase:** Build (round 3)
+**Status:** Active
+**Last session:** 2026-06-17 (round 3)
+**Accepted baseline:** v1.2.0
+**Controlling plan:** [the plan](plans/plan.md)
+**Owner:** Dana
+
+See [REFERENCE.md](REFERENCE.md) and [sessions/](sessions/).
+
+## Current State
+The parser is in.
+
+## What's Next
+- [ ] Ship the parser (as of 2026-06-18)
+- [x] Write the lexer
+- Review the grammar
+
+## Notes
+- not an action
+"""
+
+
+def files(context: str = CONTEXT) -> dict[str, Any]:
+    return {
+        "projects/index.yaml": "projects:\n  - id: alpha\n    status: active\n",
+        f"{PROJECT}/CONTEXT.md": context,
+        f"{PROJECT}/REFERENCE.md": "# Alpha — Reference\n",
+        f"{PROJECT}/sessions/2026-06.md": "# June\n\n## 2026-06-18 — round 3\nParser in.\n",
+        f"{PROJECT}/plans/plan.md": "# Plan\n",
+    }
+
+
+def repo(make_repo: MakeRepo, **changes: Any) -> Path:
+    chosen = files()
+    chosen.update(changes)
+    return make_repo(
+        {"commits": [{"date": "2026-06-18T10:00:00+00:00", "message": "alpha", "files": chosen}]}
+    )
+
+
+def state(doctor: Doctor, root: Path, *args: str) -> Any:
+    return doctor("state", *args, "--now", NOW, cwd=root)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    project = root / PROJECT
+    return {p.name: p.read_bytes() for p in project.iterdir() if p.is_file()}
+
+
+def test_init_compile_check_round_trip(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = repo(make_repo)
+    run = state(doctor, root, "init", PROJECT)
+    assert run.exit_code == 0, run.stderr
+    written = json.loads((root / PROJECT / "CURRENT_STATE.json").read_text())
+    assert written == {
+        "schema_version": 1,
+        "project_id": "alpha",
+        "phase": "Build (round 3)",
+        "status": "Active",
+        "controlling_plan": "plans/plan.md",
+        "accepted_baseline": "v1.2.0",
+        "next_actions": ["Ship the parser", "Review the grammar"],
+        "last_session": "2026-06-18",
+        "session_id": None,
+        "content_hashes": written["content_hashes"],
+        "repository": root.name,
+        "project_path": PROJECT,
+        "git_head": head(root),
+        "source_heads": written["source_heads"],
+        "updated_at": "2026-06-20T09:30:00+02:00",
+    }
+    assert set(written["content_hashes"]) == {
+        "CONTEXT.md",
+        "REFERENCE.md",
+        "sessions/2026-06.md",
+        "plans/plan.md",
+    }
+    assert list(written["source_heads"].values()) == [head(root)]
+
+    run = state(doctor, root, "compile", PROJECT)
+    assert run.exit_code == 0, run.stderr
+    lines = (root / PROJECT / "CONTEXT.md").read_text().splitlines()
+    assert lines[:13] == [
+        "# Alpha — Working Context",
+        "",
+        BLOCK_START,
+        "**Phase:** Build (round 3)",
+        "**Status:** Active",
+        "**Last session:** 2026-06-18",
+        "**Accepted baseline:** v1.2.0",
+        "**Controlling plan:** [plans/plan.md](plans/plan.md)",
+        "**Next actions:**",
+        "- Ship the parser",
+        "- Review the grammar",
+        BLOCK_END,
+        "**Owner:** Dana",
+    ]
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "structured", when="2026-06-18T12:00:00+00:00", identity=True)
+
+    report = audit(doctor, "--project", str(root / PROJECT), today=TODAY)
+    assert report.findings(CHECK) == [], report.findings(CHECK)
+    assert_skipped(report, "body-currency", "structured state")
+
+    again = state(doctor, root, "compile", PROJECT)  # idempotent apart from git_head
+    assert again.exit_code == 0
+
+    with (root / PROJECT / "REFERENCE.md").open("a") as handle:
+        handle.write("A new stable fact.\n")
+    fired = audit(doctor, "--project", str(root / PROJECT), today=TODAY).findings(CHECK)
+    assert len(fired) == 1 and "`REFERENCE.md`" in fired[0]["message"]
+
+    assert state(doctor, root, "compile", PROJECT).exit_code == 0
+    assert audit(doctor, "--project", str(root / PROJECT), today=TODAY).findings(CHECK) == []
+
+
+def test_compile_twice_writes_nothing_the_second_time(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = repo(make_repo)
+    assert state(doctor, root, "init", PROJECT).exit_code == 0
+    assert state(doctor, root, "compile", PROJECT).exit_code == 0
+    before = snapshot(root)
+    run = state(doctor, root, "compile", PROJECT)
+    assert run.exit_code == 0 and "nothing written" in run.stdout
+    assert snapshot(root) == before
+
+
+def test_plan_and_baseline_options_win(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = repo(make_repo, **{f"{PROJECT}/plans/other.md": "# Other\n"})
+    run = state(doctor, root, "init", PROJECT, "--plan", "plans/other.md", "--baseline", "v2.0.0")
+    assert run.exit_code == 0, run.stderr
+    written = json.loads((root / PROJECT / "CURRENT_STATE.json").read_text())
+    assert (written["controlling_plan"], written["accepted_baseline"]) == (
+        "plans/other.md",
+        "v2.0.0",
+    )
+
+
+def test_without_header_fields_the_block_goes_under_the_title(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = repo(make_repo)
+    assert state(doctor, root, "init", PROJECT).exit_code == 0
+    path = root / PROJECT / "CONTEXT.md"
+    path.write_bytes(b"# Alpha\r\nIntro.\r\n\r\n## Current State\r\nIn.\r\n")
+    assert state(doctor, root, "compile", PROJECT).exit_code == 0
+    raw = path.read_bytes()
+    assert raw.startswith(b"# Alpha\r\n\r\n" + BLOCK_START.encode() + b"\r\n**Phase:**")
+    assert raw.endswith(BLOCK_END.encode() + b"\r\n\r\nIntro.\r\n\r\n## Current State\r\nIn.\r\n")
+    assert b"\n" not in raw.replace(b"\r\n", b"")  # CRLF kept, never mixed
+
+
+@pytest.mark.parametrize(
+    ("args", "context", "rule"),
+    [
+        ((), CONTEXT.replace("**Controlling plan:** [the plan](plans/plan.md)\n", ""), "plan"),
+        (("--plan", "../../etc/passwd"), CONTEXT, "plan"),
+        (("--plan", "/etc/passwd"), CONTEXT, "plan"),
+        (("--plan", "plans/missing.md"), CONTEXT, "plan"),
+        ((), CONTEXT.replace("**Status:** Active\n", ""), "no-status"),
+    ],
+)
+def test_init_refusals_write_nothing(
+    doctor: Doctor, make_repo: MakeRepo, args: tuple[str, ...], context: str, rule: str
+) -> None:
+    root = repo(make_repo, **{f"{PROJECT}/CONTEXT.md": context})
+    before = snapshot(root)
+    run = state(doctor, root, "init", PROJECT, *args)
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert f"[{rule}]" in run.stderr
+    assert snapshot(root) == before
+
+
+def test_init_refuses_an_existing_state_file(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = repo(make_repo, **{f"{PROJECT}/CURRENT_STATE.json": "{}\n"})
+    before = snapshot(root)
+    run = state(doctor, root, "init", PROJECT)
+    assert run.exit_code == 1 and "[state-exists]" in run.stderr
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("state_text", "rule"),
+    [
+        (None, "no-state"),
+        ("{ this is not json", "invalid-state"),
+        ('{"schema_version": 1}', "invalid-state"),
+        ("[]", "invalid-state"),
+    ],
+)
+def test_compile_refusals_write_nothing(
+    doctor: Doctor, make_repo: MakeRepo, state_text: str | None, rule: str
+) -> None:
+    extra = {} if state_text is None else {f"{PROJECT}/CURRENT_STATE.json": state_text}
+    root = repo(make_repo, **extra)
+    before = snapshot(root)
+    run = state(doctor, root, "compile", PROJECT)
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert f"[{rule}]" in run.stderr
+    assert snapshot(root) == before
+
+
+def test_compile_refuses_a_state_of_another_project(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = repo(make_repo)
+    assert state(doctor, root, "init", PROJECT).exit_code == 0
+    path = root / PROJECT / "CURRENT_STATE.json"
+    path.write_text(path.read_text().replace('"project_id": "alpha"', '"project_id": "beta"'))
+    before = snapshot(root)
+    run = state(doctor, root, "compile", PROJECT)
+    assert run.exit_code == 1 and "[invalid-state]" in run.stderr
+    assert snapshot(root) == before
+
+
+def test_a_missing_project_is_exit_2(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = repo(make_repo)
+    assert state(doctor, root, "init", "projects/nope").exit_code == 2
