@@ -7,7 +7,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -134,3 +134,16 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
+    """The hidden ``--now`` of writing commands: an ISO-8601 datetime with its offset."""
+    if value is None:
+        return datetime.now().astimezone()
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO-8601 datetime") from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise click.BadParameter(f"{value!r} has no UTC offset (e.g. 2026-05-04T03:00:00-07:00)")
+    return parsed

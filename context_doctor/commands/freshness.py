@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from context_doctor.commands.common import guarded, parse_today
+from context_doctor.commands.common import guarded, parse_now, parse_today
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, summarize
@@ -154,24 +154,12 @@ def _default_by() -> str:
     return os.environ.get("USER") or "unknown"
 
 
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
-    if value is None:
-        return datetime.now().astimezone()
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO-8601 datetime") from None
-    if parsed.tzinfo is None or parsed.utcoffset() is None:
-        raise click.BadParameter(f"{value!r} has no UTC offset (e.g. 2026-05-04T03:00:00-07:00)")
-    return parsed
-
-
 def _now_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--now",
         metavar="ISO-8601",
         hidden=True,
-        callback=_parse_now,
+        callback=parse_now,
         help="The current time, with its offset (for reproducible tests).",
     )(function)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from context_doctor.commands.common import guarded
+from context_doctor.commands.common import guarded, parse_now
 from context_doctor.corpus import discover
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.model.project import Project
@@ -21,25 +21,12 @@ from context_doctor.render.escape import escape_text
 from context_doctor.structured_state import PlannedWrite, plan_compile, plan_init
 from context_doctor.write import WriteRefused, read_snapshot, replace_file, update_file, write_file
 
-
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
-    if value is None:
-        return datetime.now().astimezone()
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO-8601 datetime") from None
-    if parsed.utcoffset() is None:
-        raise click.BadParameter(f"{value!r} has no UTC offset")
-    return parsed
-
-
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 _NOW = click.option(
     "--now",
     metavar="ISO-8601",
     hidden=True,
-    callback=_parse_now,
+    callback=parse_now,
     help="The current time, with its offset (updated_at; for reproducible tests).",
 )
 
