@@ -118,7 +118,8 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     if not project.directory_exists:
         return
     for document in project.tier_documents():
-        if document.problem is not None:
+        # A file that leaves the repository is untracked-context's finding, not read here.
+        if document.problem is not None and not document.outside:
             yield Issue(f"{document.rel_path} {document.problem}", document.rel_path)
     for path, problem in project.shape_problems:
         yield Issue(f"{path} {problem}", path)

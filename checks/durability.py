@@ -31,6 +31,7 @@ CI_CHECKOUT = SkipRule(
 @check(
     "untracked-context",
     severity=Severity.DEFECT,
+    needs_context=False,  # a CONTEXT.md that leaves the repository is this check's finding
     skips=(CI_CHECKOUT,),
     summary="a tier file is ignored, excluded, or lives outside the repository",
     remedy="Remove the ignore or exclude rule (see `git check-ignore -v FILE`) and commit the file; "

@@ -14,6 +14,9 @@ bomb) or a large one can cost memory; every parse is bounded instead (SECURITY.m
   without aliases a document has fewer nodes than bytes, so only alias reuse can
   reach the limit; a 578-byte bomb of 10 aliases over 9 levels (10^9 nodes) is
   refused after 100,000.
+- :func:`resolves_within`: nothing is read through a symlink that leaves the
+  repository (a tier file linked to ``~/notes/x.md`` is ``untracked-context``,
+  never read or quoted).
 """
 
 from __future__ import annotations
@@ -44,3 +47,12 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 def yaml_node_limit(text: str) -> int:
     """How many nodes a YAML document of ``text`` may expand to."""
     return max(MIN_YAML_NODES, len(text))
+
+
+def resolves_within(path: Path, root: Path) -> bool:
+    """True when ``path`` (symlinks followed) lies inside ``root``; False if it leaves or loops."""
+    try:
+        path.resolve(strict=True).relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True

@@ -27,7 +27,7 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
-from context_doctor.limits import TooLarge, read_limited
+from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.documents import Document
 
 DEFAULT_THRESHOLD = 180
@@ -233,7 +233,8 @@ def discover_files(root: Path) -> Iterator[Path]:
         ]
         found += [Path(directory, name) for name in names if name.endswith(".md")]
     for path in sorted(found):
-        if path.is_file() and declares_convention(path):
+        # A symlink out of the tree is never opened: it is not the tree's file.
+        if path.is_file() and resolves_within(path, root) and declares_convention(path):
             yield path
 
 

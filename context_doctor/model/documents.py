@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
-from context_doctor.limits import TooLarge, read_limited
+from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.suppressions import SuppressionComment, markdown_suppressions
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -63,9 +63,15 @@ class HeaderField:
 class Document:
     """One file of a project; its bytes are read at most once."""
 
-    def __init__(self, path: Path, rel_path: str) -> None:
+    def __init__(self, path: Path, rel_path: str, root: Path | None = None) -> None:
         self.path = path
         self.rel_path = rel_path
+        self.root = root  # when given, a file that resolves outside it is never read
+
+    @cached_property
+    def outside(self) -> bool:
+        """The file is a symlink leaving ``root`` (the repository): it is not read."""
+        return self.root is not None and not resolves_within(self.path, self.root)
 
     def __repr__(self) -> str:
         return f"Document({self.rel_path!r})"
@@ -84,6 +90,8 @@ class Document:
 
     @cached_property
     def _text_or_problem(self) -> tuple[str | None, str | None]:
+        if self.outside:
+            return None, "resolves outside the repository: not read"
         try:
             raw = read_limited(self.path)
         except TooLarge as error:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from context_doctor.errors import HistoryUnavailable
 from context_doctor.gitfacts import ProjectCommit
+from context_doctor.limits import resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import Artifact, read_artifacts
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
@@ -56,8 +57,11 @@ class Project:
         return self.relative(self.directory)
 
     def document(self, *parts: str) -> Document:
-        path = self.directory.joinpath(*parts)
-        return Document(path, self.relative(path))
+        return self._document(self.directory.joinpath(*parts))
+
+    def _document(self, path: Path) -> Document:
+        """A tier document that is never read through a symlink leaving the repository."""
+        return Document(path, self.relative(path), self.source.repository.toplevel)
 
     @cached_property
     def directory_exists(self) -> bool:
@@ -84,7 +88,7 @@ class Project:
             for path in (self.directory / "reference").glob("*.md")
             if path.is_file() and not path.name.startswith(".")
         )
-        return [Document(path, self.relative(path)) for path in paths]
+        return [self._document(path) for path in paths]
 
     @cached_property
     def has_sessions_dir(self) -> bool:
@@ -99,7 +103,7 @@ class Project:
             for path in (self.directory / "sessions").glob("*.md")
             if path.is_file() and path.name.lower() not in NOT_LOGS
         )
-        return [Document(path, self.relative(path)) for path in paths]
+        return [self._document(path) for path in paths]
 
     def tier_documents(self) -> list[Document]:
         """Every tier file that exists, in a stable order."""
@@ -239,11 +243,7 @@ class Project:
 
     def resolves_inside_repository(self, path: Path) -> bool:
         """False for a symlink that leaves the repository (or loops)."""
-        try:
-            path.resolve(strict=True).relative_to(self.source.repository.toplevel)
-        except (ValueError, OSError, RuntimeError):
-            return False
-        return True
+        return resolves_within(path, self.source.repository.toplevel)
 
     @cached_property
     def durable_tier_paths(self) -> list[Path]:
