@@ -234,3 +234,10 @@ def state_object(**changes: Any) -> dict[str, Any]:
     }
     state.update(changes)
     return state
+
+
+def commit_tree(root: Path, when: str = "2026-06-01T09:00:00+00:00") -> None:
+    """Make ``root`` (files already written, any bytes in their names) a repository of one commit."""
+    run_git(root, "init", "-q")
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-q", "-m", "c", when=when, identity=True)

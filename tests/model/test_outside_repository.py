@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support import Doctor, run_git
+from support import Doctor, commit_tree
 
 TODAY = "2026-06-15"
 SECRET = "OUTSIDE-CONTENT-7f3a"
@@ -46,9 +46,7 @@ def build(tmp_path: Path) -> Path:
         "  - id: beta\n    status: active\n    last_session: 2026-06-01\n",
         encoding="utf-8",
     )
-    run_git(root, "init", "-q")
-    run_git(root, "add", "-A")
-    run_git(root, "commit", "-q", "-m", "c", when="2026-06-01T09:00:00+00:00", identity=True)
+    commit_tree(root)
     return root
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import Doctor, run_git
+from support import Doctor, commit_tree
 
 from context_doctor.gitfacts import git_environment
 from context_doctor.render.escape import clean_json, escape_text, escape_undecodable
@@ -55,9 +55,7 @@ def build(tmp_path: Path) -> Path:
         "projects:\n  - id: alpha\n    status: active\n    last_session: 2026-06-01\n",
         encoding="utf-8",
     )
-    run_git(root, "init", "-q")
-    run_git(root, "add", "-A")
-    run_git(root, "commit", "-q", "-m", "c", when="2026-06-01T09:00:00+00:00", identity=True)
+    commit_tree(root)
     return root
 
 
@@ -138,9 +136,7 @@ def test_index_with_surrogate_escapes_never_crashes(tmp_path: Path) -> None:
     ]
     (root / "projects/index.yaml").write_text(json.dumps({"projects": entries}), encoding="ascii")
     assert "\\ud83d\\ude80" in (root / "projects/index.yaml").read_text(encoding="ascii")
-    run_git(root, "init", "-q")
-    run_git(root, "add", "-A")
-    run_git(root, "commit", "-q", "-m", "c", when="2026-06-01T09:00:00+00:00", identity=True)
+    commit_tree(root)
     env = {**git_environment(), "PYTHONIOENCODING": "utf-8"}
     for output in ("human", "concise", "json", "sarif", "github"):
         done = subprocess.run(
