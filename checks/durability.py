@@ -46,6 +46,18 @@ CI_CHECKOUT = SkipRule(
 )
 def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
     facts = project.source.repository_facts()
+    submodule = facts.submodule_holding(project.rel_dir)
+    if submodule is not None:
+        yield Issue(
+            f"{project.rel_dir}/ is inside the git submodule {submodule}: its tier files are "
+            "committed to the submodule's own repository, which this audit does not read, so "
+            "whether they travel is not verified",
+            submodule,
+            severity=Severity.WARNING,
+            remedy=f"Audit the submodule as a source of its own (`context-doctor check {submodule}`), "
+            "or make the project a plain directory of this repository.",
+        )
+        return
     escaping = project.escaping_tier_files
     for path in project.durable_tier_paths:
         rel_path = project.relative(path)

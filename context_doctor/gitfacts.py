@@ -157,23 +157,38 @@ class Repository:
 
 
 @cache
-def _toplevel(directory: Path) -> Path | None:
+def _toplevel(directory: Path) -> Path | str:
+    """The work tree's top, or git's own first line saying why there is none."""
     result = run_git(["rev-parse", "--show-toplevel"], directory)
     if result.returncode != 0:
-        return None
-    return Path(result.stdout.decode("utf-8", "replace").strip()).resolve()
+        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[0].removeprefix("fatal: ") if lines else "git rev-parse failed"
+    return Path(result.stdout.decode("utf-8", "surrogateescape").rstrip("\n")).resolve()
 
 
 def repository_for(directory: Path) -> Repository:
-    """The repository holding ``directory``, or exit 2 naming it."""
+    """The repository holding ``directory``, or exit 2 naming it (and what git said)."""
     toplevel = _toplevel(directory.resolve())
-    if toplevel is None:
+    if isinstance(toplevel, Path):
+        return Repository(toplevel)
+    if "safe.directory" in toplevel or "dubious ownership" in toplevel:
+        # git >= 2.35.2 refuses a repository another user owns (CVE-2022-24765).
         raise DoctorError(
-            f"{directory} is not inside a git repository",
-            "run `git init` there and commit the context files, or point the doctor at a "
-            "directory inside a git work tree",
+            f"git refuses to read the repository at {directory}: {toplevel}",
+            "it is owned by another user; if you trust it, add it to git's safe.directory "
+            "(`git config --global --add safe.directory <repository top>`), or run the doctor "
+            "as the repository's owner",
         )
-    return Repository(toplevel)
+    if "not a git repository" not in toplevel:
+        raise DoctorError(
+            f"git cannot read a repository at {directory}: {toplevel}",
+            "fix what git reports (run `git status` there to see it)",
+        )
+    raise DoctorError(
+        f"{directory} is not inside a git repository",
+        "run `git init` there and commit the context files, or point the doctor at a "
+        "directory inside a git work tree",
+    )
 
 
 # -- history, read once per repository ---------------------------------------
@@ -506,6 +521,7 @@ class RepositoryFacts:
         self.allow_shallow = allow_shallow
         self.pushing = pushing  # local shas a pre-push hook is sending: on their way, not unpushed
         self._tracked: frozenset[str] | None = None
+        self._gitlinks: frozenset[str] | None = None
         self._upstream: UpstreamState | None = None
         self.scopes: set[Scope] = set()
         self._history: History | None = None
@@ -639,19 +655,36 @@ class RepositoryFacts:
     def tracked_paths(self) -> frozenset[str]:
         """Every path in the index: one ``git ls-files`` per repository."""
         if self._tracked is None:
-            result = self._run(["ls-files", "-z"])
+            result = self._run(["ls-files", "-z", "--stage"])
             if result.returncode != 0:
                 raise DoctorError(
                     f"git ls-files failed in {self.repository.toplevel}: "
                     f"{result.stderr.decode('utf-8', 'replace').strip()}",
                     "check that the repository is intact (`git fsck`)",
                 )
-            self._tracked = frozenset(
-                name.decode("utf-8", "surrogateescape")
-                for name in result.stdout.split(b"\x00")
-                if name
-            )
+            tracked: set[str] = set()
+            gitlinks: set[str] = set()
+            for entry in result.stdout.split(b"\x00"):
+                meta, tab, raw = entry.partition(b"\t")  # "<mode> <object> <stage>\t<path>"
+                if not tab:
+                    continue
+                name = raw.decode("utf-8", "surrogateescape")
+                tracked.add(name)
+                if meta.startswith(b"160000 "):
+                    gitlinks.add(name)
+            self._tracked, self._gitlinks = frozenset(tracked), frozenset(gitlinks)
         return self._tracked
+
+    def submodule_holding(self, path: str) -> str | None:
+        """The submodule (a gitlink in the index) that ``path`` is or lies inside, if any."""
+        if self._gitlinks is None:
+            _ = self.tracked_paths
+        parts = path.split("/")
+        for end in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:end])
+            if prefix in (self._gitlinks or ()):
+                return prefix
+        return None
 
     def upstream(self) -> UpstreamState:
         """Is every commit touching the scopes on the upstream (or on its way there)?"""

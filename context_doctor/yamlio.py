@@ -16,6 +16,7 @@ from ruamel.yaml.error import YAMLError
 
 from context_doctor.errors import DoctorError
 from context_doctor.limits import TooLarge, read_limited, yaml_node_limit
+from context_doctor.model.conflicts import conflict_regions, may_hold_markers
 from context_doctor.model.text import join_surrogate_pairs
 
 
@@ -89,6 +90,15 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
             "write the data out instead of nesting aliases of aliases",
         ) from error
     except YAMLError as error:
+        conflict = (
+            conflict_regions(text.splitlines(), frozenset()) if may_hold_markers(text) else []
+        )
+        if conflict:
+            raise DoctorError(
+                f"{what} {path} holds an unresolved merge conflict (line {conflict[0].start})",
+                "resolve the conflict (keep the right entries, delete the `<<<<<<<`, `=======` "
+                "and `>>>>>>>` lines) and commit",
+            ) from error
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]

@@ -200,3 +200,43 @@ def test_check_survives_every_byte_in_names(tmp_path: Path, doctor: Doctor) -> N
     for output in ("human", "json", "sarif", "github"):
         run = doctor("check", str(root), "--today", TODAY, "--output-format", output)
         assert run.exit_code in (0, 1), (output, run.stdout, run.stderr)
+
+
+# -- (8) diagnoses that name the real cause ----------------------------------------
+
+
+def test_safe_directory_refusal_is_named(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """A repository owned by another user: git refuses it, and the doctor says so."""
+    root = make_repo(corpus())
+    env: dict[str, str] = {}
+    if os.geteuid() == 0:
+        for path in [root, *root.rglob("*")]:
+            os.lchown(path, 54321, 54321)
+    else:  # git's own switch for testing the same refusal without root
+        env["GIT_TEST_ASSUME_DIFFERENT_OWNER"] = "1"
+    run = doctor("check", str(root), "--today", TODAY, "--json", env=env)
+    assert run.exit_code == 2, run.stdout
+    error = run.json["error"]
+    assert "dubious ownership" in error  # what git said
+    assert "safe.directory" in run.json["remedy"]
+    assert "git init" not in run.json["remedy"]
+
+
+def test_submodule_project_is_reported_as_a_submodule(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    inner = make_repo({"commits": [{"date": "2026-06-01T09:00:00+00:00", "files": {
+        "CONTEXT.md": CONTEXT, "sessions/2026-06.md": "# Log\n\n## 2026-06-01 — x\n"}}]})  # fmt: skip
+    index = INDEX + "  - id: beta\n    status: active\n    last_session: 2026-06-01\n"
+    root = make_repo(corpus({"projects/index.yaml": index}))
+    run_git(
+        root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner),
+        "projects/beta", identity=True,
+    )  # fmt: skip
+    run_git(root, "commit", "-q", "-m", "beta", when="2026-06-01T10:00:00+00:00", identity=True)
+    run = doctor("check", str(root), "--today", TODAY, "--json")
+    assert run.exit_code in (0, 1), run.stderr
+    (finding,) = run.findings("untracked-context", "beta")
+    assert "submodule projects/beta" in finding["message"]
+    assert "ignored" not in finding["message"]
+    assert finding["severity"] == "warning"
