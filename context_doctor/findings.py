@@ -134,11 +134,15 @@ FINGERPRINT_KEY = "contextDoctor/v1"  # the SARIF partialFingerprints key
 
 
 def _fingerprint_base(finding: Finding) -> str:
-    """No line numbers, and digits (counts, dates) folded away: stable while the file moves."""
+    """No line numbers, and digits (counts, dates) folded away: stable while the file moves.
+
+    Nor the source's name: it is the checkout directory's name for `check .`,
+    which differs between a laptop clone and a CI runner, and a baseline written
+    on one must match on the other. The repository-relative path names the file.
+    """
     return "|".join(
         [
             finding.check,
-            finding.source,
             finding.project or "",
             finding.path,
             _VOLATILE.sub("#", finding.message),

@@ -318,11 +318,12 @@ def apply(
         if STALE in ran:
             spec = known[STALE]
             report.coverage[STALE].examined += len(baseline.entries)
+            owner = {project.id: project.source.name for project in corpus.projects}
             extra += [
                 Finding(
                     STALE,
                     overrides.get(STALE, spec.severity),
-                    entry.source,
+                    owner.get(entry.project or "", corpus.sources[0].name),
                     entry.project,
                     entry.path,
                     None,
@@ -355,16 +356,16 @@ def _apply_baseline(
             counts["baseline"] += 1
         else:
             kept.append(finding)
-    audited_sources = {source.name for source in corpus.sources}
-    audited_projects = {(project.source.name, project.id) for project in corpus.projects}
+    # Judge only what this run could have found again: a project it audited, or a
+    # source-wide finding when no source was narrowed to some projects (--project).
+    audited_projects = {project.id for project in corpus.projects}
+    whole_sources = all(source.only is None for source in corpus.sources)
     stale: list[BaselineEntry] = []
     for entry in baseline.entries:
         if remaining[entry.fingerprint] <= 0:
             continue
         remaining[entry.fingerprint] -= 1
-        in_scope = entry.source in audited_sources and (
-            entry.project is None or (entry.source, entry.project) in audited_projects
-        )
+        in_scope = entry.project in audited_projects if entry.project is not None else whole_sources
         if in_scope and entry.check in ran:
             stale.append(entry)
     return kept, stale

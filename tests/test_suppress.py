@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import load_report_validator
+from support import load_report_validator, run_git
+
+from context_doctor.testing import remote_path
 
 Doctor = Callable[..., Run]
 MakeRepo = Callable[[Mapping[str, Any]], Path]
@@ -216,3 +218,20 @@ def test_write_baseline_into_a_missing_directory_writes_nothing(
     assert run.exit_code == 2
     assert "does not exist" in run.stderr
     assert not target.parent.exists()
+
+
+def test_baseline_matches_in_a_clone_under_another_name(
+    corpus: Path, doctor: Doctor, tmp_path: Path
+) -> None:
+    """`check .` names the source after the checkout directory; the baseline must not care."""
+    baseline = tmp_path / "baseline.json"
+    written = doctor(
+        "check", "--source", str(corpus), "--today", TODAY, "--write-baseline", str(baseline)
+    )
+    assert written.exit_code == 0, written.stderr
+    clone = tmp_path / "ci-runner-checkout"
+    run_git(tmp_path, "clone", "-q", str(remote_path(corpus)), str(clone))
+    run = check(doctor, clone, "--baseline", str(baseline))
+    assert run.exit_code == 0, run.stdout
+    assert run.json["findings"] == []
+    assert run.json["suppressed"]["baseline"] == len(json.loads(baseline.read_text())["findings"])

@@ -17,6 +17,7 @@ from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.model.suppressions import MARKER as SUPPRESSION_MARKER
 from context_doctor.model.suppressions import SuppressionComment, markdown_suppressions
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -194,7 +195,12 @@ class Document:
 
     @cached_property
     def suppressions(self) -> list[SuppressionComment]:
-        """Inline ``<!-- context-doctor: ... -->`` suppression comments (model/suppressions.py)."""
+        """Inline ``<!-- context-doctor: ... -->`` suppression comments (model/suppressions.py).
+
+        A file that never mentions the marker is not parsed for them.
+        """
+        if SUPPRESSION_MARKER not in self.text:
+            return []
         return markdown_suppressions(self.tokens, self.lines, self.rel_path)
 
     def heading_above(self, line: int, max_level: int = 6) -> Heading | None:
