@@ -396,6 +396,18 @@ def _confirm(path: Path, temporary: _Temporary, data: bytes, directory: int) -> 
                 )
 
 
+def _require_writable(path: Path, status: os.stat_result) -> None:
+    """A file its owner made read-only is not replaced behind their back (a rename could)."""
+    if status.st_uid == os.geteuid():
+        writable = bool(status.st_mode & stat.S_IWUSR)
+    else:
+        writable = os.access(path, os.W_OK, follow_symlinks=False)
+    if not writable:
+        raise DoctorError(
+            f"{path} is read-only", f"make it writable (`chmod u+w {path}`) if it should change"
+        )
+
+
 def _write_error(path: Path, error: OSError) -> DoctorError:
     return DoctorError(
         f"cannot write {path}: {error.strerror or error}",
@@ -422,15 +434,22 @@ def _replace_locked(directory: int, snapshot: FileSnapshot, new_data: bytes) -> 
     path = snapshot.path
     old = _open_target(directory, path)
     try:
-        if _identity(os.fstat(old)) != snapshot.identity or _read_all(old) != snapshot.data:
+        status = os.fstat(old)
+        if _identity(status) != snapshot.identity or _read_all(old) != snapshot.data:
             raise _changed(path)
+        _require_writable(path, status)
         try:
             temporary = _create_temporary(directory, path.name, new_data, snapshot.mode)
         except OSError as error:
             raise _write_error(path, error) from error
         try:
             # The last look, right before the rename: a program that ignores the lock.
-            _wait_for_other_writers(old)
+            if not _wait_for_other_writers(old):
+                raise WriteRefused(
+                    "in-use",
+                    f"another process holds {path} open for writing; what it writes would land "
+                    "in the replaced copy - close it and rerun",
+                )
             try:
                 now = os.stat(path.name, dir_fd=directory, follow_symlinks=False)
             except OSError as error:
@@ -457,18 +476,19 @@ def _replace_locked(directory: int, snapshot: FileSnapshot, new_data: bytes) -> 
         _recover_late_write(directory, snapshot, late)
 
 
-def _wait_for_other_writers(handle: int) -> None:
+def _wait_for_other_writers(handle: int) -> bool:
     """Wait (bounded) until no other process holds ``handle``'s file open for writing.
 
     Linux grants a read lease only when nobody has the file open for writing, so
     taking one and dropping it at once is the probe. Where leases are not
     available (another OS, a file we do not own, a thread that cannot touch
     signal handlers) this returns at once. SIGIO, which a lease break would send,
-    is ignored for the instant the lease is held.
+    is ignored for the instant the lease is held. False: still held open after
+    :data:`WRITER_WAIT_SECONDS`.
     """
     set_lease = getattr(fcntl, "F_SETLEASE", None)
     if set_lease is None or threading.current_thread() is not threading.main_thread():
-        return
+        return True
     previous = signal.signal(signal.SIGIO, signal.SIG_IGN)
     try:
         deadline = time.monotonic() + WRITER_WAIT_SECONDS
@@ -477,13 +497,13 @@ def _wait_for_other_writers(handle: int) -> None:
                 fcntl.fcntl(handle, set_lease, fcntl.F_RDLCK)
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    return
+                    return False
                 time.sleep(0.001)
                 continue
             except OSError:
-                return
+                return True
             fcntl.fcntl(handle, set_lease, fcntl.F_UNLCK)
-            return
+            return True
     finally:
         signal.signal(signal.SIGIO, previous if previous is not None else signal.SIG_DFL)
 
@@ -570,6 +590,7 @@ def write_file(
                 raise WriteRefused("exists", f"{path} already exists; nothing was written")
             if not stat.S_ISREG(existing.st_mode):
                 raise DoctorError(f"{path} exists and is not a regular file", "name a file")
+            _require_writable(path, existing)
         if mode is None:
             mode = stat.S_IMODE(existing.st_mode) if existing is not None else default_mode()
         try:

@@ -111,6 +111,57 @@ def test_exclusive_create_refuses_an_existing_file(tmp_path: Path) -> None:
     assert refused.value.rule == "exists" and target.read_bytes() == b"first"
 
 
+def test_a_read_only_file_or_directory_is_exit_2_and_untouched(tmp_path: Path) -> None:
+    target = tmp_path / "CONTEXT.md"
+    target.write_bytes(b"keep\n")
+    target.chmod(0o444)
+    snapshot = read_snapshot(target)
+    with pytest.raises(DoctorError, match="read-only"):
+        replace_file(snapshot, b"new\n")
+    with pytest.raises(DoctorError, match="read-only"):
+        write_file(target, b"new\n")
+    assert target.read_bytes() == b"keep\n"
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    (folder / "a.md").write_bytes(b"keep\n")
+    folder.chmod(0o555)
+    try:
+        if os.geteuid() != 0:  # root writes into a 0555 directory regardless
+            with pytest.raises(DoctorError, match="cannot write"):
+                update_file(folder / "a.md", lambda data: b"new\n")
+            assert (folder / "a.md").read_bytes() == b"keep\n"
+    finally:
+        folder.chmod(0o755)
+    assert listing(tmp_path) == ["CONTEXT.md", "locked"]
+    assert listing(folder) == ["a.md"]
+
+
+def _hold_open_for_writing(path: Path, opened: Barrier, seconds: float) -> None:
+    with path.open("ab"):
+        opened.wait(timeout=20)
+        time.sleep(seconds)
+
+
+def test_a_file_held_open_for_writing_elsewhere_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "log.md"
+    target.write_bytes(b"keep\n")
+    monkeypatch.setattr("context_doctor.write.WRITER_WAIT_SECONDS", 0.2)
+    opened = FORK.Barrier(2)
+    holder = FORK.Process(target=_hold_open_for_writing, args=(target, opened, 3.0))
+    holder.start()
+    try:
+        opened.wait(timeout=20)
+        with pytest.raises(WriteRefused) as refused:
+            update_file(target, lambda data: b"new\n")
+        assert refused.value.rule == "in-use"
+        assert target.read_bytes() == b"keep\n" and listing(tmp_path) == ["log.md"]
+    finally:
+        holder.kill()
+        holder.join(timeout=10)
+
+
 # -- what a write keeps -------------------------------------------------------
 
 
