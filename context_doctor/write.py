@@ -262,27 +262,40 @@ def _locked_directory(directory: Path) -> Iterator[int]:
             held.depth -= 1
         return
     try:
-        _acquire(handle, directory)
+        locked = _acquire(handle, directory)
     except BaseException:
         os.close(handle)
         raise
     _held[key] = _Locked(directory, handle)
     try:
-        _remove_orphans(handle)
+        if locked:  # only under the lock is every temporary file here an orphan
+            _remove_orphans(handle)
         yield handle
     finally:
         del _held[key]
         os.close(handle)  # closing the last descriptor releases the flock
 
 
-def _acquire(handle: int, directory: Path) -> None:
+def _acquire(handle: int, directory: Path) -> bool:
+    """Take the lock; False where the filesystem has no flock (some network and FUSE mounts).
+
+    Without the lock, writes still refuse a file changed since it was read; only
+    the serialisation of two doctor writers (and the orphan sweep) is lost.
+    """
     deadline = time.monotonic() + LOCK_TIMEOUT_SECONDS
     delay = 0.001
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
+            return True
+        except OSError as error:
+            if error.errno in (errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOSYS):
+                return False
+            if not isinstance(error, BlockingIOError):
+                raise DoctorError(
+                    f"cannot lock {directory} for writing: {error.strerror or error}",
+                    "check the directory",
+                ) from error
             if time.monotonic() > deadline:
                 raise DoctorError(
                     f"another context-doctor writer has held the lock on {directory} for "

@@ -136,6 +136,20 @@ def test_report_cache_path_redirects_the_write(
     assert not default_cache(isolated_home).exists()
 
 
+def test_a_symlinked_report_cache_is_exit_2_and_its_target_untouched(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    write_console(isolated_home, make_repo(corpus()))
+    elsewhere = tmp_path / "precious.txt"
+    elsewhere.write_bytes(b"not a report\n")
+    link = tmp_path / "report.json"
+    link.symlink_to(elsewhere)
+    run = doctor("check", "--today", TODAY, "-q", "--report-cache", str(link))
+    assert run.exit_code == 2
+    assert "symlink" in run.stderr
+    assert link.is_symlink() and elsewhere.read_bytes() == b"not a report\n"
+
+
 def test_exit_2_run_leaves_the_old_cache_untouched(
     make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
 ) -> None:

@@ -40,6 +40,12 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
     ):
         for name, names in sorted(table.items()):
             click.echo(f"{key}.{name!r} = {names}  # {settings.origin(f'{key}.{name}')}")
+    for slug, days in sorted(settings.freshness_thresholds.items()):
+        origin = settings.origin("freshness.thresholds")
+        click.echo(f"freshness.thresholds.{slug} = {days}  # {origin}")
+    if settings.freshness_cache is not None:
+        origin = settings.origin("freshness.cache")
+        click.echo(f"freshness.cache = {str(settings.freshness_cache)!r}  # {origin}")
 
 
 @click.command("check")

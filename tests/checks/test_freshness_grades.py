@@ -1009,6 +1009,9 @@ def test_thresholds_override_the_slug_table_for_files_and_sections(
     }
     overdue = {f["path"] for f in run.findings("freshness-overdue")}
     assert overdue == {"pai_system_prompt.md"}  # PROJECTS.md is within its 60 days
+    shown = doctor("check", "--source", str(root), "--show-settings").stdout.splitlines()
+    config = root / "context-doctor.toml"
+    assert f"freshness.thresholds.projects = 60  # {config}" in shown
 
 
 def test_a_registry_threshold_still_beats_an_override(tmp_path: Path, doctor: Doctor) -> None:
