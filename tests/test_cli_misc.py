@@ -38,6 +38,7 @@ LATER_CHECKS = {
     "untracked-context", "uncommitted-context", "unpushed-context",
     "freshness-overdue", "freshness-never-reviewed", "freshness-malformed", "freshness-future",
     "freshness-source-missing", "freshness-derived-reviewed", "section-freshness-overdue",
+    "semantic-current-state", "artifact-cites-missing-script",
 }  # fmt: skip
 
 
@@ -57,6 +58,15 @@ def test_explain_one_check(doctor: Callable[..., Run]) -> None:
     assert "How to fix:" in run.stdout
     assert "`bounded`: the project is bounded" in run.stdout
     assert "`dormant`" in run.stdout
+
+
+def test_explain_the_structured_state_checks(doctor: Callable[..., Run]) -> None:
+    state = doctor("explain", "semantic-current-state").stdout
+    assert state.startswith("semantic-current-state (defect)")
+    assert "content_hashes" in state and "released, shipped" in state and "History" in state
+    artifacts = doctor("explain", "artifact-cites-missing-script").stdout
+    assert artifacts.startswith("artifact-cites-missing-script (warning)")
+    assert "`no artifacts`: the project has no Markdown file directly under" in artifacts
 
 
 def test_explain_all_lists_every_check(doctor: Callable[..., Run]) -> None:

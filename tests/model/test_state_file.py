@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import state_object
 
 from context_doctor.model.state import (
@@ -182,3 +184,27 @@ def test_block_round_trip_and_hashes(tmp_path: Path) -> None:
     assert set(hashes) == {"CONTEXT.md", "plans/plan.txt"}
     (tmp_path / "CONTEXT.md").write_bytes(plain)
     assert content_hashes(tmp_path, "plans/plan.txt") == hashes
+
+
+json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.binary(max_size=300) | json_like.map(lambda value: json.dumps(value).encode()))
+def test_anything_in_the_state_file_is_a_reading_never_an_exception(
+    tmp_path: Path, data: bytes
+) -> None:
+    reading = read_state(write(tmp_path, data))
+    assert reading.present
+    assert reading.valid or reading.unreadable or reading.problems
