@@ -7,6 +7,7 @@ from datetime import date, timedelta
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
+from context_doctor.model.sections import milestone_lines
 from context_doctor.model.text import first_date
 from context_doctor.registry import DORMANT, Context, check
 
@@ -109,10 +110,13 @@ def reference_present(project: Project, ctx: Context) -> Iterator[Issue]:
     explanation="""
         Completed task checklists are cold content: they belong in the session archive and
         only cost working-memory budget in CONTEXT.md. Reported once per file, at the first
-        checked item. Skipped for dormant projects.""",
+        checked item. The seed's one exception is not counted: a `## Milestones` or `##
+        Completed milestones` section of at most 10 lines may keep its finished milestones.
+        Skipped for dormant projects.""",
 )
 def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
-    done = [item for item in project.context.list_items if item.checked]
+    exempt = milestone_lines(project.context)
+    done = [item for item in project.context.list_items if item.checked and item.line not in exempt]
     if done:
         plural = "s" if len(done) > 1 else ""
         yield Issue(

@@ -40,6 +40,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.current_state",
     "context_doctor.checks.artifacts",
     "context_doctor.checks.suppressions",
+    "context_doctor.checks.hygiene",
 )
 
 

@@ -241,3 +241,21 @@ def commit_tree(root: Path, when: str = "2026-06-01T09:00:00+00:00") -> None:
     run_git(root, "init", "-q")
     run_git(root, "add", "-A")
     run_git(root, "commit", "-q", "-m", "c", when=when, identity=True)
+
+
+# -- CONTEXT.md text -----------------------------------------------------------
+
+
+def template_tail(as_of: str = "2026-06-01") -> str:
+    """What the seed's working-context template adds under a header (#11 `context-template`).
+
+    Append it to a minimal ``# Title`` + header CONTEXT.md so a test corpus meant to be
+    healthy follows the template: both operational sections with an as-of marker dated
+    ``as_of`` (not older than the project's newest session) and the budget footer. A
+    project with REFERENCE.md or sessions/ also needs links to them.
+    """
+    return (
+        f"\n## Current State\nWorking.\n\n*State as of: {as_of}*\n\n"
+        f"## What's Next\nNothing open.\n\n*State as of: {as_of}*\n\n"
+        "---\n*This file follows the Tiered Context Architecture. Budget: ≤150 lines.*\n"
+    )

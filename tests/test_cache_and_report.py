@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from support import Doctor, MakeRepo, load_report_validator
+from support import Doctor, MakeRepo, load_report_validator, template_tail
 
 TODAY = "2026-06-02"
-CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n" + template_tail()
 INDEX = "- id: fine\n  status: active\n  last_session: 2026-06-01\n"
 OLD_CACHE = b'{"an": "older report, to be left alone"}\n'
 

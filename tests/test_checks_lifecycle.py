@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import INDEX, Doctor, field_line, line_of, reasons, sole
+from support import INDEX, Doctor, field_line, line_of, reasons, sole, template_tail
 
 TODAY = "2026-06-20"
 LIFECYCLE_CHECKS = ("status-agreement", "record-unreadable", "status-vocabulary", "completed-date")
@@ -190,7 +190,10 @@ SINGLE_PROJECT = {
     "commits": [
         {
             "date": "2026-06-01T09:00:00+00:00",
-            "files": {"CONTEXT.md": "# Solo\n\n**Status:** Active\n**Last session:** 2026-06-01\n"},
+            "files": {
+                "CONTEXT.md": "# Solo\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+                + template_tail()
+            },
         }
     ],
 }

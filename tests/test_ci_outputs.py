@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT, SCENARIOS, Run
 from jsonschema import Draft4Validator
-from support import Doctor, MakeRepo
+from support import Doctor, MakeRepo, template_tail
 from syrupy.assertion import SnapshotAssertion
 
 from context_doctor.registry import load_checks
@@ -209,6 +209,7 @@ def test_github_annotations_are_escaped(make_repo: MakeRepo, doctor: Doctor) -> 
                         ),
                         f"{odd}/CONTEXT.md": (
                             "# Odd\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+                            + template_tail()
                         ),
                     },
                 }

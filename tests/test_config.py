@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo
+from support import Doctor, MakeRepo, template_tail
 
 TODAY = "2026-06-20"
 
@@ -28,10 +28,13 @@ def corpus(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """alpha is healthy; mystery has an unknown status; long is a 20-line CONTEXT.md."""
     files: dict[str, Any] = {
         "projects/index.yaml": INDEX,
-        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
-        "projects/mystery/CONTEXT.md": "# Mystery\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+        + template_tail(),
+        "projects/mystery/CONTEXT.md": "# Mystery\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+        + template_tail(),
         "projects/long/CONTEXT.md": {
-            "text": "# Long\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+            "text": "# Long\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+            + template_tail(),
             "pad_to": 20,
         },
     }
@@ -143,12 +146,12 @@ def test_severity_override_softens_a_defect(make_repo: MakeRepo, doctor: Doctor)
 
 
 def test_budget_numbers_take_effect(make_repo: MakeRepo, doctor: Doctor) -> None:
-    root = make_repo(corpus({"context-doctor.toml": "[budgets]\ncontext_lines = 10\n"}))
+    root = make_repo(corpus({"context-doctor.toml": "[budgets]\ncontext_lines = 18\n"}))
     run = check(doctor, str(root))
     found = run.findings("context-budget")
     assert [f["project"] for f in found] == ["long"]
     assert found[0]["severity"] == "defect"
-    assert "20 lines, over the 10-line budget" in found[0]["message"]
+    assert "20 lines, over the 18-line budget" in found[0]["message"]
 
 
 def test_completed_budget_number_takes_effect(make_repo: MakeRepo, doctor: Doctor) -> None:

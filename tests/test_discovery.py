@@ -12,13 +12,16 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo, load_report_validator
+from support import Doctor, MakeRepo, load_report_validator, template_tail
 
 TODAY = "2026-06-20"
 
 
 def context(title: str) -> str:
-    return f"# {title} — Working Context\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+    return (
+        f"# {title} — Working Context\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+        + template_tail()
+    )
 
 
 def one_commit(files: Mapping[str, str]) -> dict[str, Any]:

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import INDEX, Doctor, MakeRepo, git
+from support import INDEX, Doctor, MakeRepo, git, template_tail
 
 from context_doctor.testing import remote_path
 
 TODAY = "2026-06-02"
 DURABILITY = "untracked-context,uncommitted-context,unpushed-context"
-CONTEXT = "# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+CONTEXT = "# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n" + template_tail()
 
 
 def project_files(*names: str, prefix: str = "projects") -> dict[str, str]:
@@ -310,7 +310,9 @@ def test_merely_unadded_context_is_uncommitted_not_untracked(
     root = make_repo(
         scenario(uncommitted={"files": {"projects/fine/REFERENCE.md": "# Reference\n"}})
     )
-    checks = {f["check"] for f in audit(doctor, root, readiness="remote").findings()}
+    checks = {
+        f["check"] for f in audit(doctor, root, readiness="remote", select=DURABILITY).findings()
+    }
     assert checks == {"uncommitted-context"}
 
 

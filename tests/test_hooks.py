@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO_ROOT, Run
 from ruamel.yaml import YAML
-from support import Doctor, MakeRepo, run_git
+from support import Doctor, MakeRepo, run_git, template_tail
 
 from context_doctor.cli import cli
 from context_doctor.gitfacts import git_environment
@@ -27,7 +27,7 @@ from context_doctor.hooks import MARKER, install_hook
 from context_doctor.testing import remote_path
 
 TODAY = "2026-06-02"
-CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n" + template_tail()
 INDEX = "- id: fine\n  status: active\n  last_session: 2026-06-01\n"
 FOREIGN = "#!/bin/sh\necho 'somebody else owns this hook'\nexit 0\n"
 
@@ -144,7 +144,8 @@ def test_hook_refuses_an_over_budget_push(make_repo: MakeRepo, doctor: Doctor) -
     pushed = push(root)
     output = pushed.stdout + pushed.stderr
     assert pushed.returncode != 0, output
-    assert "[context-budget] CONTEXT.md is 164 lines, over the 150-line budget" in output
+    lines = len(long_context.splitlines())
+    assert f"[context-budget] CONTEXT.md is {lines} lines, over the 150-line budget" in output
     assert "failed to push" in output
     assert remote_main(root) == before
 

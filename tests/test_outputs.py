@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import Run
 from jsonschema import Draft202012Validator
-from support import load_report_validator
+from support import load_report_validator, template_tail
 from syrupy.assertion import SnapshotAssertion
 
 TODAY = "2026-06-20"
@@ -166,7 +166,8 @@ def test_healthy_corpus_exits_zero(
                     "date": "2026-06-01T10:00:00+00:00",
                     "files": {
                         "projects/index.yaml": "- id: fine\n  status: active\n",
-                        "projects/fine/CONTEXT.md": "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+                        "projects/fine/CONTEXT.md": "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+                        + template_tail(),
                     },
                 }
             ],

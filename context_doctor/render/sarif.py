@@ -83,7 +83,8 @@ def _artifact(path: str) -> dict[str, str]:
     """Repository-relative paths hang off %SRCROOT%; an absolute one is a file URI of its own."""
     if path.startswith("/"):
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path), "uriBaseId": "%SRCROOT%"}
+    # A path from a non-UTF-8 file name carries surrogate escapes: percent-encode its raw bytes.
+    return {"uri": quote(path, errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
 def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from support import (
     scenario_audit_fixtures,
     short_sha_of,
     sole,
+    template_tail,
 )
 
 from context_doctor.gitfacts import git_environment
@@ -221,7 +222,7 @@ FIVE_INDEX = "projects:\n" + "".join(
 
 
 def _context(name: str, note: str = "") -> str:
-    return f"# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n{note}"
+    return f"# {name}\n\n**Status:** Active\n**Last session:** 2026-06-01\n{note}" + template_tail()
 
 
 def test_one_commit_changing_five_projects_is_no_session(
@@ -472,7 +473,10 @@ def _shallow_clone(make_repo: MakeRepo, tmp_path: Path) -> Path:
                         INDEX: "projects:\n"
                         "  - id: logged\n    status: active\n    last_session: 2026-06-01\n"
                         "  - id: unlogged\n    status: active\n    last_session: 2026-06-01\n",
-                        "projects/logged/CONTEXT.md": _context("Logged"),
+                        "projects/logged/CONTEXT.md": _context(
+                            "Logged",
+                            "\nSee [REFERENCE.md](REFERENCE.md), [sessions/](sessions/).\n",
+                        ),
                         "projects/logged/sessions/2026-06.md": "# S\n\n## 2026-06-01 — kickoff\n",
                         "projects/unlogged/CONTEXT.md": _context("Unlogged"),
                     },

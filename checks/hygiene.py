@@ -1,0 +1,196 @@
+"""Hygiene: the seed's CONTEXT.md template, its archive trigger and the session-log layout.
+
+These are warnings: a record that departs from the template still resumes, but
+it resumes less well (no pointer to REFERENCE.md, no budget footer), and a log
+whose files or entries are out of place is harder to search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.documents import Document
+from context_doctor.model.project import Project
+from context_doctor.model.sessions import SessionEntry
+from context_doctor.registry import DORMANT, Context, SkipRule, check
+
+# The seed's archival protocol: "Archive when ... CONTEXT.md exceeds 120 lines".
+ARCHIVE_TRIGGER_LINES = 120
+FOOTER_WINDOW = 5  # the budget footer is one of the last lines
+_CURRENT_STATE = re.compile(r"^\s*current\s+state\b", re.IGNORECASE)
+_WHATS_NEXT = re.compile(r"^\s*what['\u2019]?s\s+next\b", re.IGNORECASE)
+_FOOTER = re.compile(r"\bbudget\s*:", re.IGNORECASE)
+_LOG_NAME = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])\.md$")
+
+NO_LOG_FILES = SkipRule(
+    "no log",
+    "the project has no session-log file in sessions/",
+    lambda p: not p.session_logs,
+)
+
+
+@check(
+    "context-archive-due",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="CONTEXT.md is over 120 lines: archiving is due before it reaches its budget",
+    remedy="Run the archival protocol: move session summaries and finished items to "
+    "sessions/YYYY-MM.md and stable facts to REFERENCE.md (archive first, verify, then trim).",
+    explanation="""
+        The seed's archive trigger: once CONTEXT.md is over 120 lines it is approaching its
+        150-line budget, and cold content (old session summaries, completed items, stable
+        facts) should move to sessions/ and REFERENCE.md now, while it is still a choice.
+        Reported only while the file is within its budget: over it, `context-budget` reports
+        a defect instead, never both. Skipped for dormant projects.""",
+)
+def context_archive_due(project: Project, ctx: Context) -> Iterator[Issue]:
+    completed = project.reads_completed
+    budget = ctx.settings.budget("completed_context_lines" if completed else "context_lines")
+    lines = project.context.line_count
+    if ARCHIVE_TRIGGER_LINES < lines <= budget:
+        yield Issue(
+            f"CONTEXT.md is {lines} lines, over the {ARCHIVE_TRIGGER_LINES}-line archive trigger "
+            f"(budget {budget})",
+            project.context.rel_path,
+        )
+
+
+def _link_targets(document: Document) -> list[str]:
+    """Each link's path, without `./`, anchor or query: `./REFERENCE.md#team` -> `REFERENCE.md`."""
+    targets: list[str] = []
+    for link in document.links:
+        path = re.split(r"[#?]", link.href, maxsplit=1)[0]
+        while path.startswith("./"):
+            path = path[2:]
+        targets.append(path)
+    return targets
+
+
+@check(
+    "context-template",
+    severity=Severity.WARNING,
+    skips=(DORMANT,),
+    summary="CONTEXT.md departs from the working-context template",
+    remedy="Follow the template: `## Current State`, `## What's Next`, links to REFERENCE.md and "
+    "sessions/, and a budget footer (`*... Budget: <=150 lines.*`).",
+    explanation="""
+        The seed's template gives every working context the same landmarks, so any agent
+        knows where to look: a `## Current State` and a `## What's Next` section (any title
+        starting so, e.g. `What's Next — Prioritized`), a Markdown link to REFERENCE.md when
+        the project has one and to sessions/ when it has a log, and a budget footer (a line
+        containing `Budget:` among the last five). One finding per missing part. A project
+        with a valid CURRENT_STATE.json, or whose header reads completed, is not asked for
+        the two sections (its generated block, or its completion summary, replaces them).
+        Skipped for dormant projects.""",
+)
+def context_template(project: Project, ctx: Context) -> Iterator[Issue]:
+    context = project.context
+    where = context.rel_path
+    if not project.has_structured_state and not project.reads_completed:
+        titles = [heading.text for heading in context.headings if heading.level == 2]
+        for label, pattern in (
+            ("## Current State", _CURRENT_STATE),
+            ("## What's Next", _WHATS_NEXT),
+        ):
+            if not any(pattern.match(title) for title in titles):
+                yield Issue(
+                    f"CONTEXT.md has no `{label}` section",
+                    where,
+                    remedy=f"Add a `{label}` section (see the seed's working-context template).",
+                )
+    targets = _link_targets(context)
+    if project.reference.exists and not any(t.casefold() == "reference.md" for t in targets):
+        yield Issue(
+            "CONTEXT.md does not link to REFERENCE.md",
+            where,
+            remedy="Add `For stable reference facts: see [REFERENCE.md](REFERENCE.md)` under the "
+            "header.",
+        )
+    if project.session_logs and not any(
+        t == "sessions" or t.startswith("sessions/") for t in targets
+    ):
+        yield Issue(
+            "CONTEXT.md does not link to sessions/",
+            where,
+            remedy="Add `For session history: see [sessions/](sessions/)` under the header.",
+        )
+    tail = context.lines[-FOOTER_WINDOW:]
+    if not any(_FOOTER.search(line) for line in tail):
+        budget = ctx.settings.budget(
+            "completed_context_lines" if project.reads_completed else "context_lines"
+        )
+        yield Issue(
+            "CONTEXT.md has no budget footer (a line with `Budget:` among its last "
+            f"{FOOTER_WINDOW} lines)",
+            where,
+            remedy="End the file with `*This file follows the Tiered Context Architecture. "
+            f"Budget: ≤{budget} lines.*`",
+        )
+
+
+def _month_of(name: str) -> tuple[int, int] | None:
+    match = _LOG_NAME.match(name)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _dated(entries: list[SessionEntry], path: str) -> list[tuple[SessionEntry, date]]:
+    return [(e, e.date) for e in entries if e.path == path and e.date is not None]
+
+
+@check(
+    "session-log-layout",
+    severity=Severity.WARNING,
+    skips=(NO_LOG_FILES,),
+    summary="a session-log file is misnamed, or its entries are outside its month or out of order",
+    remedy="Name log files `sessions/YYYY-MM.md`, keep each entry in its month's file, and "
+    "append entries in date order.",
+    explanation="""
+        The episodic tier is monthly files named `YYYY-MM.md`, appended chronologically
+        (`README.md` and `INDEX.md` are not logs). A file with another name is hard to find
+        by date; an entry dated outside its file's month is in the wrong file; entries whose
+        dates go backwards break the append-only order the newest-entry reading relies on.
+        One finding per file and problem, naming the first offending entry and how many
+        there are. Impossible dates are `freshness-unverifiable`'s, not this check's. Skipped
+        for projects with no session-log file.""",
+)
+def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
+    for log in project.session_logs:
+        month = _month_of(log.path.name)
+        if month is None:
+            yield Issue(
+                f"session log `{log.path.name}` is not named YYYY-MM.md",
+                log.rel_path,
+                remedy="Move its entries into the monthly files `sessions/YYYY-MM.md` they "
+                "belong to.",
+            )
+        entries = _dated(project.session_entries, log.rel_path)
+        if month is not None:
+            outside = [(e, d) for e, d in entries if (d.year, d.month) != month]
+            if outside:
+                first, day = outside[0]
+                more = f" ({len(outside)} entries in all)" if len(outside) > 1 else ""
+                yield Issue(
+                    f"entry dated {day} is outside {log.path.name}'s month{more}",
+                    log.rel_path,
+                    first.line,
+                    remedy=f"Move it to sessions/{day:%Y-%m}.md.",
+                )
+        newest: date | None = None
+        backwards: list[tuple[SessionEntry, date, date]] = []
+        for entry, day in entries:
+            if newest is not None and day < newest:
+                backwards.append((entry, day, newest))
+            newest = day if newest is None else max(newest, day)
+        if backwards:
+            first_entry, day, before = backwards[0]
+            more = f" ({len(backwards)} entries out of order)" if len(backwards) > 1 else ""
+            yield Issue(
+                f"entry dated {day} comes after one dated {before}: the log is not in "
+                f"chronological order{more}",
+                log.rel_path,
+                first_entry.line,
+                remedy="Keep the log append-only: reorder the entries oldest first.",
+            )

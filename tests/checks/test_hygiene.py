@@ -1,0 +1,137 @@
+"""Hygiene (SPEC §2 "Hygiene, provenance and secrets"): template, archive trigger, log layout.
+
+``fixtures/scenarios/hygiene.yaml`` holds one project per case (hy- prefixes); findings come
+from an audit of the whole source, coverage from an audit narrowed with ``--project``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Run
+from support import assert_quiet, assert_skipped, line_of, scenario_audit_fixtures, sole
+
+TODAY = "2026-06-20"
+root, corpus, one = scenario_audit_fixtures("hygiene", TODAY)
+
+
+def messages(run: Run, check: str, project: str) -> list[str]:
+    return sorted(finding["message"] for finding in run.findings(check, project))
+
+
+# -- context-archive-due -----------------------------------------------------------
+
+
+def test_archive_due_over_120_lines_within_budget(corpus: Run) -> None:
+    finding = sole(corpus, "context-archive-due", "hy-archive")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == "projects/hy-archive/CONTEXT.md"
+    assert finding["message"] == (
+        "CONTEXT.md is 130 lines, over the 120-line archive trigger (budget 150)"
+    )
+
+
+def test_archive_due_leaves_an_over_budget_file_to_context_budget(
+    one: Callable[[str], Run],
+) -> None:
+    run = one("hy-over")
+    assert_quiet(run, "context-archive-due")
+    assert len(run.findings("context-budget")) == 1
+
+
+def test_archive_due_quiet_on_a_short_file(one: Callable[[str], Run]) -> None:
+    assert_quiet(one("hy-ok"), "context-archive-due")
+
+
+def test_archive_due_skips_dormant_projects(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("hy-paused"), "context-archive-due", "dormant")
+
+
+# -- context-template ------------------------------------------------------------------
+
+
+def test_template_one_finding_per_missing_part(corpus: Run) -> None:
+    assert messages(corpus, "context-template", "hy-bare") == [
+        "CONTEXT.md does not link to REFERENCE.md",
+        "CONTEXT.md does not link to sessions/",
+        "CONTEXT.md has no `## Current State` section",
+        "CONTEXT.md has no `## What's Next` section",
+        "CONTEXT.md has no budget footer (a line with `Budget:` among its last 5 lines)",
+    ]
+    for finding in corpus.findings("context-template", "hy-bare"):
+        assert finding["severity"] == "warning"
+        assert finding["path"] == "projects/hy-bare/CONTEXT.md"
+
+
+def test_template_links_asked_only_for_what_exists(corpus: Run) -> None:
+    """hy-over has neither REFERENCE.md nor sessions/: no link findings, only the rest."""
+    found = messages(corpus, "context-template", "hy-over")
+    assert not [message for message in found if "link" in message]
+    assert len(found) == 3
+
+
+def test_template_quiet_on_the_seed_template(one: Callable[[str], Run]) -> None:
+    """`./REFERENCE.md#anchor` is a link to REFERENCE.md; `What's Next — Prioritized` counts."""
+    assert_quiet(one("hy-ok"), "context-template")
+
+
+def test_template_a_completed_header_is_not_asked_for_working_sections(
+    corpus: Run,
+) -> None:
+    assert corpus.findings("context-template", "hy-closing") == []
+
+
+def test_template_skips_dormant_projects(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("hy-paused"), "context-template", "dormant")
+
+
+# -- completed-items-in-context: the milestones exception ------------------------------------
+
+
+@pytest.mark.parametrize("project", ["hy-milestones", "hy-ok"])
+def test_short_milestones_section_is_the_allowed_exception(
+    one: Callable[[str], Run], project: str
+) -> None:
+    assert_quiet(one(project), "completed-items-in-context")
+
+
+def test_long_milestones_section_gets_no_exception(corpus: Run, root: Path) -> None:
+    finding = sole(corpus, "completed-items-in-context", "hy-milestones-long")
+    assert "11 checked items" in finding["message"]
+    assert finding["line"] == line_of(root, "projects/hy-milestones-long/CONTEXT.md", "[x] One")
+
+
+# -- session-log-layout --------------------------------------------------------------------
+
+
+def test_log_layout_problems_one_per_file_and_kind(corpus: Run, root: Path) -> None:
+    log = "projects/hy-logs/sessions/2026-06.md"
+    found = {
+        (f["path"], f["line"]): f["message"]
+        for f in corpus.findings("session-log-layout", "hy-logs")
+    }
+    assert found == {
+        (
+            "projects/hy-logs/sessions/notes.md",
+            None,
+        ): "session log `notes.md` is not named YYYY-MM.md",
+        (
+            log,
+            line_of(root, log, "## 2026-05-28"),
+        ): "entry dated 2026-05-28 is outside 2026-06.md's month",
+        (log, line_of(root, log, "## 2026-06-03")): (
+            "entry dated 2026-06-03 comes after one dated 2026-06-10: the log is not in "
+            "chronological order (2 entries out of order)"
+        ),
+    }
+
+
+def test_log_layout_quiet_on_monthly_chronological_logs(one: Callable[[str], Run]) -> None:
+    """README.md is not a log; same-day entries are in order; two monthly files."""
+    assert_quiet(one("hy-ok"), "session-log-layout")
+
+
+def test_log_layout_skipped_without_a_log(one: Callable[[str], Run]) -> None:
+    assert_skipped(one("hy-bare-nolog"), "session-log-layout", "no log")
