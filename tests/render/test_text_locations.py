@@ -6,7 +6,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 from conftest import Run
+
+from context_doctor.cli import cli
 
 Doctor = Callable[..., Run]
 TODAY = "2026-06-20"
@@ -97,3 +100,27 @@ def test_every_subcommand_help_lists_its_options(doctor: Doctor) -> None:
     check = doctor("check", "--help").stdout
     for option in ("--baseline", "--write-baseline", "--show-coverage", "--output-file", "gitlab"):
         assert option in check
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found: list[tuple[str, ...]] = []
+    for name, command in sorted(group.commands.items()):
+        path = (*prefix, name)
+        if not command.hidden:
+            found.append(path)
+        if isinstance(command, click.Group):
+            found += _commands(command, path)
+    return found
+
+
+def test_help_of_every_command_names_every_visible_option(doctor: Doctor) -> None:
+    """SPEC §6: every subcommand's --help lists all its options (walks the whole CLI)."""
+    for path in _commands(cli):
+        command: click.Command = cli
+        for name in path:
+            assert isinstance(command, click.Group)
+            command = command.commands[name]
+        shown = doctor(*path, "--help").stdout
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                assert param.opts[-1] in shown, (path, param.opts)
