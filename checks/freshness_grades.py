@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.corpus import Source
-from context_doctor.findings import Issue, Severity
+from context_doctor.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
 from context_doctor.freshness import threshold_for_slug
 from context_doctor.registry import Context, scoped_check
 
@@ -23,7 +23,25 @@ def _graded(source: Source, ctx: Context) -> int:
 def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
     for graded in source.graded_files(ctx.today):
         for problem in graded.problems:
-            if problem.check == name:
+            if problem.check != name:
+                continue
+            if name == "freshness-derived-reviewed":
+                yield Issue(
+                    problem.message,
+                    graded.rel_path,
+                    problem.line,
+                    remedy=f"Remove `last_reviewed` from {graded.rel_path} and review its source "
+                    f"instead (`context-doctor freshness review {graded.derived_from}`).",
+                    # A review recorded on a derived file is ignored and overwritten by the
+                    # next generator run: dropping it is a fact, not a claim.
+                    fix=Fix(
+                        graded.rel_path,
+                        Applicability.SAFE,
+                        "remove the derived file's own `last_reviewed`",
+                        (RemoveFrontmatterKey("last_reviewed"),),
+                    ),
+                )
+            else:
                 yield Issue(problem.message, graded.rel_path, problem.line)
 
 

@@ -15,10 +15,13 @@ from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.config import Settings
 from context_doctor.corpus import Corpus, discover, synthesis_home
 from context_doctor.errors import DoctorError
+from context_doctor.fixes import apply_plan, plan_fixes
 from context_doctor.hooks import BYPASS, REFUSED
 from context_doctor.registry import CheckSpec
+from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
+from context_doctor.write import WriteRefused
 
 
 def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:
@@ -110,6 +113,16 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
     metavar="FILE",
     help="Write the output to FILE (atomically) instead of stdout.",
 )
+@click.option(
+    "--fix", "apply_fixes", is_flag=True, help="Apply the safe fixes, then report what remains."
+)
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: the unsafe fixes too.")
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Print the fixes as a unified diff and write nothing (exit 1 when there is one).",
+)
 @output_options
 def check_command(
     paths: tuple[str, ...],
@@ -124,6 +137,9 @@ def check_command(
     write_baseline: str | None,
     show_coverage: bool,
     output_file: Path | None,
+    apply_fixes: bool,
+    unsafe_fixes: bool,
+    show_diff: bool,
     today: date,
     readiness: str,
     select: tuple[str, ...],
@@ -142,24 +158,25 @@ def check_command(
     with guarded(
         output_format == "json", debug, output_format=output_format, output_file=output_file
     ):
-        corpus = discover(
-            paths,
-            sources,
-            projects,
-            allow_shallow=allow_shallow,
-            pushing=pushed_commits() if pre_push else (),
-            ci=in_ci(),
-        )
-        report, settings, checks = audit(
-            corpus,
-            today=today,
-            readiness=readiness,
-            select=split_names(select),
-            ignore=split_names(ignore),
-            config=config,
-            baseline=_baseline_path(baseline, corpus),
-            config_baseline=write_baseline is None,
-        )
+        pushing = pushed_commits() if pre_push else ()
+
+        def audit_once() -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
+            corpus = discover(
+                paths, sources, projects, allow_shallow=allow_shallow, pushing=pushing, ci=in_ci()
+            )
+            report, settings, checks = audit(
+                corpus,
+                today=today,
+                readiness=readiness,
+                select=split_names(select),
+                ignore=split_names(ignore),
+                config=config,
+                baseline=_baseline_path(baseline, corpus),
+                config_baseline=write_baseline is None,
+            )
+            return corpus, report, settings, checks
+
+        corpus, report, settings, checks = audit_once()
         if show_settings:
             print_settings(settings, checks, corpus)
             return
@@ -174,6 +191,29 @@ def check_command(
                 err=True,
             )
             sys.exit(0)
+        fixed: int | None = None
+        if show_diff or apply_fixes:
+            plan = plan_fixes(report.findings, corpus, unsafe=unsafe_fixes)
+            for finding, why in plan.skipped:
+                click.echo(
+                    escape_text(
+                        f"context-doctor: not fixed: [{finding.check}] {finding.path}: {why}"
+                    ),
+                    err=True,
+                )
+            if show_diff:
+                click.echo(plan.diff(), nl=False)
+                sys.exit(1 if plan.files else 0)
+            try:
+                apply_plan(plan)
+            except WriteRefused as refused:
+                click.echo(
+                    escape_text(f"context-doctor: fix refused [{refused.rule}]: {refused.message}"),
+                    err=True,
+                )
+                sys.exit(1)
+            fixed = plan.fixed
+            corpus, report, settings, checks = audit_once()  # the pipeline re-audits
         if output_format == "github":
             # Before the cache: a summary that cannot be written is exit 2, and an exit-2
             # run must leave the report cache as it was.
@@ -181,6 +221,11 @@ def check_command(
         cache_path = report_cache_path(corpus, report_cache, no_report_cache)
         if cache_path is not None:
             write_json(cache_path, report.to_json())
+        if fixed is not None:
+            click.echo(
+                f"Fixed {plural(fixed, 'finding')} ({len(report.findings)} remaining).",
+                err=output_format not in ("human", "concise") or output_file is not None,
+            )
         emit(
             report,
             output_format,

@@ -22,7 +22,7 @@ from typing import IO
 from rich.console import Console
 from rich.text import Text
 
-from context_doctor.findings import Finding, Severity
+from context_doctor.findings import Applicability, Finding, Severity
 from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
 
@@ -69,10 +69,25 @@ def verdict_text(report: Report) -> str:
     if report.suppressed_total:
         ways = ", ".join(f"{count} {way}" for way, count in report.suppressed.items() if count)
         text += f"; {report.suppressed_total} suppressed ({ways})"
+    text += fixable_clause(report)
     defect_checks = report.defect_checks()
     if defect_checks:
         text += f"; defects from {', '.join(defect_checks)}"
     return text
+
+
+def fixable_clause(report: Report) -> str:
+    """How many findings ``--fix`` (and ``--unsafe-fixes``) would repair, for the verdict line."""
+    safe = sum(1 for f in report.findings if f.fix and f.fix.applicability is Applicability.SAFE)
+    unsafe = sum(
+        1 for f in report.findings if f.fix and f.fix.applicability is Applicability.UNSAFE
+    )
+    if not safe and not unsafe:
+        return ""
+    if not safe:
+        return f"; {unsafe} fixable with --fix --unsafe-fixes"
+    more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+    return f"; [*] {safe} fixable with --fix{more}"
 
 
 def verdict_line(report: Report) -> Text:
@@ -112,6 +127,12 @@ def compact_coverage(report: Report, width: int = COVERAGE_WIDTH) -> list[str]:
     return wrapped[:COVERAGE_LINES]
 
 
+def _fix_marker(finding: Finding) -> str:
+    """``[*]`` on a finding ``check --fix`` repairs (ruff's marker); unsafe fixes are not marked."""
+    fix = finding.fix
+    return "[*] " if fix is not None and fix.applicability is Applicability.SAFE else ""
+
+
 def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(
         text, width=width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
@@ -147,6 +168,7 @@ def render_human(report: Report, console: Console, *, show_coverage: bool = Fals
             line.append("  ")
             line.append(label, style=style)
             line.append(f"  [{finding.check}] ", style="magenta")
+            line.append(_fix_marker(finding))
             line.append(escape_text(finding.message))
             console.print(line)
             console.print(Text(f"      → {escape_text(finding.remedy)}", style="dim"))
@@ -169,6 +191,7 @@ def render_concise(report: Report, console: Console) -> None:
         line.append(": ")
         line.append(_CONCISE_LABEL[finding.severity], style=style)
         line.append(f" {finding.check} ", style="magenta")
+        line.append(_fix_marker(finding))
         line.append(escape_text(finding.message))
         console.print(line)
     console.print(verdict_line(report))

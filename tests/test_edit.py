@@ -1,0 +1,399 @@
+"""The fail-closed editor (context_doctor.edit): every refusal leaves the file byte-identical.
+
+Each rule is exercised on an LF and a CRLF copy of the same file; every success
+reads back exactly the intended bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from context_doctor import edit
+from context_doctor.errors import DoctorError
+
+NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
+
+CONTEXT = """# Atlas — Working Context
+
+**Phase:** Build (round 3)
+**Status:** Active — search index rewrite
+**Last session:** 2026-06-18 (round 3)
+
+## Current State
+- Indexer rewritten; query path next.
+
+*State as of: 2026-06-18 (round 3)*
+
+## What's Next
+1. [ ] Port the query path (as of 2026-06-18)
+
+*State as of: 2026-06-18 (round 3)*
+"""
+
+
+def write(tmp_path: Path, text: str, nl: str, name: str = "CONTEXT.md") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.replace("\n", nl).encode("utf-8"))
+    return path
+
+
+def native(text: str, nl: str) -> bytes:
+    return text.replace("\n", nl).encode("utf-8")
+
+
+Edit = Callable[[Path], object]
+
+REFUSALS: list[tuple[str, str, Edit]] = [
+    ("replace-absent", "anchor-absent", lambda p: edit.replace_once(p, "Round 99", "x")),
+    ("field-absent", "anchor-absent", lambda p: edit.set_field(p, "Owner", "me")),
+    ("insert-absent", "anchor-absent", lambda p: edit.insert_before(p, "## Nope", "x\n")),
+    ("replace-count", "anchor-count", lambda p: edit.replace_once(p, "*State as of", "x")),
+    (
+        "replace-count-declared",
+        "anchor-count",
+        lambda p: edit.replace_once(p, "Indexer", "Index", count=2),
+    ),
+    ("insert-count", "anchor-count", lambda p: edit.insert_before(p, "*State", "x\n")),
+    ("no-change", "no-change", lambda p: edit.replace_once(p, "Active", "Active")),
+    (
+        "same-field",
+        "no-change",
+        lambda p: edit.set_field(p, "Status", "Active — search index rewrite"),
+    ),
+    (
+        "max-lines",
+        "max-lines",
+        lambda p: edit.insert_before(p, "## What's Next", "one\ntwo\n", max_lines=16),
+    ),
+    (
+        "mid-line",
+        "anchor-not-at-line-start",
+        lambda p: edit.insert_before(p, "query path next", "x\n"),
+    ),
+    (
+        "no-final-newline",
+        "text-without-newline",
+        lambda p: edit.insert_before(p, "## What's Next", "## Later"),
+    ),
+    (
+        "fuse-next-line",
+        "fused-boundary",
+        lambda p: edit.replace_once(p, "- Indexer rewritten; query path next.\n", "- Done."),
+    ),
+    (
+        "fuse-previous-line",
+        "fused-boundary",
+        lambda p: edit.replace_once(p, "\n- Indexer rewritten", "- Indexer"),
+    ),
+    (
+        "fuse-fragments",
+        "fused-boundary",
+        lambda p: edit.replace_once(p, "rewritten; query path next.\n\n*State", "x"),
+    ),
+    (
+        "header-lag",
+        "header-lag",
+        lambda p: edit.set_field(p, "Phase", "Build (round 4)"),
+    ),
+    (
+        "stale-body",
+        "stale-body",
+        lambda p: edit.set_field(p, "Last session", "2026-06-19 (round 4)"),
+    ),
+    (
+        "stale-body-same-day",
+        "stale-body",
+        lambda p: edit.set_field(p, "Last session", "2026-06-18 (round 4)"),
+    ),
+    (
+        "marker-without-review",
+        "marker-without-review",
+        lambda p: edit.replace_once(
+            p,
+            "\n\n*State as of: 2026-06-18 (round 3)*\n\n## What's",
+            "\n\n*State as of: 2026-06-19 (round 4)*\n\n## What's",
+        ),
+    ),
+    (
+        "value-unreadable",
+        "value-unreadable",
+        lambda p: edit.set_field(p, "Status", "Active **Owner:** me"),
+    ),
+]
+
+
+@NEWLINES
+@pytest.mark.parametrize(
+    ("rule", "attempt"),
+    [(rule, attempt) for _, rule, attempt in REFUSALS],
+    ids=[r[0] for r in REFUSALS],
+)
+def test_every_refusal_leaves_the_file_byte_identical(
+    tmp_path: Path, nl: str, rule: str, attempt: Edit
+) -> None:
+    path = write(tmp_path, CONTEXT, nl)
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        attempt(path)
+    assert refused.value.rule == rule
+    assert path.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [path]  # no temp file left behind
+
+
+@NEWLINES
+def test_repeated_adjacent_matches_that_would_fuse_are_refused(tmp_path: Path, nl: str) -> None:
+    path = write(tmp_path, "- x\n- x\nend\n", nl, "notes.md")
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.replace_once(path, "- x\n", "- y", count=2)
+    assert refused.value.rule == "fused-boundary"
+    assert path.read_bytes() == before
+
+
+def test_a_match_splitting_a_crlf_break_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, "alpha\nbeta\n", "\r\n", "notes.md")
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.replace_once(path, "alpha\r", "ALPHA\r")
+    assert refused.value.rule == "fused-boundary"
+    assert "CRLF" in refused.value.message
+    assert path.read_bytes() == before
+
+
+@NEWLINES
+def test_the_default_budget_of_a_context_file_is_150_lines(tmp_path: Path, nl: str) -> None:
+    body = "# P\n\n**Status:** Active\n" + "".join(f"line {n}\n" for n in range(147))
+    path = write(tmp_path, body, nl)
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.insert_before(path, "line 0", "one more\n")
+    assert refused.value.rule == "max-lines"
+    assert "150-line budget" in refused.value.message
+    assert path.read_bytes() == before
+    edit.insert_before(path, "line 0", "one more\n", max_lines=151)
+    assert path.read_bytes().count(nl.encode()) == 151
+
+
+@NEWLINES
+def test_a_context_file_that_reads_completed_gets_80_lines(tmp_path: Path, nl: str) -> None:
+    body = "# P\n\n**Status:** Active\n" + "".join(f"line {n}\n" for n in range(78))
+    path = write(tmp_path, body, nl)
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.set_field(path, "Status", "Completed")
+    assert refused.value.rule == "max-lines"
+    assert "80-line budget" in refused.value.message
+    assert path.read_bytes() == before
+
+
+def test_the_budget_refusal_says_when_the_file_is_already_over(tmp_path: Path) -> None:
+    path = write(tmp_path, "".join(f"line {n}\n" for n in range(10)), "\n", "notes.md")
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.replace_once(path, "line 3\n", "", max_lines=5)
+    assert "9 lines, over the 5-line budget (it is already 10)" in refused.value.message
+
+
+def test_a_symlinked_target_is_refused(tmp_path: Path) -> None:
+    real = write(tmp_path, CONTEXT, "\n", "real.md")
+    link = tmp_path / "CONTEXT.md"
+    link.symlink_to(real)
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.set_field(link, "Status", "Paused")
+    assert refused.value.rule == "symlink"
+    assert real.read_text() == CONTEXT and link.is_symlink()
+
+
+def test_an_edit_refusal_is_a_write_refusal_naming_its_override() -> None:
+    from context_doctor.write import WriteRefused
+
+    refused = edit.EditRefused("header-lag", "Phase ahead")
+    assert isinstance(refused, WriteRefused)
+    assert refused.one_line() == "refused [header-lag]: Phase ahead (override: --allow-header-lag)"
+    assert edit.EditRefused("anchor-absent", "gone").override is None
+
+
+# -- exit-2 material: the editor cannot even start ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "attempt", "says"),
+    [
+        (lambda d: d / "missing.md", lambda p: edit.set_field(p, "Phase", "x"), "does not exist"),
+        (lambda d: d, lambda p: edit.set_field(p, "Phase", "x"), ""),
+        (
+            lambda d: _bytes(d / "bin.md", b"**Phase:** x\x00\n"),
+            lambda p: edit.set_field(p, "Phase", "y"),
+            "binary",
+        ),
+        (
+            lambda d: _bytes(d / "latin.md", b"**Phase:** caf\xe9\n"),
+            lambda p: edit.set_field(p, "Phase", "y"),
+            "UTF-8",
+        ),
+        (
+            lambda d: _bytes(d / "a.md", b"text\n"),
+            lambda p: edit.replace_once(p, "", "x"),
+            "--anchor is empty",
+        ),
+        (
+            lambda d: _bytes(d / "a.md", b"text\n"),
+            lambda p: edit.insert_before(p, "", "x\n"),
+            "--anchor is empty",
+        ),
+        (
+            lambda d: _bytes(d / "a.md", b"text\n"),
+            lambda p: edit.replace_once(p, "text", "x", count=0),
+            "--count 0",
+        ),
+        (
+            lambda d: _bytes(d / "a.md", b"**Phase:** x\n"),
+            lambda p: edit.set_field(p, "Phase", "two\nlines"),
+            "line break",
+        ),
+    ],
+    ids=[
+        "missing",
+        "directory",
+        "binary",
+        "not-utf8",
+        "empty-anchor",
+        "empty-insert-anchor",
+        "count-0",
+        "multiline-value",
+    ],
+)
+def test_inputs_the_editor_cannot_work_on_are_doctor_errors(
+    tmp_path: Path, make: Callable[[Path], Path], attempt: Edit, says: str
+) -> None:
+    path = make(tmp_path)
+    before = path.read_bytes() if path.is_file() else None
+    with pytest.raises(DoctorError) as error:
+        attempt(path)
+    assert says in error.value.problem
+    if not path.is_file() or b"\x00" in path.read_bytes():
+        assert str(path) in error.value.problem  # a file-level problem names the path
+    if before is not None:
+        assert path.read_bytes() == before
+
+
+def _bytes(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+# -- successes read back exactly the intended bytes --------------------------------
+
+
+@NEWLINES
+def test_set_field_rewrites_only_the_value(tmp_path: Path, nl: str) -> None:
+    path = write(tmp_path, CONTEXT, nl)
+    result = edit.set_field(path, "Status", "Paused — waiting on review")
+    expected = CONTEXT.replace("Active — search index rewrite", "Paused — waiting on review")
+    assert path.read_bytes() == native(expected, nl) == result.after
+    assert result.written and result.body_state == edit.BODY_CURRENT
+
+
+@NEWLINES
+def test_a_whole_header_advance_with_its_sections_succeeds(tmp_path: Path, nl: str) -> None:
+    path = write(tmp_path, CONTEXT, nl)
+    edit.replace_once(
+        path,
+        "- Indexer rewritten; query path next.\n\n*State as of: 2026-06-18 (round 3)*\n",
+        "- Query path ported.\n\n*State as of: 2026-06-19 (round 4)*\n",
+    )
+    edit.replace_once(
+        path,
+        "1. [ ] Port the query path (as of 2026-06-18)\n\n*State as of: 2026-06-18 (round 3)*\n",
+        "1. [ ] Ship it (as of 2026-06-19)\n\n*State as of: 2026-06-19 (round 4)*\n",
+    )
+    result = edit.set_field(path, "Last session", "2026-06-19 (round 4)")
+    assert result.body_state == edit.BODY_CURRENT
+    result = edit.set_field(path, "Phase", "Build (round 4)")
+    expected = (
+        CONTEXT.replace("round 3", "round 4")
+        .replace("2026-06-18", "2026-06-19")
+        .replace("- Indexer rewritten; query path next.", "- Query path ported.")
+        .replace("Port the query path", "Ship it")
+    )
+    assert path.read_bytes() == native(expected, nl)
+    assert result.body_state == edit.BODY_CURRENT
+
+
+@NEWLINES
+def test_overrides_record_the_claim_and_the_success_names_the_body_state(
+    tmp_path: Path, nl: str
+) -> None:
+    path = write(tmp_path, CONTEXT, nl)
+    result = edit.set_field(path, "Last session", "2026-06-19 (round 4)", allow_stale_body=True)
+    assert result.body_state == edit.BODY_LAGS
+    result = edit.set_field(path, "Phase", "Build (round 5)", allow_header_lag=True)
+    assert b"**Phase:** Build (round 5)" + nl.encode() in path.read_bytes()
+    reviewed = edit.replace_once(
+        path,
+        "*State as of: 2026-06-18 (round 3)*\n\n## What's",
+        "*State as of: 2026-06-19 (round 4)*\n\n## What's",
+        state_reviewed=True,
+    )
+    assert reviewed.body_state == edit.BODY_LAGS  # What's Next still says round 3
+
+
+@NEWLINES
+def test_whole_line_deletion_and_restructuring_inside_the_anchor_are_allowed(
+    tmp_path: Path, nl: str
+) -> None:
+    path = write(tmp_path, "# N\nkeep\ndrop\nkeep too\nab\ncd\n", nl, "notes.md")
+    edit.replace_once(path, "drop\n", "")
+    edit.replace_once(path, "ab\ncd", "AB CD")
+    edit.replace_once(path, "AB", "A\nB")
+    assert path.read_bytes() == native("# N\nkeep\nkeep too\nA\nB CD\n", nl)
+
+
+@NEWLINES
+def test_insert_before_puts_whole_lines_before_the_anchor(tmp_path: Path, nl: str) -> None:
+    log = "# June\n\n## 2026-06-20 — later\n"
+    path = write(tmp_path, log, nl, "2026-06.md")
+    result = edit.insert_before(path, "## 2026-06-20", "## 2026-06-19 — review\nDone.\n\n")
+    expected = "# June\n\n## 2026-06-19 — review\nDone.\n\n## 2026-06-20 — later\n"
+    assert path.read_bytes() == native(expected, nl)
+    assert result.body_state == edit.BODY_UNVERIFIABLE
+
+
+def test_a_bare_lf_stands_for_crlf_only_in_an_all_crlf_file(tmp_path: Path) -> None:
+    crlf = write(tmp_path, "a\nb\n", "\r\n", "crlf.md")
+    edit.insert_before(crlf, "b", "inserted\n")
+    assert crlf.read_bytes() == b"a\r\ninserted\r\nb\r\n"
+    mixed = tmp_path / "mixed.md"
+    mixed.write_bytes(b"a\r\nb\nc\n")
+    edit.insert_before(mixed, "c", "inserted\n")
+    assert mixed.read_bytes() == b"a\r\nb\ninserted\nc\n"
+
+
+def test_a_byte_order_mark_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "CONTEXT.md"
+    path.write_bytes(b"\xef\xbb\xbf**Status:** Active\n")
+    edit.set_field(path, "Status", "Paused")
+    assert path.read_bytes() == b"\xef\xbb\xbf**Status:** Paused\n"
+
+
+def test_an_empty_field_gets_its_value_after_one_space(tmp_path: Path) -> None:
+    path = write(tmp_path, "**Phase:**\n**Status:** Active\n", "\n", "notes.md")
+    edit.set_field(path, "Phase", "Build")
+    assert path.read_text() == "**Phase:** Build\n**Status:** Active\n"
+
+
+def test_a_dry_run_writes_nothing_and_returns_the_diff(tmp_path: Path) -> None:
+    path = write(tmp_path, CONTEXT, "\n")
+    result = edit.set_field(path, "Status", "Paused", dry_run=True)
+    assert path.read_text() == CONTEXT and not result.written
+    assert "-**Status:** Active — search index rewrite\n+**Status:** Paused\n" in result.diff()
+    with pytest.raises(edit.EditRefused):
+        edit.replace_once(path, "not there", "x", dry_run=True)
+
+
+def test_the_body_state_names_markers_that_lag_or_are_missing(tmp_path: Path) -> None:
+    path = write(tmp_path, CONTEXT.replace("*State as of: 2026-06-18 (round 3)*\n", ""), "\n")
+    result = edit.set_field(path, "Status", "Active")
+    assert result.body_state == edit.BODY_UNVERIFIABLE
