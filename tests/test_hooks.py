@@ -79,7 +79,7 @@ def test_install_writes_an_executable_pre_push_hook(make_repo: MakeRepo, doctor:
     run = doctor("hook", "install", "--repo", str(root))
     assert run.exit_code == 0, run.stderr
     hook = hook_path(root)
-    assert run.stdout.strip() == f"installed {hook}"
+    assert run.stdout.strip() == (f"installed {hook} (`context-doctor hook uninstall` removes it)")
     script = hook.read_text()
     assert script.startswith("#!/bin/sh\n")
     assert MARKER in script
@@ -385,3 +385,16 @@ def test_install_refuses_a_global_hooks_path_without_force(
     forced = doctor("hook", "install", "--repo", str(root), "--force", env=env)
     assert forced.exit_code == 0, forced.stderr
     assert MARKER in (shared / "pre-push").read_text()
+
+
+def test_a_push_the_doctor_cannot_judge_is_refused_saying_so(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    commit(root, {"projects/index.yaml": "projects: [unclosed\n"}, "break the index")
+    pushed = push(root)
+    output = pushed.stdout + pushed.stderr
+    assert pushed.returncode != 0
+    assert "is not valid YAML" in output
+    assert "push refused by context-doctor: ground truth not established" in output

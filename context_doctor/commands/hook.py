@@ -36,7 +36,7 @@ def hook_install_command(repo: Path, force: bool) -> None:
         if not repo.is_dir():
             raise DoctorError(f"{repo} is not a directory", "pass --repo PATH of a git repository")
         target, backup = install_hook(repo, force=force)
-        click.echo(f"installed {target}")
+        click.echo(f"installed {target} (`context-doctor hook uninstall` removes it)")
         if backup is not None:
             click.echo(f"kept the previous hook as {backup}")
 
