@@ -11,9 +11,16 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from context_doctor.cli import cli
 from context_doctor.testing import build_scenario
+
+# Hypothesis: CI runs a fixed seed (derandomize) and, where a test names no count, a few
+# examples; `HYPOTHESIS_PROFILE=large` runs many, with fresh randomness, by hand.
+settings.register_profile("ci", derandomize=True, max_examples=6, database=None)
+settings.register_profile("large", derandomize=False, max_examples=300, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO_ROOT / "fixtures" / "scenarios"
