@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from datetime import date, datetime
 from functools import cache
 from importlib.resources import files
@@ -12,12 +13,18 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.error import YAMLError
+from ruamel.yaml.error import YAMLError, YAMLFutureWarning, YAMLWarning
 
 from context_doctor.errors import DoctorError
 from context_doctor.limits import TooLarge, read_limited, yaml_node_limit
 from context_doctor.model.conflicts import conflict_regions, may_hold_markers
 from context_doctor.model.text import join_surrogate_pairs
+
+# ruamel reports odd input (a reused anchor, say) as Python warnings, which print the
+# offending YAML raw on stderr: hostile text, unescaped.  The doctor reports what
+# matters itself, so those warnings are never shown.
+warnings.filterwarnings("ignore", category=YAMLWarning)
+warnings.filterwarnings("ignore", category=YAMLFutureWarning)
 
 
 def read_text(path: Path, what: str) -> str:

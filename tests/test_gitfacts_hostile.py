@@ -240,3 +240,24 @@ def test_submodule_project_is_reported_as_a_submodule(
     assert "submodule projects/beta" in finding["message"]
     assert "ignored" not in finding["message"]
     assert finding["severity"] == "warning"
+
+
+def test_a_submodules_own_config_is_never_run(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    """`git status` would recurse into a dirty submodule and run *its* fsmonitor."""
+    inner = make_repo({"commits": [{"date": "2026-06-01T09:00:00+00:00", "files": {"f": "x\n"}}]})
+    root = make_repo(corpus())
+    run_git(
+        root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "vendor",
+        identity=True,
+    )  # fmt: skip
+    run_git(root, "commit", "-q", "-m", "vendor", when="2026-06-01T10:00:00+00:00", identity=True)
+    marker = tmp_path / "pwned-submodule"
+    run_git(root / "vendor", "config", "core.fsmonitor", f"touch {marker}; false")
+    (root / "vendor" / "f").write_text("changed\n", encoding="utf-8")
+    run_git(root, "status", "--porcelain")
+    assert marker.exists()  # the attack is real
+    marker.unlink()
+    audit_all_formats(doctor, root)
+    assert not marker.exists()

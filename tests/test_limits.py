@@ -129,3 +129,12 @@ def test_oversized_index_is_exit_2(make_repo: MakeRepo) -> None:
     done = check(str(root), "--json")
     assert done.returncode == 2
     assert "over 4 MiB" in json.loads(done.stdout)["error"]
+
+
+def test_yaml_warnings_never_print_the_tree_raw(make_repo: MakeRepo) -> None:
+    """ruamel warns about a reused anchor by printing the YAML itself on stderr."""
+    index = INDEX + 'extra: &r "\\e[2J"\nmore: &r x\nagain: *r\n'
+    root = make_repo(corpus({"projects/index.yaml": index}))
+    done = check(str(root))
+    assert done.returncode in (0, 1), done.stderr
+    assert "Warning" not in done.stderr and "\x1b" not in done.stderr
