@@ -161,43 +161,47 @@ def _assert_sane(doctor: Doctor, root: Path) -> None:
 _counter = iter(range(10**9))
 
 
-def _fresh(tmp_path_factory: Any) -> Path:
+def _audit_tree(tmp_path_factory: Any, doctor: Doctor, files: dict[bytes, bytes]) -> None:
+    """Build ``files`` as a fresh repository and audit it (a name git refuses proves nothing)."""
     root: Path = tmp_path_factory.mktemp("fuzz") / f"kb{next(_counter)}"
-    return root
-
-
-@FUZZ
-@given(files=hostile_trees())
-def test_any_file_names_git_accepts(tmp_path_factory: Any, doctor: Doctor, files: Any) -> None:
-    root = _fresh(tmp_path_factory)
     if _build(root, files):
         _assert_sane(doctor, root)
 
 
 @FUZZ
+@given(files=hostile_trees())
+def test_any_file_names_git_accepts(tmp_path_factory: Any, doctor: Doctor, files: Any) -> None:
+    _audit_tree(tmp_path_factory, doctor, files)
+
+
+@FUZZ
 @given(index=aliased_yaml())
 def test_yaml_with_aliases(tmp_path_factory: Any, doctor: Doctor, index: str) -> None:
-    root = _fresh(tmp_path_factory)
-    files = {
-        b"projects/index.yaml": index.encode("utf-8"),
-        b"projects/alpha/CONTEXT.md": CONTEXT,
-        b"notes.md": ("---\nconvention: pai-freshness-v1\n" + index + "---\n").encode("utf-8"),
-    }
-    assert _build(root, files)
-    _assert_sane(doctor, root)
+    front = "---\nconvention: pai-freshness-v1\n" + index + "---\n"
+    _audit_tree(
+        tmp_path_factory,
+        doctor,
+        {
+            b"projects/index.yaml": index.encode("utf-8"),
+            b"projects/alpha/CONTEXT.md": CONTEXT,
+            b"notes.md": front.encode("utf-8"),
+        },
+    )
 
 
 @FUZZ
 @given(context=nested_markdown())
 def test_deeply_nested_markdown(tmp_path_factory: Any, doctor: Doctor, context: str) -> None:
-    root = _fresh(tmp_path_factory)
-    files = {
-        b"projects/index.yaml": b"projects:\n  - id: alpha\n    status: active\n",
-        b"projects/alpha/CONTEXT.md": context.encode("utf-8", "surrogatepass"),
-        b"projects/alpha/sessions/2026-06.md": LOG + context.encode("utf-8", "surrogatepass"),
-    }
-    assert _build(root, files)
-    _assert_sane(doctor, root)
+    body = context.encode("utf-8", "surrogatepass")
+    _audit_tree(
+        tmp_path_factory,
+        doctor,
+        {
+            b"projects/index.yaml": b"projects:\n  - id: alpha\n    status: active\n",
+            b"projects/alpha/CONTEXT.md": body,
+            b"projects/alpha/sessions/2026-06.md": LOG + body,
+        },
+    )
 
 
 def test_git_accepts_the_hostile_names_we_generate(tmp_path: Path) -> None:
