@@ -17,6 +17,10 @@ Decisions where SPEC §4 is silent:
 - ``session_id`` is ``null`` (no coordination session is known to the doctor),
   ``repository`` the repository's top-level directory name, ``source_heads``
   ``{source name: HEAD}``.
+- ``compile`` removes CONTEXT.md's ``*State as of: …*`` markers (outside code
+  and history sections): the block and hashes replace them, and a marker left
+  behind is current-looking prose ``semantic-current-state`` reports. Other
+  current-looking prose is the author's to reword; compile never touches it.
 - ``compile`` refuses (besides an invalid state file) a state whose
   ``project_id`` is not the directory or whose plan does not resolve, and a
   header line that mixes the five block fields with other fields (removing
@@ -34,6 +38,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from context_doctor.model.claims import is_history
+from context_doctor.model.currency import as_of_markers
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.state import (
@@ -201,6 +207,30 @@ def decode_context(raw: bytes, project: Project) -> tuple[Document, bool]:
     return document, bom
 
 
+def without_as_of_markers(context: Document) -> tuple[Document, int]:
+    """CONTEXT.md without its as-of markers (outside code and history sections), and how many.
+
+    The block and the content hashes replace the body-marker convention (seed:
+    "structured state ... replace[s] the older body-marker currency convention"),
+    and a marker left behind would be a second current-state authority. A blank
+    line that only separated the marker from the text above goes with it.
+    """
+    markers = [m.line for m in as_of_markers(context) if not is_history(context, m.line)]
+    if not markers:
+        return context, 0
+    lines = context.lines
+    drop = set(markers)
+    for line in markers:
+        after_blank = line == len(lines) or not lines[line].strip()
+        if line > 1 and not lines[line - 2].strip() and after_blank:
+            drop.add(line - 1)
+    text = context.text
+    newline = _line_ending(text)
+    kept = [line for number, line in enumerate(lines, start=1) if number not in drop]
+    rebuilt = newline.join(kept) + (newline if text.endswith(("\n", "\r")) else "")
+    return Document.from_text(rebuilt, context.path, context.rel_path), len(markers)
+
+
 def compiled_context(context: Document, state: dict[str, Any], *, bom: bool = False) -> str:
     """CONTEXT.md's new text with the block rendered from ``state`` in its place."""
     text = context.text
@@ -247,8 +277,14 @@ def compiled_context(context: Document, state: dict[str, Any], *, bom: bool = Fa
     return ("\ufeff" if bom else "") + joined + (newline if ends_with_newline or not text else "")
 
 
-def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> list[PlannedWrite]:
-    """The writes ``state compile`` makes (CONTEXT.md first, then the state); [] when current."""
+@dataclass(frozen=True)
+class CompilePlan:
+    writes: list[PlannedWrite]  # CONTEXT.md first, then the state; empty when all is current
+    markers_removed: int
+
+
+def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> CompilePlan:
+    """What ``state compile`` writes, or the refusal."""
     path = project.directory / STATE_FILE
     reading = read_state(path)
     rel = project.relative(path)
@@ -271,6 +307,7 @@ def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> list
             "plan", f"the controlling plan `{state['controlling_plan']}` {resolved.problem}"
         )
     context, bom = decode_context(context_raw, project)
+    context, markers_removed = without_as_of_markers(context)
     new_context = compiled_context(context, state, bom=bom).encode("utf-8")
     hashes = content_hashes(project.directory, resolved.normal)
     hashes["CONTEXT.md"] = hashlib.sha256(without_block(new_context)).hexdigest()
@@ -286,4 +323,4 @@ def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> list
                 reading.raw,
             )
         )
-    return writes
+    return CompilePlan(writes, markers_removed)

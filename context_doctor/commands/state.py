@@ -108,9 +108,10 @@ def compile_command(project: Path, now: datetime) -> None:
         target = _project(project)
         snapshot = read_snapshot(target.context.path, within=target.directory)
         try:
-            writes = plan_compile(target, snapshot.data, now=now)
+            plan = plan_compile(target, snapshot.data, now=now)
         except Unreadable as error:
             raise _unreadable(error) from error
+        writes = plan.writes
         for planned in writes:
             if planned.path == snapshot.path:
                 replace_file(snapshot, planned.data, within=target.directory)
@@ -121,4 +122,11 @@ def compile_command(project: Path, now: datetime) -> None:
             click.echo(f"{where}: the block and content hashes are current; nothing written")
         else:
             names = ", ".join(escape_text(target.relative(p.path)) for p in writes)
-            click.echo(f"compiled {where}: wrote {names}")
+            removed = plan.markers_removed
+            note = (
+                f"; removed {removed} as-of marker{'s' if removed != 1 else ''} (the block "
+                "replaces them)"
+                if removed
+                else ""
+            )
+            click.echo(f"compiled {where}: wrote {names}{note}")

@@ -31,13 +31,20 @@ See [REFERENCE.md](REFERENCE.md) and [sessions/](sessions/).
 ## Current State
 The parser is in.
 
+*State as of: 2026-06-18 (round 3)*
+
 ## What's Next
 - [ ] Ship the parser (as of 2026-06-18)
 - [x] Write the lexer
 - Review the grammar
 
+*State as of: 2026-06-18 (round 3)*
+
 ## Notes
 - not an action
+
+## History
+*State as of: 2026-06-01 (round 1)*
 """
 
 
@@ -100,7 +107,12 @@ def test_init_compile_check_round_trip(doctor: Doctor, make_repo: MakeRepo) -> N
 
     run = state(doctor, root, "compile", PROJECT)
     assert run.exit_code == 0, run.stderr
-    lines = (root / PROJECT / "CONTEXT.md").read_text().splitlines()
+    assert "removed 2 as-of markers (the block replaces them)" in run.stdout
+    text = (root / PROJECT / "CONTEXT.md").read_text()
+    assert "The parser is in.\n\n## What's Next" in text
+    assert "- Review the grammar\n\n## Notes" in text
+    assert text.endswith("## History\n*State as of: 2026-06-01 (round 1)*\n")  # history stays
+    lines = text.splitlines()
     assert lines[:13] == [
         "# Alpha — Working Context",
         "",
