@@ -41,6 +41,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.artifacts",
     "context_doctor.checks.suppressions",
     "context_doctor.checks.hygiene",
+    "context_doctor.checks.provenance",
 )
 
 

@@ -16,6 +16,7 @@ from context_doctor.gitfacts import ProjectCommit
 from context_doctor.limits import resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import Artifact, read_artifacts
+from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
@@ -182,6 +183,16 @@ class Project:
     @cached_property
     def open_items(self) -> list[OpenItem]:
         return open_items(self.context)
+
+    @cached_property
+    def _attributions(self) -> dict[str, list[Attribution]]:
+        return {}
+
+    def attributions(self, document: Document) -> list[Attribution]:
+        """The attribution lines of one of the project's documents, parsed once."""
+        if document.rel_path not in self._attributions:
+            self._attributions[document.rel_path] = attributions(document)
+        return self._attributions[document.rel_path]
 
     @cached_property
     def structured_state(self) -> StructuredState:
