@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.hygiene import NO_LOG_FILES
+
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.attribution import REQUIRED_FIELDS
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, check
 
-_FORMAT = (
-    "*Attribution — agent: … · model: … · effort: … · scope: … · verified: … · ref: …*"
-)
+_FORMAT = "*Attribution — agent: … · model: … · effort: … · scope: … · verified: … · ref: …*"
 
 
 @check(
