@@ -25,10 +25,14 @@ from context_doctor.write import WriteRefused
 
 
 def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:
-    click.echo(f"config file: {settings.config_file or '(none found; defaults)'}")
+    click.echo(escape_text(f"config file: {settings.config_file or '(none found; defaults)'}"))
     click.echo("sources:")
     for source in corpus.sources:
-        click.echo(f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'})")
+        click.echo(
+            escape_text(
+                f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'})"
+            )
+        )
     click.echo(f"select = {[spec.name for spec in checks]}  # {settings.origin('select')}")
     click.echo(f"ignore = {sorted(settings.ignore)}  # {settings.origin('ignore')}")
     for name, level in sorted(settings.severity.items()):

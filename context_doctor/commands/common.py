@@ -52,7 +52,9 @@ def guarded(
         # SPEC §4: a refused write is exit 1 - one line naming the rule; nothing was written.
         if as_json:
             click.echo(error_json(refusal.message, f"refused by rule `{refusal.rule}`"), nl=False)
-        click.echo(f"context-doctor: refused [{refusal.rule}]: {refusal.message}", err=True)
+        click.echo(
+            escape_text(f"context-doctor: refused [{refusal.rule}]: {refusal.message}"), err=True
+        )
         sys.exit(1)
     except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
         raise

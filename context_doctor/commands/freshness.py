@@ -203,9 +203,11 @@ def review_command(file: Path, by: str, now: datetime, config: Path | None) -> N
     with guarded(False, False):
         stamp = timestamp_text(now)
         if review_file(file, by, now):
-            click.echo(f"reviewed {file}: last_reviewed {stamp} by {by}")
+            click.echo(escape_text(f"reviewed {file}: last_reviewed {stamp} by {by}"))
         else:
-            click.echo(f"{file} already reads last_reviewed {stamp} by {by}; nothing written")
+            click.echo(
+                escape_text(f"{file} already reads last_reviewed {stamp} by {by}; nothing written")
+            )
         _refresh(file, now, config)
 
 
@@ -219,9 +221,11 @@ def touch_command(file: Path, by: str, now: datetime, config: Path | None) -> No
     with guarded(False, False):
         stamp = timestamp_text(now)
         if touch_file(file, by, now):
-            click.echo(f"touched {file}: last_updated {stamp} by {by}")
+            click.echo(escape_text(f"touched {file}: last_updated {stamp} by {by}"))
         else:
-            click.echo(f"{file} already reads last_updated {stamp} by {by}; nothing written")
+            click.echo(
+                escape_text(f"{file} already reads last_updated {stamp} by {by}; nothing written")
+            )
         _refresh(file, now, config)
 
 
@@ -238,9 +242,13 @@ def review_section_command(
     with guarded(False, False):
         marker = marker_text(now.date().isoformat(), by)
         if review_section(file, slug, by, now):
-            click.echo(f"updated section {slug_of(slug)} of {file}: {marker}")
+            click.echo(escape_text(f"updated section {slug_of(slug)} of {file}: {marker}"))
         else:
-            click.echo(f"section {slug_of(slug)} of {file} already reads {marker}; nothing written")
+            click.echo(
+                escape_text(
+                    f"section {slug_of(slug)} of {file} already reads {marker}; nothing written"
+                )
+            )
         _refresh(file, now, config)
 
 
@@ -269,13 +277,13 @@ def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> No
                         f"(backup under {backup_directory(path)}/)"
                     )
                 else:
-                    click.echo(f"already migrated {path}")
+                    click.echo(escape_text(f"already migrated {path}"))
                 continue
             result = migrate_file(path, MIGRATION_AUTHOR, now)
             if result.changed:
-                click.echo(f"migrated {path} (backup: {result.backup})")
+                click.echo(escape_text(f"migrated {path} (backup: {result.backup})"))
             else:
-                click.echo(f"already migrated {path}")
+                click.echo(escape_text(f"already migrated {path}"))
 
 
 def _unique(paths: tuple[Path, ...]) -> list[Path]:

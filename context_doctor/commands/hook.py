@@ -9,6 +9,7 @@ import click
 from context_doctor.commands.common import guarded
 from context_doctor.errors import DoctorError
 from context_doctor.hooks import install_hook, uninstall_hook
+from context_doctor.render.escape import escape_text
 
 
 @click.group("hook")
@@ -36,9 +37,9 @@ def hook_install_command(repo: Path, force: bool) -> None:
         if not repo.is_dir():
             raise DoctorError(f"{repo} is not a directory", "pass --repo PATH of a git repository")
         target, backup = install_hook(repo, force=force)
-        click.echo(f"installed {target} (`context-doctor hook uninstall` removes it)")
+        click.echo(escape_text(f"installed {target} (`context-doctor hook uninstall` removes it)"))
         if backup is not None:
-            click.echo(f"kept the previous hook as {backup}")
+            click.echo(escape_text(f"kept the previous hook as {backup}"))
 
 
 @hook_group.command("uninstall")
@@ -59,6 +60,6 @@ def hook_uninstall_command(repo: Path) -> None:
         if not repo.is_dir():
             raise DoctorError(f"{repo} is not a directory", "pass --repo PATH of a git repository")
         target, restored = uninstall_hook(repo)
-        click.echo(f"removed {target}")
+        click.echo(escape_text(f"removed {target}"))
         if restored is not None:
-            click.echo(f"restored the previous hook from {restored}")
+            click.echo(escape_text(f"restored the previous hook from {restored}"))

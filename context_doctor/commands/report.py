@@ -13,6 +13,7 @@ from context_doctor.cache import REPORT_CACHE_NAME, read_cached_report, report_a
 from context_doctor.commands.common import guarded
 from context_doctor.corpus import synthesis_home
 from context_doctor.errors import DoctorError
+from context_doctor.render.escape import escape_text
 from context_doctor.report import plural
 
 
@@ -78,5 +79,5 @@ def report_command(
             for finding in cached["findings"]:
                 counts[finding["check"]] = counts.get(finding["check"], 0) + 1
             for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-                click.echo(f"{count:>5}  {name}")
+                click.echo(escape_text(f"{count:>5}  {name}"))
     sys.exit(1 if cached["defects"] else 0)

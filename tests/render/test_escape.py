@@ -152,3 +152,22 @@ def test_index_with_surrogate_escapes_never_crashes(tmp_path: Path) -> None:
             assert problem["project"] == "beta"
             assert "field `note` holds text that is not valid Unicode" in problem["message"]
             assert problem["line"] == 1
+
+
+def test_command_status_lines_are_escaped(tmp_path: Path, doctor: Doctor) -> None:
+    """--show-settings and the freshness writers name paths from the tree: shown inert."""
+    root = tmp_path / "kb\x1b[31mred"
+    (root / "projects" / "alpha").mkdir(parents=True)
+    (root / "projects" / "alpha" / "CONTEXT.md").write_text(
+        "# A\n\n**Status:** active\n**Last session:** 2026-06-01\n", encoding="utf-8"
+    )
+    graded = root / "notes\x1b[2J.md"
+    graded.write_text(
+        "---\nconvention: pai-freshness-v1\nlast_updated: 2026-06-01\n---\n# N\n", encoding="utf-8"
+    )
+    commit_tree(root)
+    settings = doctor("check", str(root), "--show-settings")
+    assert "kb\\x1b[31mred" in settings.stdout and "\x1b" not in settings.stdout
+    reviewed = doctor("freshness", "review", str(graded), "--by", "tester")
+    assert reviewed.exit_code == 0, reviewed.stderr
+    assert "notes\\x1b[2J.md" in reviewed.stdout and "\x1b" not in reviewed.stdout
