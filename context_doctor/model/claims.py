@@ -130,23 +130,29 @@ def is_history(document: Document, line: int) -> bool:
 def labels(document: Document, skip: range = range(0)) -> list[Label]:
     """Current-looking labels of a document, outside code, ``skip`` and history sections."""
     found: list[Label] = []
-    code = document.code_lines
     for number, text in enumerate(document.lines, start=1):
-        if number in code or number in skip:
+        if number in skip:
             continue
         labelled = label_of(text)
-        if labelled is not None and not is_history(document, number):
+        if labelled is not None:
             found.append(Label(number, *labelled))
-    return found
+    if not found:
+        return found  # the usual case: no need to parse the document for its code blocks
+    code = document.code_lines
+    return [
+        label for label in found if label.line not in code and not is_history(document, label.line)
+    ]
 
 
 def releases(document: Document) -> list[Release]:
     """Releases the document records affirmatively (claim lines excluded)."""
     found: list[Release] = []
-    code = document.code_lines
     for number, text in enumerate(document.lines, start=1):
-        if number in code or label_of(text) is not None:
+        if label_of(text) is not None:
             continue
         for version in affirmative_versions(text):
             found.append(Release(version, document.rel_path, number))
-    return found
+    if not found:
+        return found  # parse for code blocks only when a line qualifies
+    code = document.code_lines
+    return [release for release in found if release.line not in code]
