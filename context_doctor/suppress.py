@@ -2,8 +2,9 @@
 
 Three ways, applied in this order to the engine's findings, each counted:
 
-- ``inline``: suppression comments in tier files and ``index.yaml`` (read by
-  the model: ``Document.suppressions``, ``Index.suppressions``);
+- ``inline``: suppression comments in tier files and ``index.yaml``, and in any
+  other Markdown file a finding points at (read by the model:
+  ``Document.suppressions``, ``Index.suppressions``);
 - ``config``: ``[per-project-ignores]`` (``id = [checks]``) and
   ``[per-path-ignores]`` (``"glob" = [checks]``, matched against repository-
   relative paths; ``*`` stays within one directory, ``**`` crosses them, a
@@ -35,6 +36,7 @@ from context_doctor import __version__
 from context_doctor.corpus import Corpus
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.findings import Finding, Severity, fingerprints
+from context_doctor.model.documents import Document
 from context_doctor.model.suppressions import SuppressionComment
 from context_doctor.registry import CheckSpec, did_you_mean
 from context_doctor.report import Report
@@ -204,8 +206,14 @@ def baseline_bytes(findings: list[Finding]) -> bytes:
 # -- applying them --------------------------------------------------------------
 
 
-def _comments(corpus: Corpus) -> Iterator[tuple[str, SuppressionComment]]:
-    """(source name, comment) for every suppression comment in the audited files."""
+def _comments(corpus: Corpus, findings: list[Finding]) -> Iterator[tuple[str, SuppressionComment]]:
+    """(source name, comment) for the suppression comments the run can see.
+
+    Every tier file and index.yaml, plus any other Markdown file a finding
+    points at (an artifact, a freshness-graded file): read by the model
+    (``Document``), never outside the repository.
+    """
+    seen: set[tuple[str, str]] = set()
     for source in corpus.sources:
         if source.index is not None:
             for comment in source.index.suppressions:
@@ -214,14 +222,29 @@ def _comments(corpus: Corpus) -> Iterator[tuple[str, SuppressionComment]]:
             if not project.directory_exists:
                 continue
             for document in project.tier_documents():
-                if document.problem is not None:
-                    continue  # record-unreadable reports it
-                try:
-                    suppressions = document.suppressions
-                except Unreadable:
-                    continue
-                for comment in suppressions:
-                    yield source.name, comment
+                seen.add((source.name, document.rel_path))
+                yield from ((source.name, c) for c in _document_comments(document))
+    toplevels = {source.name: source.repository.toplevel for source in corpus.sources}
+    for finding in findings:
+        key = (finding.source, finding.path)
+        toplevel = toplevels.get(finding.source)
+        if key in seen or toplevel is None or not finding.path.endswith(".md"):
+            continue
+        seen.add(key)
+        if finding.path.startswith("/") or ".." in finding.path.split("/"):
+            continue
+        document = Document(toplevel / finding.path, finding.path, root=toplevel)
+        if document.exists:
+            yield from ((finding.source, c) for c in _document_comments(document))
+
+
+def _document_comments(document: Document) -> list[SuppressionComment]:
+    if document.problem is not None:
+        return []  # record-unreadable (or the check that needed it) reports the file
+    try:
+        return document.suppressions
+    except Unreadable:
+        return []
 
 
 @dataclass
@@ -286,7 +309,7 @@ def apply(
     ran = {spec.name for spec in checks}
     overrides = severity_override or {}
     aliases = {alias: spec.name for spec in known.values() for alias in spec.aliases}
-    inline = [_Inline(comment, source) for source, comment in _comments(corpus)]
+    inline = [_Inline(comment, source) for source, comment in _comments(corpus, report.findings)]
     by_file: dict[tuple[str, str], list[_Inline]] = {}
     for item in inline:
         by_file.setdefault((item.source, item.comment.path), []).append(item)

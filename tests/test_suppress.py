@@ -54,6 +54,11 @@ FILES = {
         "<!-- context-doctor: disabel context-budget -->\n"
     ),
     "projects/delta/CONTEXT.md": context(LONG),
+    # A freshness-graded file outside any project: its findings can be waived inline too.
+    "context/GOALS.md": (
+        "---\nconvention: pai-freshness-v1\nlast_updated: 2026-01-01\n---\n"
+        "<!-- context-doctor: disable freshness-never-reviewed -->\n# Goals\n"
+    ),
 }
 
 
@@ -78,7 +83,8 @@ def test_inline_markdown_comments_suppress_and_are_counted(corpus: Path, doctor:
     assert "context-budget" not in checks_of(run, "alpha")
     assert "completed-items-in-context" not in checks_of(run, "alpha")
     assert "context-budget" in checks_of(run, "beta")  # the fenced comment is no suppression
-    assert run.json["suppressed"] == {"inline": 3, "config": 0, "baseline": 0}
+    assert run.json["suppressed"] == {"inline": 4, "config": 0, "baseline": 0}
+    assert not run.findings("freshness-never-reviewed")  # waived in context/GOALS.md
     load_report_validator().validate(run.json)
 
 
@@ -107,7 +113,7 @@ def test_human_verdict_line_counts_suppressions(corpus: Path, doctor: Doctor) ->
     run = doctor("check", "--source", str(corpus), "--today", TODAY)
     verdict = run.stdout.splitlines()[-1]
     assert verdict.startswith("DEFECTS:")
-    assert "; 3 suppressed (3 inline)" in verdict
+    assert "; 4 suppressed (4 inline)" in verdict
     assert "defects from context-budget" in verdict
 
 
@@ -123,7 +129,7 @@ def test_config_ignores_per_project_and_per_path(corpus: Path, doctor: Doctor) -
     assert "context-budget" not in checks_of(run, "delta")
     assert "context-budget" in checks_of(run, "beta")
     assert run.json["suppressed"]["config"] >= 2
-    assert run.json["suppressed"]["inline"] == 3
+    assert run.json["suppressed"]["inline"] == 4
 
 
 def test_config_ignore_with_an_unknown_check_is_exit_2(corpus: Path, doctor: Doctor) -> None:
