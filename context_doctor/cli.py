@@ -16,6 +16,7 @@ from context_doctor import __version__
 from context_doctor.audit import emit_error
 from context_doctor.commands.check import check_command
 from context_doctor.commands.demo import demo_command
+from context_doctor.commands.edit import edit_group
 from context_doctor.commands.explain import explain_command
 from context_doctor.commands.freshness import freshness_group
 from context_doctor.commands.hook import hook_group
@@ -40,6 +41,7 @@ for _command in (
     report_command,
     sweep_command,
     state_group,
+    edit_group,
 ):
     cli.add_command(_command)
 

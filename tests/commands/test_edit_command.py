@@ -1,0 +1,196 @@
+"""``context-doctor edit``: exit 0 written, 1 refused (one line, file untouched), 2 usage or file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import Doctor
+
+NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
+
+CONTEXT = """# Dial — Working Context
+
+**Phase:** Rollout (wave 3)
+**Status:** Active
+**Last session:** 2026-06-17 (wave 3)
+
+## Current State
+Wave 3 is live.
+
+*State as of: 2026-06-17 (wave 3)*
+"""
+
+
+def context_file(tmp_path: Path, nl: str) -> Path:
+    path = tmp_path / "CONTEXT.md"
+    path.write_bytes(CONTEXT.replace("\n", nl).encode())
+    return path
+
+
+REFUSED = [
+    (["replace", "--anchor", "wave 9", "--replacement", "x"], "anchor-absent", None),
+    (["replace", "--anchor", "wave 3", "--replacement", "x"], "anchor-count", "--count N"),
+    (["set-field", "--field", "Status", "--value", "Active"], "no-change", None),
+    (
+        ["set-field", "--field", "Status", "--value", "Paused", "--max-lines", "5"],
+        "max-lines",
+        "--max-lines N",
+    ),
+    (["insert-before", "--anchor", "is live", "--text", "x\n"], "anchor-not-at-line-start", None),
+    (
+        ["insert-before", "--anchor", "## Current", "--text", "## Later"],
+        "text-without-newline",
+        None,
+    ),
+    (
+        ["replace", "--anchor", "Wave 3 is live.\n", "--replacement", "Done."],
+        "fused-boundary",
+        None,
+    ),
+    (
+        ["set-field", "--field", "Phase", "--value", "Rollout (wave 4)"],
+        "header-lag",
+        "--allow-header-lag",
+    ),
+    (
+        ["set-field", "--field", "Last session", "--value", "2026-06-18 (wave 4)"],
+        "stale-body",
+        "--allow-stale-body",
+    ),
+    (
+        [
+            "replace",
+            "--anchor",
+            "*State as of: 2026-06-17 (wave 3)*",
+            "--replacement",
+            "*State as of: 2026-06-18 (wave 4)*",
+        ],
+        "marker-without-review",
+        "--state-reviewed",
+    ),
+]
+
+
+@NEWLINES
+@pytest.mark.parametrize(("args", "rule", "override"), REFUSED, ids=[r[1] for r in REFUSED])
+def test_a_refusal_is_one_line_exit_1_and_leaves_the_file_as_it_was(
+    doctor: Doctor, tmp_path: Path, nl: str, args: list[str], rule: str, override: str | None
+) -> None:
+    path = context_file(tmp_path, nl)
+    before = path.read_bytes()
+    for dry_run in ([], ["--dry-run"]):  # a dry run still refuses
+        run = doctor("edit", args[0], str(path), *args[1:], *dry_run)
+        assert run.exit_code == 1, run.stderr
+        assert run.stdout == ""
+        lines = run.stderr.splitlines()
+        assert len(lines) == 1 and f"refused [{rule}]" in lines[0]
+        assert (f"(override: {override})" in lines[0]) == (override is not None)
+        assert path.read_bytes() == before
+
+
+@NEWLINES
+def test_a_success_writes_exactly_the_edit_and_names_the_body_state(
+    doctor: Doctor, tmp_path: Path, nl: str
+) -> None:
+    path = context_file(tmp_path, nl)
+    run = doctor("edit", "set-field", str(path), "--field", "Status", "--value", "Paused")
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout == f"wrote {path} (as-of markers current)\n"
+    assert path.read_bytes() == CONTEXT.replace("Active", "Paused").replace("\n", nl).encode()
+
+    run = doctor(
+        "edit",
+        "set-field",
+        str(path),
+        "--field",
+        "Last session",
+        "--value",
+        "2026-06-18 (wave 4)",
+        "--allow-stale-body",
+    )
+    assert (run.exit_code, run.stdout) == (0, f"wrote {path} (body lags)\n")
+
+    run = doctor(
+        "edit", "insert-before", str(path), "--anchor", "## Current", "--text", "## Log\n\n"
+    )
+    assert (run.exit_code, run.stdout) == (0, f"wrote {path} (body lags)\n")
+    assert f"## Log{nl}{nl}## Current State{nl}".encode() in path.read_bytes()
+
+
+def test_a_dry_run_prints_the_diff_and_writes_nothing(doctor: Doctor, tmp_path: Path) -> None:
+    path = context_file(tmp_path, "\n")
+    run = doctor(
+        "edit",
+        "replace",
+        str(path),
+        "--anchor",
+        "Wave 3 is live.",
+        "--replacement",
+        "Wave 3 done.",
+        "--dry-run",
+    )
+    assert run.exit_code == 0
+    assert "-Wave 3 is live.\n+Wave 3 done.\n" in run.stdout
+    assert run.stdout.endswith(f"would write {path} (dry run; as-of markers current)\n")
+    assert path.read_text() == CONTEXT
+
+
+def test_a_symlinked_target_is_refused(doctor: Doctor, tmp_path: Path) -> None:
+    real = context_file(tmp_path, "\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    run = doctor("edit", "set-field", str(link), "--field", "Status", "--value", "Paused")
+    assert run.exit_code == 1 and "refused [symlink]" in run.stderr
+    assert real.read_text() == CONTEXT
+
+
+@pytest.mark.parametrize(
+    ("target", "args", "says"),
+    [
+        ("missing.md", ["--field", "Status", "--value", "x"], "missing.md"),
+        (".", ["--field", "Status", "--value", "x"], "directory"),
+        ("binary.md", ["--field", "Status", "--value", "x"], "binary"),
+    ],
+    ids=["missing", "directory", "binary"],
+)
+def test_a_file_the_editor_cannot_read_is_exit_2_naming_it(
+    doctor: Doctor, tmp_path: Path, target: str, args: list[str], says: str
+) -> None:
+    (tmp_path / "binary.md").write_bytes(b"**Status:** a\x00\n")
+    run = doctor("edit", "set-field", str(tmp_path / target), *args)
+    assert run.exit_code == 2
+    assert says in run.stderr and len(run.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replace", "--anchor", "", "--replacement", "x"],
+        ["replace", "--anchor", "Active", "--replacement", "x", "--count", "0"],
+        ["insert-before", "--anchor", "", "--text", "x\n"],
+        ["set-field", "--field", "Status", "--value", "x", "--max-lines", "0"],
+        ["set-field", "--field", "Status"],
+    ],
+    ids=["empty-anchor", "count-0", "empty-insert-anchor", "max-lines-0", "no-value"],
+)
+def test_usage_errors_are_exit_2_and_touch_nothing(
+    doctor: Doctor, tmp_path: Path, args: list[str]
+) -> None:
+    path = context_file(tmp_path, "\n")
+    run = doctor("edit", args[0], str(path), *args[1:])
+    assert run.exit_code == 2
+    assert path.read_text() == CONTEXT
+
+
+def test_every_edit_subcommand_lists_its_options(doctor: Doctor) -> None:
+    for command in ("set-field", "replace", "insert-before"):
+        help_text = doctor("edit", command, "--help").stdout
+        for option in (
+            "--max-lines",
+            "--allow-header-lag",
+            "--allow-stale-body",
+            "--state-reviewed",
+            "--dry-run",
+        ):
+            assert option in help_text
