@@ -19,7 +19,13 @@ from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.model.project import Project
 from context_doctor.render.escape import escape_text
 from context_doctor.structured_state import PlannedWrite, plan_compile, plan_init
-from context_doctor.write import WriteRefused, read_snapshot, replace_file, update_file, write_file
+from context_doctor.write import (
+    FileSnapshot,
+    WriteRefused,
+    read_snapshot,
+    replace_file,
+    write_file,
+)
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 _NOW = click.option(
@@ -80,18 +86,21 @@ def init_command(project: Path, plan: str | None, baseline: str | None, now: dat
         )
 
 
-def _replace_unchanged(planned: PlannedWrite, within: Path) -> None:
-    """Replace a file with the planned bytes unless it changed since the plan read it."""
-    expected = planned.original
+def _snapshots(writes: list[PlannedWrite], within: Path) -> list[FileSnapshot]:
+    """Every target read once more, refusing before any byte moves if one changed since the plan.
 
-    def transform(current: bytes) -> bytes:
-        if current != expected:
+    ``replace_file`` then refuses a change after this point, so a concurrent edit can
+    leave at worst the first file written, never a silently lost update.
+    """
+    snapshots: list[FileSnapshot] = []
+    for planned in writes:
+        snapshot = read_snapshot(planned.path, within=within)
+        if snapshot.data != planned.original:
             raise WriteRefused(
                 "changed-on-disk", f"{planned.path} changed while compiling; nothing written"
             )
-        return planned.data
-
-    update_file(planned.path, transform, within=within)
+        snapshots.append(snapshot)
+    return snapshots
 
 
 @state_group.command("compile")
@@ -112,11 +121,8 @@ def compile_command(project: Path, now: datetime) -> None:
         except Unreadable as error:
             raise _unreadable(error) from error
         writes = plan.writes
-        for planned in writes:
-            if planned.path == snapshot.path:
-                replace_file(snapshot, planned.data, within=target.directory)
-            else:
-                _replace_unchanged(planned, target.directory)
+        for planned, current in zip(writes, _snapshots(writes, target.directory), strict=True):
+            replace_file(current, planned.data, within=target.directory)
         where = escape_text(target.rel_dir)
         if not writes:
             click.echo(f"{where}: the block and content hashes are current; nothing written")

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from support import Doctor, MakeRepo, assert_skipped, audit, git, head
 
+import context_doctor.commands.state as command_module
 from context_doctor.model.state import BLOCK_END, BLOCK_START
+from context_doctor.structured_state import plan_compile
 
 TODAY = "2026-06-20"
 NOW = "2026-06-20T09:30:00+02:00"
@@ -246,3 +248,24 @@ def test_compile_refuses_a_state_of_another_project(doctor: Doctor, make_repo: M
 def test_a_missing_project_is_exit_2(doctor: Doctor, make_repo: MakeRepo) -> None:
     root = repo(make_repo)
     assert state(doctor, root, "init", "projects/nope").exit_code == 2
+
+
+def test_a_state_file_changed_while_compiling_writes_nothing(
+    doctor: Doctor, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer edits CURRENT_STATE.json after the plan was computed: refused, untouched."""
+    root = repo(make_repo)
+    assert state(doctor, root, "init", PROJECT).exit_code == 0
+    state_path = root / PROJECT / "CURRENT_STATE.json"
+    planned = plan_compile
+
+    def plan_then_interfere(*args: Any, **kwargs: Any) -> Any:
+        plan = planned(*args, **kwargs)
+        state_path.write_text(state_path.read_text().replace("Active", "Paused"))
+        return plan
+
+    monkeypatch.setattr(command_module, "plan_compile", plan_then_interfere)
+    before = (root / PROJECT / "CONTEXT.md").read_bytes()
+    run = state(doctor, root, "compile", PROJECT)
+    assert run.exit_code == 1 and "[changed-on-disk]" in run.stderr
+    assert (root / PROJECT / "CONTEXT.md").read_bytes() == before
