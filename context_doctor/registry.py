@@ -42,6 +42,7 @@ BUILTIN_MODULES = (
     "context_doctor.checks.suppressions",
     "context_doctor.checks.hygiene",
     "context_doctor.checks.provenance",
+    "context_doctor.checks.secrets",
 )
 
 

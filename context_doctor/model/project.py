@@ -22,6 +22,7 @@ from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.review import PostCloseReview, review_of
+from context_doctor.model.secrets import SecretHit, scan_lines
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
 from context_doctor.model.state import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
@@ -193,6 +194,33 @@ class Project:
         if document.rel_path not in self._attributions:
             self._attributions[document.rel_path] = attributions(document)
         return self._attributions[document.rel_path]
+
+    @cached_property
+    def secret_hits(self) -> list[tuple[str, SecretHit]]:
+        """Credential material in every file the seed's no-secrets rule covers, found once.
+
+        Tier files (CONTEXT.md, REFERENCE.md, reference/*.md, every sessions/*.md,
+        CURRENT_STATE.json) and artifacts (resources/artifacts/*.md). A file that
+        resolves outside the repository is never read; one that cannot be read is
+        record-unreadable's and is passed over here.
+        """
+        known = {
+            document.path: document
+            for document in (self.context, self.reference, *self.topics, *self.session_logs)
+        }
+        paths = [p for p in self.durable_tier_paths if self.resolves_inside_repository(p)]
+        artifacts = self.directory / "resources" / "artifacts"
+        if artifacts.is_dir() and not artifacts.is_symlink():
+            paths += sorted(
+                path for path in artifacts.glob("*.md") if path.is_file() and not path.is_symlink()
+            )
+        found: list[tuple[str, SecretHit]] = []
+        for path in paths:
+            document = known.get(path) or Document(path, self.relative(path))
+            if document.problem is not None:
+                continue
+            found += [(document.rel_path, hit) for hit in scan_lines(document.lines)]
+        return found
 
     @cached_property
     def structured_state(self) -> StructuredState:

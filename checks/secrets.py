@@ -1,0 +1,48 @@
+"""Secrets: credential material anywhere in the context layer (the seed: "never record secrets")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.project import Project
+from context_doctor.registry import Context, SkipRule, check
+
+NO_DIRECTORY = SkipRule(
+    "no project directory",
+    "the project is registered but has no directory: there is nothing to scan",
+    lambda p: not p.directory_exists,
+)
+
+
+@check(
+    "secret-in-context",
+    severity=Severity.DEFECT,
+    needs_context=False,
+    skips=(NO_DIRECTORY,),
+    summary="a tier file, session log, CURRENT_STATE.json or artifact holds credential material",
+    remedy="Remove the secret from the file and rotate it (it is in git history now: treat it as "
+    "leaked); record where the credential lives, never its value.",
+    explanation="""
+        The context layer is committed, pushed and read by every agent that resumes the
+        project: a token recorded there is published. The seed's rule is absolute: no token
+        values, OAuth or callback URLs, credential material. Every line of CONTEXT.md,
+        REFERENCE.md, reference/*.md, sessions/*.md, CURRENT_STATE.json and
+        resources/artifacts/*.md is scanned, code blocks included: known token formats
+        (GitHub, GitLab, Slack, AWS, Google, OpenAI and Anthropic keys, Stripe, JWTs and more,
+        via the detect-secrets library), private-key blocks, URLs carrying a password or a
+        `client_secret`, `code`, `access_token`, `refresh_token`, `token` or `key` value,
+        and high-entropy values assigned to a key named like a secret. A token wrapped across
+        a line break is found too. Commit shas, UUIDs, dates and placeholders (`<token>`,
+        `${VAR}`, `xxxx`) are not secrets. The finding names the file, line and kind and shows
+        only the first 4 characters of the value: a report never spreads the secret.
+        Removing the value from the file does not remove it from git history: rotate it.
+        Applies to every project; unreadable files are record-unreadable's.""",
+)
+def secret_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
+    for rel_path, hit in project.secret_hits:
+        yield Issue(
+            f"{hit.kind} ({hit.redacted}): credential material must never be recorded",
+            rel_path,
+            hit.line,
+        )

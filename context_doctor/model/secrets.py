@@ -1,0 +1,256 @@
+"""Credential material in the context layer: found once per file, never repeated.
+
+The seed's rule is "never record secrets: no token values, OAuth or callback
+URLs, credential material".  Known token formats and private-key blocks are
+found by ``detect-secrets`` (Yelp's well-kept detector library); this module
+adds what its plugin set lacks for this domain: Google, Anthropic and newer
+OpenAI key formats, GitHub fine-grained tokens, URLs whose query carries a
+credential (`client_secret`, `code`, `access_token`, `refresh_token`, `token`,
+`key`), and high-entropy values assigned to a key named like a secret.
+
+Only a redacted form (the first 4 characters, then `…`) ever leaves this
+module, so no report, cache or annotation can spread a secret.
+
+Plugins are chosen explicitly, not detect-secrets' default set: its two
+unanchored high-entropy plugins flag every commit sha (hex) and many long
+identifiers (base64 charset) in prose, its keyword plugin (quotes required)
+misses Markdown's unquoted `key: value`, and plugins for public IP addresses or
+vendor keywords add no credential signal.  Calling the chosen plugins' regexes
+directly also skips detect-secrets' global settings and verification machinery
+(no network, no configuration file).
+
+Bounded: a line longer than :data:`WINDOW` characters is scanned in overlapping
+windows, so a minified blob cannot make one regex run unboundedly; lines with
+no candidate run of token characters are skipped by one cheap regex.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+WINDOW = 4096
+OVERLAP = 256
+SHOWN = 4  # characters of a secret a report may show
+
+
+def redact(value: str) -> str:
+    """The only form of a secret that leaves this module: its first 4 characters, then `…`."""
+    return value[:SHOWN] + "\u2026"
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    line: int  # 1-based; for a secret split across lines, the line it starts on
+    kind: str
+    redacted: str
+
+
+class _Pattern(RegexBasedDetector):
+    """A format detect-secrets does not know, in its own detector shape."""
+
+    secret_type = ""
+    denylist: tuple[re.Pattern[str], ...] = ()
+
+    def __init__(self, secret_type: str, *patterns: str) -> None:
+        self.secret_type = secret_type
+        self.denylist = tuple(re.compile(pattern) for pattern in patterns)
+
+
+_JWT = JwtTokenDetector()
+_KNOWN_FORMATS: tuple[RegexBasedDetector, ...] = (
+    AWSKeyDetector(),
+    AzureStorageKeyDetector(),
+    DiscordBotTokenDetector(),
+    GitHubTokenDetector(),
+    GitLabTokenDetector(),
+    _JWT,
+    MailchimpDetector(),
+    NpmDetector(),
+    OpenAIDetector(),
+    PypiTokenDetector(),
+    SendGridDetector(),
+    SlackDetector(),
+    SquareOAuthDetector(),
+    StripeDetector(),
+    TelegramBotTokenDetector(),
+    TwilioKeyDetector(),
+    _Pattern("Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    _Pattern("Anthropic API key", r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"),
+    _Pattern(
+        "OpenAI API key",
+        r"(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
+        r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
+    ),
+    _Pattern("GitHub fine-grained token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}"),
+)
+_PRIVATE_KEY = PrivateKeyDetector()
+_BASIC_AUTH = BasicAuthDetector()
+_ENTROPY = Base64HighEntropyString()
+
+# A line worth asking the detectors about: a long run of token characters, a URL, a key block.
+_CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.:@-]{12,}|PRIVATE KEY|PuTTY-User-Key")
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_+/=-]")
+_URL_CREDENTIAL = re.compile(
+    r"[?&#](client_secret|code|access_token|refresh_token|id_token|token|api_key|apikey|key)"
+    r"=([^&#\s)\]>\"'`<]+)",
+    re.IGNORECASE,
+)
+# detect-secrets' keyword list has no `token`; these assignments are asked about too.
+_TOKEN_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:token|bearer|credential)s?)[\"'`]?\s*[:=]\s*[\"'`]?"
+    r"([A-Za-z0-9_+/=.~-]{12,})",
+    re.IGNORECASE,
+)
+_PLACEHOLDER = re.compile(
+    r"^(?:<.*>|\{.*\}|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|[xX*.\u2026_-]+)$"
+    r"|redacted|example|placeholder|changeme|dummy|your[_-]|xxxx|\.\.\.",
+    re.IGNORECASE,
+)
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_DATE_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.+Z-]*)?$")
+_KEY_ARMOR_BODY = re.compile(r"^[A-Za-z0-9+/=]{40,}$|^(?:Proc-Type|Comment|DEK-Info):", re.I)
+
+
+def _looks_like_an_identifier(value: str) -> bool:
+    """Shas, UUIDs, dates and numbers: what a knowledge base is full of and a secret is not."""
+    if _UUID.match(value) or _DATE_LIKE.match(value) or value.isdigit():
+        return True
+    return bool(_HEX.match(value)) and (7 <= len(value) <= 12 or len(value) in (40, 64))
+
+
+def _credential_value(value: str, minimum: int) -> bool:
+    value = value.strip("\"'`")
+    return (
+        len(value) >= minimum
+        and not _PLACEHOLDER.search(value)
+        and not _looks_like_an_identifier(value)
+    )
+
+
+def _high_entropy(value: str) -> bool:
+    """A value that reads like generated key material, not a word, path or version."""
+    value = value.strip("\"'`")
+    if len(value) < 12 or " " in value or value.lower().startswith(("http:", "https:")):
+        return False
+    if not (re.search(r"[A-Za-z]", value) and re.search(r"\d", value)):
+        return False
+    if not _credential_value(value, 12):
+        return False
+    entropy: float = _ENTROPY.calculate_shannon_entropy(value)
+    return entropy >= 3.0
+
+
+def _windows(text: str) -> Iterator[str]:
+    if len(text) <= WINDOW:
+        yield text
+        return
+    for start in range(0, len(text), WINDOW - OVERLAP):
+        yield text[start : start + WINDOW]
+
+
+def _format_hits(text: str) -> Iterator[tuple[str, str]]:
+    """Known token formats: each detector's own patterns, whole matches (not capture groups)."""
+    for window in _windows(text):
+        for detector in _KNOWN_FORMATS:
+            for regex in detector.denylist:
+                for match in regex.finditer(window):
+                    value = match.group(0)
+                    if detector is _JWT and not JwtTokenDetector.is_formally_valid(value):
+                        continue
+                    yield detector.secret_type, value
+
+
+_SECRET_WORDS = ("key", "pass", "pwd", "secret", "contrase")
+_TOKEN_WORDS = ("token", "bearer", "credential")
+
+
+def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
+    """(kind, secret value) for one line; ``following`` is the next line (key blocks).
+
+    Each family of patterns runs only when the line holds its cheap literal hint
+    (`://`, `PRIVATE KEY`, a secret-like word): most lines pay for none of them.
+    """
+    yield from _format_hits(text)
+    for window in _windows(text):
+        lowered = window.lower()
+        url = "://" in window
+        if "PRIVATE KEY" in window or "PuTTY-User-Key" in window:
+            markers = list(_PRIVATE_KEY.analyze_string(window))
+            if markers and _KEY_ARMOR_BODY.match(following.strip()):
+                yield "private key block", markers[0]
+        if url and "@" in window:
+            for value in _BASIC_AUTH.analyze_string(window):
+                if _credential_value(value, 3):
+                    yield "URL with a password", value
+        if url and "=" in window:
+            for match in _URL_CREDENTIAL.finditer(window):
+                if "://" in window[: match.start()] and _credential_value(match.group(2), 6):
+                    yield f"URL with a `{match.group(1)}` value", match.group(2)
+        if any(word in lowered for word in _SECRET_WORDS):
+            for regex, group in CONFIG_DENYLIST_REGEX_TO_GROUP.items():
+                found = regex.search(window)
+                if found and _high_entropy(found.group(group)):
+                    yield (
+                        f"high-entropy value for `{found.group(1)}`",
+                        found.group(group).strip("\"'`"),
+                    )
+        if any(word in lowered for word in _TOKEN_WORDS):
+            for match in _TOKEN_ASSIGNMENT.finditer(window):
+                if _high_entropy(match.group(2)):
+                    yield f"high-entropy value for `{match.group(1)}`", match.group(2)
+
+
+def scan_lines(lines: Iterable[str]) -> list[SecretHit]:
+    """Every secret in ``lines`` (code fences included: every byte of the record counts).
+
+    One hit per distinct value per line; a known token format wrapped across a line
+    break is found at the junction of the two lines and reported on the first.
+    """
+    found: list[SecretHit] = []
+    seen: set[tuple[int, str]] = set()
+    numbered = list(lines)
+
+    def add(line: int, kind: str, value: str) -> None:
+        if (line, value) not in seen:
+            seen.add((line, value))
+            found.append(SecretHit(line, kind, redact(value)))
+
+    for index, text in enumerate(numbered):
+        following = numbered[index + 1] if index + 1 < len(numbered) else ""
+        if _CANDIDATE.search(text):
+            for kind, value in _line_hits(text, following):
+                add(index + 1, kind, value)
+        head = following.lstrip()
+        if text and head and _TOKEN_CHAR.match(text[-1]) and _TOKEN_CHAR.match(head[0]):
+            tail = re.split(r"\s", text[-200:])[-1]
+            start = re.split(r"\s", head[:200])[0]
+            joined = tail + start
+            for kind, value in _format_hits(joined):
+                if value not in tail and value not in start:
+                    add(index + 1, f"{kind} (split across lines)", value)
+    return found
