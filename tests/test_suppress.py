@@ -241,3 +241,13 @@ def test_baseline_matches_in_a_clone_under_another_name(
     assert run.exit_code == 0, run.stdout
     assert run.json["findings"] == []
     assert run.json["suppressed"]["baseline"] == len(json.loads(baseline.read_text())["findings"])
+
+
+def test_the_cached_report_summary_says_what_was_suppressed(
+    corpus: Path, doctor: Doctor, tmp_path: Path
+) -> None:
+    cache = tmp_path / "last-report.json"
+    doctor("check", "--source", str(corpus), "--today", TODAY, "--report-cache", str(cache))
+    run = doctor("report", "--cache", str(cache))
+    assert run.exit_code == 1
+    assert "; 4 suppressed (4 inline)" in run.stdout.splitlines()[0]

@@ -6,6 +6,7 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -73,7 +74,7 @@ def report_command(
                 f"{verdict}: {plural(cached['defects'], 'defect')}, "
                 f"{plural(cached['warnings'], 'warning')} in "
                 f"{plural(cached['projects_audited'], 'project')} (readiness {cached['readiness']}; "
-                f"generated {cached['generated_at']}, {age:.1f} h ago)"
+                f"generated {cached['generated_at']}, {age:.1f} h ago)" + _suppressed(cached)
             )
             counts: dict[str, int] = {}
             for finding in cached["findings"]:
@@ -81,3 +82,13 @@ def report_command(
             for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
                 click.echo(escape_text(f"{count:>5}  {name}"))
     sys.exit(1 if cached["defects"] else 0)
+
+
+def _suppressed(cached: dict[str, Any]) -> str:
+    """``; N suppressed (…)`` as the check's verdict line says it (SPEC §5), when any were."""
+    ways = cached.get("suppressed") or {}
+    counts = {way: count for way, count in ways.items() if isinstance(count, int) and count}
+    if not counts:
+        return ""
+    listed = ", ".join(f"{count} {way}" for way, count in counts.items())
+    return f"; {sum(counts.values())} suppressed ({listed})"
