@@ -9,7 +9,6 @@ from datetime import date
 from context_doctor.model.documents import Document, HeaderField, Heading, ListItem
 from context_doctor.model.text import ordinals, to_date
 
-_MARKER = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
 _OPEN_TITLE = re.compile(
     r"\b(?:open|pending|next|actions?|todo|to\s+do|blocked|waiting|in\s+progress)\b", re.IGNORECASE
 )
@@ -30,24 +29,16 @@ class AsOfMarker:
 
 
 def as_of_markers(document: Document) -> list[AsOfMarker]:
-    found: list[AsOfMarker] = []
-    for number, text in enumerate(document.lines, start=1):
-        if number in document.code_lines:
-            continue
-        match = _MARKER.match(text)
-        if match is None:
-            continue
-        year, month, day, rest = match.groups()
-        found.append(
-            AsOfMarker(
-                line=number,
-                spelled=f"{year}-{month}-{day}",
-                date=to_date(year, month, day),
-                ordinals=ordinals(rest),
-                section=document.heading_above(number, max_level=2),
-            )
+    return [
+        AsOfMarker(
+            line=found.line,
+            spelled=f"{found.year}-{found.month}-{found.day}",
+            date=to_date(found.year, found.month, found.day),
+            ordinals=ordinals(found.rest),
+            section=document.heading_above(found.line, max_level=2),
         )
-    return found
+        for found in document.as_of_lines
+    ]
 
 
 def is_open_title(title: str) -> bool:

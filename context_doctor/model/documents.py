@@ -1,4 +1,17 @@
-"""Markdown documents, read once and parsed with markdown-it-py.
+"""Markdown documents, reduced to the facts the checks read.
+
+A document's bytes are parsed once, with markdown-it-py, into
+:class:`DocumentFacts`: headings, list items, header fields, as-of marker
+lines, code ranges, line count and (for ``REFERENCE.md``) links.  The token
+list is dropped as soon as the facts are taken from it, so a corpus of
+thousands of files holds small tuples rather than hundreds of thousands of
+tokens, and the facts are plain data the persistent cache
+(:mod:`context_doctor.store`) can keep between runs and a worker process can
+hand back.
+
+Every walk here is one pass over the tokens or the lines: a document's size
+never multiplies with itself (80,000 list items used to take 98 s because each
+item rescanned the token list from the start).
 
 Nothing here raises on bad input except :class:`Unreadable`, which the engine
 turns into a skip and ``record-unreadable`` turns into a finding.
@@ -6,68 +19,368 @@ turns into a skip and ``record-unreadable`` turns into a finding.
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+import sys
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import replace
 from functools import cached_property
-from itertools import islice
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
-from context_doctor.model.suppressions import MARKER as SUPPRESSION_MARKER
-from context_doctor.model.suppressions import SuppressionComment, markdown_suppressions
+from context_doctor.model.suppressions import MARKER, SuppressionComment, markdown_suppressions
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
-# The same grammar without the core inline pass: block tokens (headings, list items,
-# code, each inline token's raw ``content``) are identical, only ``children`` stays
-# empty.  Only ``links`` reads children, so it alone pays for a full parse; the
-# inline pass is about a quarter of parsing time (benchmarks/README.md).
-_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
+# The same block grammar with only the core rules that build block tokens: the inline
+# pass (about a quarter of parsing time) and text_join (which works on inline children)
+# are off.  Block tokens, and each inline token's raw ``content``, are identical; only
+# ``children`` stays empty, and only ``links`` needs them, so it alone does a full parse.
+_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
 _FIELD = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
+# SPEC §1: a line `*State as of: YYYY-MM-DD <optional text>*`.
+_AS_OF = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
+_AS_OF_HINT = "*State as of:"
 # Only \n, \r\n and \r end a line, as for git, `wc -l` and markdown-it (whose line
 # maps the header and heading lines are compared with); str.splitlines would also
 # split on \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True)
-class Heading:
+class _NoDebug:
+    """Stands in for markdown-it's per-rule module loggers, which are never enabled here.
+
+    Every block rule calls ``LOGGER.debug(...)`` on entry: about 2.5 million calls on a
+    2,000-project corpus, each paying for ``Logger.isEnabledFor``.  ``str.format`` on an
+    empty string accepts and ignores any arguments in C, so a call costs almost nothing.
+    """
+
+    debug = "".format
+
+
+def _silence_block_rule_loggers() -> None:
+    """Swap the block rules' loggers for :class:`_NoDebug` unless someone wants their output.
+
+    Only loggers still at their defaults are swapped: a caller that configured
+    ``markdown_it`` logging for DEBUG keeps it.
+    """
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("markdown_it."):
+            continue
+        logger = getattr(module, "LOGGER", None)
+        if isinstance(logger, logging.Logger) and not logger.isEnabledFor(logging.DEBUG):
+            module.LOGGER = _NoDebug()  # type: ignore[attr-defined]
+
+
+_silence_block_rule_loggers()
+
+
+class Heading(NamedTuple):
     level: int
     text: str
     line: int
 
 
-@dataclass(frozen=True)
-class ListItem:
+class ListItem(NamedTuple):
     line: int
     text: str
     checked: bool | None  # None: a plain item without a [ ] / [x] box
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
     href: str
     line: int
 
 
-@dataclass(frozen=True)
-class HeaderField:
+class HeaderField(NamedTuple):
     name: str
     value: str
     line: int
 
 
-class Document:
-    """One file of a project; its bytes are read at most once."""
+class AsOfLine(NamedTuple):
+    """A ``*State as of: YYYY-MM-DD ...*`` line outside code: the date's parts and the rest."""
 
-    def __init__(self, path: Path, rel_path: str, root: Path | None = None) -> None:
+    line: int
+    year: str
+    month: str
+    day: str
+    rest: str
+
+
+class DocumentFacts(NamedTuple):
+    """Everything the checks read from one document, as plain data.
+
+    ``problem`` is set (and everything else empty) for bytes that are not
+    UTF-8 text.  ``links`` is None unless they were asked for.  Adding a field
+    changes the persistent cache's format key by itself (see ``store.py``).
+    """
+
+    problem: str | None
+    line_count: int
+    blank: bool
+    headings: tuple[Heading, ...]
+    list_items: tuple[ListItem, ...]
+    code_ranges: tuple[tuple[int, int], ...]  # 1-based lines, [first, end)
+    header_fields: tuple[HeaderField, ...]
+    as_of_lines: tuple[AsOfLine, ...]
+    links: tuple[Link, ...] | None
+    suppressions: tuple[SuppressionComment, ...]  # their ``path`` is "" (content, not place)
+
+
+def _unreadable_facts(problem: str) -> DocumentFacts:
+    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, ())
+
+
+def decode(raw: bytes) -> tuple[str | None, str | None]:
+    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not)."""
+    if b"\x00" in raw:
+        return None, "is binary (contains NUL bytes), not UTF-8 text"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"is not valid UTF-8 (byte {error.start})"
+    return text.removeprefix("\ufeff"), None
+
+
+def split_lines(text: str) -> list[str]:
+    lines = _LINE_BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()  # a final line break ends the last line; it does not start one
+    return lines
+
+
+def facts_of_bytes(raw: bytes, links: bool = False) -> DocumentFacts:
+    """The facts of a file's bytes (pure: safe to run in a worker process)."""
+    text, problem = decode(raw)
+    if text is None:
+        return _unreadable_facts(problem or "cannot be read")
+    return facts_of_text(text, links)
+
+
+def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
+    lines = split_lines(text)
+    tokens = _BLOCKS.parse(text)
+    headings, items, code_ranges = _walk_blocks(tokens)
+    code = _CodeLines(code_ranges)
+    # Only a comment naming the marker can be one of ours: most files skip the walk.
+    suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
+    del tokens  # facts, not tokens: the token list goes before the next file is parsed
+    return DocumentFacts(
+        problem=None,
+        line_count=len(lines),
+        blank=not text.strip(),
+        headings=headings,
+        list_items=items,
+        code_ranges=code_ranges,
+        header_fields=_header_fields(lines, headings, code),
+        as_of_lines=_as_of_lines(lines, code) if _AS_OF_HINT in text else (),
+        links=_links(text) if links else None,
+        suppressions=suppressions,
+    )
+
+
+def _walk_blocks(
+    tokens: Iterable[Token],
+) -> tuple[tuple[Heading, ...], tuple[ListItem, ...], tuple[tuple[int, int], ...]]:
+    """Headings, list items and code ranges in one pass over the block tokens.
+
+    A heading's text is the inline token right after its ``heading_open``; a
+    list item's is the first line of the first inline token after its
+    ``list_item_open``, unless another item opens or closes first (then it is
+    empty).  Holding the one item still waiting for its text keeps this linear.
+    """
+    headings: list[Heading] = []
+    items: list[tuple[int, str]] = []
+    code_ranges: list[tuple[int, int]] = []
+    heading_at: tuple[int, int] | None = None  # (level, line) of a heading_open just seen
+    waiting: int | None = None  # index in ``items`` of the item still without text
+    for token in tokens:
+        kind = token.type
+        if heading_at is not None:
+            if kind == "inline":
+                headings.append(Heading(heading_at[0], token.content.strip(), heading_at[1]))
+            heading_at = None
+        if kind == "inline":
+            if waiting is not None:
+                items[waiting] = (items[waiting][0], token.content.split("\n", 1)[0].strip())
+                waiting = None
+        elif kind == "heading_open":
+            if token.map:
+                heading_at = (int(token.tag[1:]), token.map[0] + 1)
+        elif kind == "list_item_open":
+            waiting = None
+            if token.map:
+                items.append((token.map[0] + 1, ""))
+                waiting = len(items) - 1
+        elif kind == "list_item_close":
+            waiting = None
+        elif kind in ("fence", "code_block") and token.map:
+            code_ranges.append((token.map[0] + 1, token.map[1] + 1))
+    found: list[ListItem] = []
+    for line, text in items:
+        box = _CHECKBOX.match(text)
+        found.append(ListItem(line, text, None if box is None else box.group(1) != " "))
+    return tuple(headings), tuple(found), tuple(code_ranges)
+
+
+class _CodeLines:
+    """Membership of a 1-based line in the code ranges, by bisection."""
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...]) -> None:
+        self.starts = [start for start, _ in ranges]
+        self.ranges = ranges
+
+    def __contains__(self, line: int) -> bool:
+        position = bisect_right(self.starts, line) - 1
+        return position >= 0 and line < self.ranges[position][1]
+
+
+def _header_fields(
+    lines: list[str], headings: tuple[Heading, ...], code: _CodeLines
+) -> tuple[HeaderField, ...]:
+    """``**Name:** value`` fields of the lines before the first ``##`` heading."""
+    end = next((h.line for h in headings if h.level >= 2), len(lines) + 1)
+    fields: list[HeaderField] = []
+    for number, line in enumerate(lines[: end - 1], start=1):
+        if "**" not in line or number in code:
+            continue
+        matches = list(_FIELD.finditer(line))
+        for position, match in enumerate(matches):
+            stop = matches[position + 1].start() if position + 1 < len(matches) else len(line)
+            value = line[match.end() : stop].strip()
+            fields.append(HeaderField(match.group(1).strip(), value, number))
+    return tuple(fields)
+
+
+def _as_of_lines(lines: list[str], code: _CodeLines) -> tuple[AsOfLine, ...]:
+    found: list[AsOfLine] = []
+    for number, text in enumerate(lines, start=1):
+        if _AS_OF_HINT not in text or number in code:
+            continue
+        match = _AS_OF.match(text)
+        if match is not None:
+            found.append(AsOfLine(number, *match.groups()))
+    return tuple(found)
+
+
+def _links(text: str) -> tuple[Link, ...]:
+    found: list[Link] = []
+    for token in _MARKDOWN.parse(text):  # links need the inline pass
+        if token.type != "inline" or not token.children:
+            continue
+        line = (token.map[0] + 1) if token.map else 1
+        for child in token.children:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "link_open":
+                href = child.attrs.get("href")
+                if isinstance(href, str):
+                    found.append(Link(href, line))
+    return tuple(found)
+
+
+# -- the cache's wire form: plain lists, checked on the way back in ----------
+
+
+def facts_to_wire(facts: DocumentFacts) -> list[Any]:
+    """Plain lists and scalars (msgpack/JSON-ready)."""
+    return [
+        facts.problem,
+        facts.line_count,
+        facts.blank,
+        [list(h) for h in facts.headings],
+        [list(i) for i in facts.list_items],
+        [list(r) for r in facts.code_ranges],
+        [list(f) for f in facts.header_fields],
+        [list(a) for a in facts.as_of_lines],
+        None if facts.links is None else [list(link) for link in facts.links],
+        [
+            [s.line, s.kind, list(s.checks), s.target_line, s.text, s.problem]
+            for s in facts.suppressions
+        ],
+    ]
+
+
+def _rows(value: Any, kinds: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    if not isinstance(value, list | tuple):
+        raise ValueError("not a list")
+    rows: list[tuple[Any, ...]] = []
+    for row in value:
+        if not isinstance(row, list | tuple) or len(row) != len(kinds):
+            raise ValueError("a row of the wrong length")
+        for cell, kind in zip(row, kinds, strict=True):
+            # bool is an int: a line number must be a real int, a checkbox a real bool.
+            if not isinstance(cell, kind) or (kind is int and isinstance(cell, bool)):
+                raise ValueError("a cell of the wrong type")
+        rows.append(tuple(row))
+    return rows
+
+
+def facts_from_wire(value: Any) -> DocumentFacts:
+    """The inverse of :func:`facts_to_wire`; ValueError for anything else (a foreign cache)."""
+    if not isinstance(value, list | tuple) or len(value) != len(DocumentFacts._fields):
+        raise ValueError("not document facts")
+    problem, line_count, blank, headings, items, ranges, fields, as_of, links, comments = value
+    if not (problem is None or isinstance(problem, str)):
+        raise ValueError("problem")
+    if not isinstance(line_count, int) or isinstance(line_count, bool):
+        raise ValueError("line_count")
+    if not isinstance(blank, bool):
+        raise ValueError("blank")
+    none = type(None)
+    checked = (bool, none)
+    return DocumentFacts(
+        problem=problem,
+        line_count=line_count,
+        blank=blank,
+        headings=tuple(Heading(*row) for row in _rows(headings, (int, str, int))),
+        list_items=tuple(ListItem(*row) for row in _rows(items, (int, str, checked))),
+        code_ranges=tuple((a, b) for a, b in _rows(ranges, (int, int))),
+        header_fields=tuple(HeaderField(*row) for row in _rows(fields, (str, str, int))),
+        as_of_lines=tuple(AsOfLine(*row) for row in _rows(as_of, (int, str, str, str, str))),
+        links=None if links is None else tuple(Link(*row) for row in _rows(links, (str, int))),
+        suppressions=tuple(
+            _suppression(*row)
+            for row in _rows(comments, (int, str, (list, tuple), (int, none), str, (str, none)))
+        ),
+    )
+
+
+def _suppression(
+    line: int, kind: str, checks: Any, target: int | None, text: str, problem: str | None
+) -> SuppressionComment:
+    names = tuple(checks)
+    if not all(isinstance(name, str) for name in names) or isinstance(target, bool):
+        raise ValueError("a suppression of the wrong shape")
+    return SuppressionComment("", line, kind, names, target, text, problem)
+
+
+# -- the document ---------------------------------------------------------------
+
+
+class Document:
+    """One file of a project; its bytes are read and parsed at most once.
+
+    ``links=True`` (``REFERENCE.md``) also collects links, which need markdown-it's
+    inline pass.  The facts are normally filled in ahead of the checks by
+    :func:`context_doctor.store.prepare_documents` (from the persistent cache, or
+    parsed in parallel); a document nobody prepared parses itself when first asked.
+    """
+
+    def __init__(
+        self, path: Path, rel_path: str, root: Path | None = None, *, links: bool = False
+    ) -> None:
         self.path = path
         self.rel_path = rel_path
         self.root = root  # when given, a file that resolves outside it is never read
+        self.wants_links = links
 
     @cached_property
     def outside(self) -> bool:
@@ -82,136 +395,89 @@ class Document:
         """A document over text already read (it is parsed, never read again)."""
         document = cls(path, rel_path)
         document.__dict__["exists"] = True
-        document.__dict__["_text_or_problem"] = (text, None)
+        document.__dict__["_given_text"] = text
         return document
 
     @cached_property
     def exists(self) -> bool:
         return self.path.is_file()
 
-    @cached_property
-    def _text_or_problem(self) -> tuple[str | None, str | None]:
+    def read_bytes(self) -> bytes | str:
+        """The file's bytes, or why they cannot be read (SECURITY.md: at most 4 MiB are parsed)."""
         if self.outside:
-            return None, "resolves outside the repository: not read"
+            return "resolves outside the repository: not read"
         try:
-            raw = read_limited(self.path)
+            return read_limited(self.path)
         except TooLarge as error:
-            return None, f"{error}: split it (archive old entries) so it can be checked"
+            return f"{error}: split it (archive old entries) so it can be checked"
         except OSError as error:
-            return None, f"cannot be read ({error.strerror or error.__class__.__name__})"
-        if b"\x00" in raw:
-            return None, "is binary (contains NUL bytes), not UTF-8 text"
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            return None, f"is not valid UTF-8 (byte {error.start})"
-        return text.removeprefix("\ufeff"), None
+            return f"cannot be read ({error.strerror or error.__class__.__name__})"
+
+    @cached_property
+    def facts(self) -> DocumentFacts:
+        given = self.__dict__.get("_given_text")
+        if given is not None:
+            return facts_of_text(given, self.wants_links)
+        raw = self.read_bytes()
+        if isinstance(raw, str):
+            return _unreadable_facts(raw)
+        return facts_of_bytes(raw, self.wants_links)
+
+    def _readable(self) -> DocumentFacts:
+        facts = self.facts
+        if facts.problem is not None:
+            raise Unreadable(self.path, self.rel_path, facts.problem)
+        return facts
 
     @property
     def problem(self) -> str | None:
         """Why the file cannot be read, without raising; None when it reads fine."""
         if not self.exists:
             return None
-        return self._text_or_problem[1]
+        return self.facts.problem
 
     @property
     def text(self) -> str:
-        text, problem = self._text_or_problem
+        """The text itself: read again on demand (the checks work from the facts)."""
+        given = self.__dict__.get("_given_text")
+        if given is not None:
+            return str(given)
+        raw = self.read_bytes()
+        text, problem = (None, raw) if isinstance(raw, str) else decode(raw)
         if text is None:
             raise Unreadable(self.path, self.rel_path, problem or "cannot be read")
         return text
 
     @cached_property
     def lines(self) -> list[str]:
-        lines = _LINE_BREAK.split(self.text)
-        if lines[-1] == "":
-            lines.pop()  # a final line break ends the last line; it does not start one
-        return lines
+        return split_lines(self.text)
 
     @property
     def line_count(self) -> int:
-        return len(self.lines)
+        return self._readable().line_count
 
     @property
     def is_blank(self) -> bool:
-        return not self.text.strip()
-
-    @cached_property
-    def tokens(self) -> list[Token]:
-        """Block-level tokens; inline tokens carry ``content`` but no ``children``."""
-        return _BLOCKS.parse(self.text)
+        return self._readable().blank
 
     @cached_property
     def code_lines(self) -> frozenset[int]:
         """1-based lines inside fenced or indented code blocks."""
-        inside: set[int] = set()
-        for token in self.tokens:
-            if token.type in ("fence", "code_block") and token.map:
-                inside.update(range(token.map[0] + 1, token.map[1] + 1))
-        return frozenset(inside)
+        return frozenset(
+            line for start, end in self._readable().code_ranges for line in range(start, end)
+        )
 
     @cached_property
     def headings(self) -> list[Heading]:
-        found: list[Heading] = []
-        for index, token in enumerate(self.tokens):
-            if token.type == "heading_open" and token.map:
-                inline = self.tokens[index + 1]
-                found.append(Heading(int(token.tag[1:]), inline.content.strip(), token.map[0] + 1))
-        return found
+        return list(self._readable().headings)
 
     @cached_property
     def list_items(self) -> list[ListItem]:
-        found: list[ListItem] = []
-        for index, token in enumerate(self.tokens):
-            if token.type != "list_item_open" or not token.map:
-                continue
-            text = ""
-            for follower in islice(self.tokens, index + 1, None):
-                if follower.type == "inline":
-                    text = follower.content.split("\n", 1)[0].strip()
-                    break
-                if follower.type in ("list_item_close", "list_item_open"):
-                    break
-            box = _CHECKBOX.match(text)
-            checked = None if box is None else box.group(1) != " "
-            found.append(ListItem(token.map[0] + 1, text, checked))
-        return found
+        return list(self._readable().list_items)
 
-    @cached_property
-    def links(self) -> list[Link]:
-        found: list[Link] = []
-        for token in _MARKDOWN.parse(self.text):  # links need the inline pass
-            if token.type != "inline" or not token.children:
-                continue
-            line = (token.map[0] + 1) if token.map else 1
-            for child in token.children:
-                if child.type in ("softbreak", "hardbreak"):
-                    line += 1
-                elif child.type == "link_open":
-                    href = child.attrs.get("href")
-                    if isinstance(href, str):
-                        found.append(Link(href, line))
-        return found
-
-    @cached_property
-    def suppressions(self) -> list[SuppressionComment]:
-        """Inline ``<!-- context-doctor: ... -->`` suppression comments (model/suppressions.py).
-
-        A file that never mentions the marker is not parsed for them.
-        """
-        if SUPPRESSION_MARKER not in self.text:
-            return []
-        return markdown_suppressions(self.tokens, self.lines, self.rel_path)
-
-    def heading_above(self, line: int, max_level: int = 6) -> Heading | None:
-        """The nearest heading at or above ``line`` whose level is at most ``max_level``."""
-        nearest: Heading | None = None
-        for heading in self.headings:
-            if heading.line > line:
-                break
-            if heading.level <= max_level:
-                nearest = heading
-        return nearest
+    @property
+    def as_of_lines(self) -> tuple[AsOfLine, ...]:
+        return self._readable().as_of_lines
 
     @cached_property
     def header_fields(self) -> list[HeaderField]:
@@ -221,17 +487,31 @@ class Document:
         a body section (a paused note, a release table) from being read as the
         project's own status.
         """
-        end = next((h.line for h in self.headings if h.level >= 2), len(self.lines) + 1)
-        fields: list[HeaderField] = []
-        for number, line in enumerate(self.lines[: end - 1], start=1):
-            if number in self.code_lines:
-                continue
-            matches = list(_FIELD.finditer(line))
-            for position, match in enumerate(matches):
-                stop = matches[position + 1].start() if position + 1 < len(matches) else len(line)
-                value = line[match.end() : stop].strip()
-                fields.append(HeaderField(match.group(1).strip(), value, number))
-        return fields
+        return list(self._readable().header_fields)
+
+    @cached_property
+    def links(self) -> list[Link]:
+        facts = self._readable()
+        return list(facts.links if facts.links is not None else _links(self.text))
+
+    @cached_property
+    def _heading_index(self) -> dict[int, tuple[list[int], list[Heading]]]:
+        return {}
+
+    def heading_above(self, line: int, max_level: int = 6) -> Heading | None:
+        """The nearest heading at or above ``line`` whose level is at most ``max_level``."""
+        index = self._heading_index.get(max_level)
+        if index is None:
+            kept = [h for h in self.headings if h.level <= max_level]
+            index = ([h.line for h in kept], kept)
+            self._heading_index[max_level] = index
+        position = bisect_right(index[0], line) - 1
+        return index[1][position] if position >= 0 else None
+
+    @cached_property
+    def suppressions(self) -> list[SuppressionComment]:
+        """Inline ``<!-- context-doctor: ... -->`` suppression comments (model/suppressions.py)."""
+        return [replace(comment, path=self.rel_path) for comment in self._readable().suppressions]
 
     def field_values(self, name: str) -> list[HeaderField]:
         wanted = name.casefold()

@@ -58,12 +58,12 @@ class Project:
     def rel_dir(self) -> str:
         return self.relative(self.directory)
 
-    def document(self, *parts: str) -> Document:
-        return self._document(self.directory.joinpath(*parts))
+    def document(self, *parts: str, links: bool = False) -> Document:
+        return self._document(self.directory.joinpath(*parts), links)
 
-    def _document(self, path: Path) -> Document:
+    def _document(self, path: Path, links: bool = False) -> Document:
         """A tier document that is never read through a symlink leaving the repository."""
-        return Document(path, self.relative(path), self.source.repository.toplevel)
+        return Document(path, self.relative(path), self.source.repository.toplevel, links=links)
 
     @cached_property
     def directory_exists(self) -> bool:
@@ -75,7 +75,7 @@ class Project:
 
     @cached_property
     def reference(self) -> Document:
-        return self.document("REFERENCE.md")
+        return self.document("REFERENCE.md", links=True)
 
     @cached_property
     def is_sharded(self) -> bool:
