@@ -16,6 +16,7 @@ from context_doctor.config import Settings, resolve_settings
 from context_doctor.corpus import Corpus
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
+from context_doctor.model.documents import Document
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.github import render_github, render_github_error, step_summary
 from context_doctor.render.gitlab import render_gitlab
@@ -29,6 +30,7 @@ from context_doctor.render.text import (
     render_statistics,
 )
 from context_doctor.report import Report
+from context_doctor.store import Preparation, prepare, stderr_debug
 from context_doctor.write import WriteRefused, append_file, write_file
 
 FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
@@ -60,6 +62,8 @@ def audit(
     config: Path | None,
     baseline: Path | None = None,
     config_baseline: bool = True,
+    jobs: int | None = None,
+    debug: bool = False,
 ) -> tuple[Report, Settings, list[CheckSpec]]:
     """Run the selected checks, then the suppressions (SPEC §5).
 
@@ -82,7 +86,9 @@ def audit(
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     ctx = Context(today=today, readiness=readiness, settings=settings)
+    preparation = prepare_corpus(corpus, jobs=jobs, debug=debug)
     report = run(corpus, checks, ctx)
+    preparation.finish()
     report = suppress.apply(report, corpus, checks, registry, ignores, loaded, settings.severity)
     return report, settings, checks
 
@@ -98,6 +104,25 @@ def require_something(corpus: Corpus, report: Report) -> None:
             f"nothing to audit: no projects found in {where}",
             "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
         )
+
+
+def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparation:
+    """Every tier document's facts (cached or parsed in parallel) before the checks ask."""
+    repositories = {
+        id(source.repository_facts()): source.repository_facts() for source in corpus.sources
+    }
+    by_repository: dict[int, list[Document]] = {key: [] for key in repositories}
+    for source in corpus.sources:
+        listed = by_repository[id(source.repository_facts())]
+        for project in source.projects:
+            if project.directory_exists:
+                listed.extend(project.tier_documents())
+    return prepare(
+        repositories.values(),
+        [(repositories[key], listed) for key, listed in by_repository.items()],
+        jobs=jobs,
+        debug=stderr_debug if debug else lambda _: None,
+    )
 
 
 def write_step_summary(report: Report) -> None:

@@ -8,6 +8,7 @@ Every path problem is a :class:`DoctorError` (exit 2) that names the path.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -18,6 +19,7 @@ from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
 from context_doctor.gitfacts import Repository, RepositoryFacts, Scope, repository_for
 from context_doctor.model.index import Index, load_index
 from context_doctor.model.project import Project
+from context_doctor.store import Store
 from context_doctor.yamlio import load_yaml, plain, validator
 
 DEFAULT_PROJECTS_DIR = "projects"
@@ -255,7 +257,10 @@ def discover(
     allow_shallow: bool = False,
     pushing: tuple[str, ...] = (),
     ci: bool = False,
+    cache: bool = False,
+    debug: Callable[[str], None] | None = None,
 ) -> Corpus:
+    """The sources and their projects; ``cache``: use the persistent cache (``store.py``)."""
     found: list[Source] = []
     for raw in sources:
         found.append(_source_for_directory(_existing_directory(raw, "source"), "source"))
@@ -277,7 +282,8 @@ def discover(
     for source in corpus.sources:
         toplevel = source.repository.toplevel
         if toplevel not in facts:
-            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing, ci)
+            store = Store.for_repository(source.repository, debug) if cache else None
+            facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing, ci, store)
         source.facts = facts[toplevel]
         source.facts.add_scope(source.scope)
         populate(source)
@@ -297,7 +303,9 @@ def populate(source: Source) -> None:
             "projects/index.yaml must be a YAML file registering the projects",
         )
     if index_path.is_file():
-        source.index = load_index(index_path, source.repository.relative(index_path))
+        source.index = load_index(
+            index_path, source.repository.relative(index_path), source.repository_facts().store
+        )
     by_id = source.index.by_id() if source.index else {}
     directories = {
         child.name

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache, cached_property
 from pathlib import Path
+from threading import Thread
+from typing import Any, Protocol
 
 from context_doctor.errors import DoctorError
 
@@ -316,6 +318,27 @@ class History:
     def of(self, scope: Scope, project_id: str) -> list[ProjectCommit]:
         return self.by_project.get((scope, "" if scope.single else project_id), [])
 
+    def followed_by(self, older: History) -> History:
+        """This (newer) history with ``older`` after it: a resumed pass (see ``resumable``)."""
+        merged = History(self.commits + older.commits, {})
+        for key in {**self.by_project, **older.by_project}:
+            merged.by_project[key] = self.by_project.get(key, []) + older.by_project.get(key, [])
+        return merged
+
+
+class PersistentStore(Protocol):
+    """What is kept between runs (``context_doctor.store``): the history, and small parsed values."""
+
+    def load_history(self, scopes: tuple[Scope, ...]) -> tuple[str, History] | None: ...
+
+    def save_history(self, scopes: tuple[Scope, ...], head: str, history: History) -> None: ...
+
+    def recall(self, kind: str, content: bytes, *context: str) -> Any | None:
+        """What was kept for ``content`` (the bytes it was computed from) in this context."""
+        ...
+
+    def keep(self, kind: str, content: bytes, value: Any, *context: str) -> None: ...
+
 
 def is_shallow(repository: Repository) -> bool:
     result = run_git(["rev-parse", "--is-shallow-repository"], repository.toplevel)
@@ -454,23 +477,54 @@ class _LogParser:
         )
 
 
-def read_history(repository: Repository, scopes: tuple[Scope, ...]) -> History:
+def head_commit(repository: Repository) -> str | None:
+    """The full sha of HEAD, or None before the first commit."""
+    result = run_git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], repository.toplevel)
+    sha = result.stdout.decode("ascii", "replace").strip()
+    return sha if result.returncode == 0 and sha else None
+
+
+def resumable(repository: Repository, cached_head: str, head: str) -> bool:
+    """May a history read at ``cached_head`` be resumed with ``git log cached_head..head``?
+
+    Only when ``cached_head`` is an ancestor of ``head`` and every commit since
+    is a plain (single-parent) commit: then git's walk from ``head`` prints
+    exactly the new commits, newest first, and then the old walk unchanged, so
+    new + old is the list a fresh pass gives.  A new merge could interleave
+    older-dated commits of its side branch with the old ones (and pathspec
+    history simplification works across the merge), so such a history, like
+    an amended or rebased one, is read afresh.
+    """
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", cached_head):
+        return False
+    ancestor = run_git(["merge-base", "--is-ancestor", cached_head, head], repository.toplevel)
+    if ancestor.returncode != 0:
+        return False
+    merges = run_git(
+        ["rev-list", "--count", "--min-parents=2", f"{cached_head}..{head}"], repository.toplevel
+    )
+    return merges.returncode == 0 and merges.stdout.strip() == b"0"
+
+
+def read_history(
+    repository: Repository, scopes: tuple[Scope, ...], revisions: str = "HEAD"
+) -> History:
     """One streamed ``git log`` over the scopes of one repository.
 
     ``--full-diff`` lists every file of a matching commit, not just the ones
     under the pathspec, so a commit that also rewrites files elsewhere in the
     repository is recognised as a bulk sweep.  Nothing here grows with
-    projects x commits: each file name is attributed once.
+    projects x commits: each file name is attributed once.  ``revisions`` is a
+    commit (the whole history behind it) or an ``old..new`` range (a resumed pass).
     """
     history = History()
-    head = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], repository.toplevel)
-    if head.returncode != 0:
+    if revisions == "HEAD" and head_commit(repository) is None:
         return history  # no commits yet: there is no history to read
     pathspecs = sorted({scope.path or "." for scope in scopes})
     command = [
         "git", "--no-pager", "log", "-z", "--no-color", "--no-renames", "--no-ext-diff",
         "--no-textconv", "--name-only", "--full-diff",
-        f"--format={_LOG_FORMAT}", "HEAD", "--", *pathspecs,
+        f"--format={_LOG_FORMAT}", revisions, "--", *pathspecs,
     ]  # fmt: skip
     try:
         process = subprocess.Popen(
@@ -515,8 +569,12 @@ class RepositoryFacts:
         allow_shallow: bool = False,
         pushing: tuple[str, ...] = (),
         ci: bool = False,
+        store: PersistentStore | None = None,
     ) -> None:
         self.repository = repository
+        self.store = store  # the persistent cache (None: --no-cache, or none set up yet)
+        self._reader: Thread | None = None
+        self._read_outcome: History | BaseException | None = None
         self.ci = ci  # the caller's environment says CI (`CI=true`); see ci_checkout
         self.allow_shallow = allow_shallow
         self.pushing = pushing  # local shas a pre-push hook is sending: on their way, not unpushed
@@ -557,8 +615,54 @@ class RepositoryFacts:
                 )
             return None
         if self._history is None:
-            self._history = read_history(self.repository, tuple(sorted(self.scopes, key=str)))
+            if self._reader is None:
+                self._history = self._read_history()
+            else:
+                self._reader.join()
+                outcome, self._reader = self._read_outcome, None
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                assert outcome is not None
+                self._history = outcome
         return self._history
+
+    def start_history(self) -> None:
+        """Read the history on a thread while the caller parses documents (``history`` waits).
+
+        git does the walking in its own process and the thread spends most of its
+        time in ``read``, so the pass overlaps with parsing instead of following it.
+        A shallow repository is left to ``history`` (it raises or answers None).
+        """
+        if self._history is not None or self._reader is not None or self.shallow:
+            return
+
+        def read() -> None:
+            try:
+                self._read_outcome = self._read_history()
+            except BaseException as error:  # handed to the thread that asks for it
+                self._read_outcome = error
+
+        self._reader = Thread(target=read, name="context-doctor history", daemon=True)
+        self._reader.start()
+
+    def _read_history(self) -> History:
+        """A fresh pass, or the stored one: as it is when HEAD has not moved, else resumed."""
+        scopes = tuple(sorted(self.scopes, key=str))
+        if self.store is None:
+            return read_history(self.repository, scopes)
+        head = head_commit(self.repository)
+        if head is None:
+            return History()
+        stored = self.store.load_history(scopes)
+        if stored is not None and stored[0] == head:
+            return stored[1]
+        if stored is not None and resumable(self.repository, stored[0], head):
+            history = read_history(self.repository, scopes, f"{stored[0]}..{head}")
+            history = history.followed_by(stored[1])
+        else:
+            history = read_history(self.repository, scopes, head)
+        self.store.save_history(scopes, head, history)
+        return history
 
     # -- point questions (asked only for the few projects that need them) --
 

@@ -20,6 +20,7 @@ from context_doctor.hooks import BYPASS, REFUSED
 from context_doctor.registry import CheckSpec
 from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
+from context_doctor.store import stderr_debug
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 from context_doctor.write import WriteRefused
 
@@ -127,6 +128,13 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
     is_flag=True,
     help="Print the fixes as a unified diff and write nothing (exit 1 when there is one).",
 )
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the persistent cache.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Parse with at most N worker processes (default: one per CPU).",
+)
 @output_options
 def check_command(
     paths: tuple[str, ...],
@@ -144,6 +152,8 @@ def check_command(
     apply_fixes: bool,
     unsafe_fixes: bool,
     show_diff: bool,
+    no_cache: bool,
+    jobs: int | None,
     today: date,
     readiness: str,
     select: tuple[str, ...],
@@ -166,7 +176,14 @@ def check_command(
 
         def audit_once() -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
             corpus = discover(
-                paths, sources, projects, allow_shallow=allow_shallow, pushing=pushing, ci=in_ci()
+                paths,
+                sources,
+                projects,
+                allow_shallow=allow_shallow,
+                pushing=pushing,
+                ci=in_ci(),
+                cache=not no_cache,
+                debug=stderr_debug if debug else None,
             )
             report, settings, checks = audit(
                 corpus,
@@ -177,6 +194,8 @@ def check_command(
                 config=config,
                 baseline=_baseline_path(baseline, corpus),
                 config_baseline=write_baseline is None,
+                jobs=jobs,
+                debug=debug,
             )
             return corpus, report, settings, checks
 

@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from context_doctor.gitfacts import PersistentStore
 from context_doctor.model.suppressions import SuppressionComment, yaml_suppressions
 from context_doctor.model.text import is_valid_unicode, parse_iso_date
 from context_doctor.yamlio import line_of, load_yaml_text, plain, read_text, validator
@@ -75,8 +76,24 @@ def _is_directory_name(raw: object) -> bool:
     )
 
 
-def load_index(path: Path, rel_path: str) -> Index:
+def load_index(path: Path, rel_path: str, memo: PersistentStore | None = None) -> Index:
+    """The parsed index; with ``memo``, kept between runs keyed by the file's text.
+
+    A file that is not valid YAML raises (exit 2) every time: only results are kept.
+    """
     text = read_text(path, "index file")
+    content = text.encode("utf-8", "surrogatepass")
+    if memo is not None:
+        kept = memo.recall("index", content, str(path), rel_path)
+        if isinstance(kept, Index):
+            return kept
+    index = _parse_index(text, path, rel_path)
+    if memo is not None:
+        memo.keep("index", content, index, str(path), rel_path)
+    return index
+
+
+def _parse_index(text: str, path: Path, rel_path: str) -> Index:
     data = load_yaml_text(text, path, "index file")
     raw_entries: Any = data
     if isinstance(data, dict):

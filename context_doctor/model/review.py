@@ -42,7 +42,12 @@ def _entry_at(project: Project, sha: str) -> dict[str, object] | None:
     raw = facts.file_at(sha, project.source.index_rel_path)
     if raw is None:
         return None
-    entries = _entries_by_id(raw)
+    memo = facts.store
+    entries = memo.recall("index-at", raw) if memo is not None else None
+    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
+        entries = _entries_by_id(raw)
+        if memo is not None:
+            memo.keep("index-at", raw, entries)
     return None if entries is None else entries.get(project.id)
 
 

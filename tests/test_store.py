@@ -1,0 +1,298 @@
+"""The persistent cache (SPEC §8): findings with and without it are identical, whatever happened.
+
+Every test audits a real git repository built from the demo scenario three ways: with
+``--no-cache``, then twice with the cache (the first run writes it, the second reads it),
+after some change to the repository or to the cache itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from support import IDENTITY, Doctor, MakeRepo
+
+from context_doctor import store
+from context_doctor.gitfacts import Repository, Scope, git_environment
+from context_doctor.testing import load_scenario, scenario_path
+
+TODAY = "2026-06-15"
+
+
+@pytest.fixture(name="root")
+def root_fixture(make_repo: MakeRepo) -> Path:
+    return make_repo(load_scenario(scenario_path("demo")))
+
+
+def cache_dir(root: Path) -> Path:
+    return root / ".git" / "context-doctor" / "cache"
+
+
+def report(doctor: Doctor, root: Path, *extra: str) -> tuple[dict[str, Any], str]:
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json", *extra)
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    data = run.json
+    data.pop("generated_at")
+    return data, run.stderr
+
+
+def assert_cache_agrees(doctor: Doctor, root: Path) -> dict[str, Any]:
+    """Without the cache, writing it, reading it: the same report each time, and quiet."""
+    fresh, _ = report(doctor, root, "--no-cache")
+    written, written_err = report(doctor, root)
+    read, read_err = report(doctor, root)
+    assert written == fresh
+    assert read == fresh
+    assert written_err == read_err == ""
+    return fresh
+
+
+def git(root: Path, *args: str, date: str = "2026-06-14T10:00:00+00:00") -> str:
+    env = {**git_environment(), "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    done = subprocess.run(
+        ["git", *IDENTITY, *args], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def a_context(root: Path) -> Path:
+    return sorted((root / "projects").glob("*/CONTEXT.md"))[0]
+
+
+def stored_head(root: Path) -> str | None:
+    repository = Repository(root.resolve())
+    loaded = store.Store.for_repository(repository).load_history((Scope("projects"),))
+    return None if loaded is None else loaded[0]
+
+
+def test_the_cache_is_written_and_serves_an_unchanged_repository(
+    doctor: Doctor, root: Path
+) -> None:
+    assert_cache_agrees(doctor, root)
+    assert (cache_dir(root) / store.DOCUMENTS_FILE).is_file()
+    assert stored_head(root) == git(root, "rev-parse", "HEAD")
+
+
+def test_a_new_commit_resumes_the_history(doctor: Doctor, root: Path) -> None:
+    assert_cache_agrees(doctor, root)
+    path = a_context(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a session")
+    fresh = assert_cache_agrees(doctor, root)
+    assert stored_head(root) == git(root, "rev-parse", "HEAD")
+    assert fresh["projects_audited"] > 0
+
+
+def test_an_uncommitted_edit_of_the_same_size_with_its_mtime_restored(
+    doctor: Doctor, root: Path
+) -> None:
+    path = a_context(root)
+    before = report(doctor, root)[0]
+    status = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("## ", "#X ", 1)  # same size: a section heading is no longer one
+    assert edited != text and len(edited) == len(text)
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    after = assert_cache_agrees(doctor, root)
+    assert after != before
+
+
+def test_an_amended_commit_is_read_afresh(doctor: Doctor, root: Path) -> None:
+    assert_cache_agrees(doctor, root)
+    path = a_context(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nAmended.\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--amend", "-m", "amended", date="2026-06-14T12:00:00+00:00")
+    assert_cache_agrees(doctor, root)
+
+
+def test_a_rebased_history_is_read_afresh(doctor: Doctor, root: Path) -> None:
+    assert_cache_agrees(doctor, root)
+    git(root, "reset", "-q", "--hard", "HEAD~2")
+    path = a_context(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nRewritten.\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "rewritten")
+    assert_cache_agrees(doctor, root)
+
+
+def test_a_new_merge_is_read_afresh(doctor: Doctor, root: Path) -> None:
+    assert_cache_agrees(doctor, root)
+    git(root, "checkout", "-q", "-b", "side", "HEAD~1")
+    path = a_context(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nSide.\n", encoding="utf-8")
+    git(root, "commit", "-q", "-am", "side work", date="2026-06-01T10:00:00+00:00")
+    git(root, "checkout", "-q", "-")
+    git(root, "merge", "-q", "--no-edit", "side")
+    assert_cache_agrees(doctor, root)
+
+
+def test_a_deleted_cache_is_rebuilt(doctor: Doctor, root: Path) -> None:
+    assert_cache_agrees(doctor, root)
+    for child in cache_dir(root).iterdir():
+        child.unlink()
+    cache_dir(root).rmdir()
+    assert_cache_agrees(doctor, root)
+    assert (cache_dir(root) / store.HISTORY_FILE).is_file()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"\xc1\xc1garbage", b"\x92\x01", b"\x81\xa3key\xa3old"],
+    ids=["empty", "garbage", "wrong-shape", "no-data"],
+)
+def test_a_corrupt_cache_is_ignored_and_rewritten(
+    doctor: Doctor, root: Path, damage: bytes
+) -> None:
+    assert_cache_agrees(doctor, root)
+    for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE):
+        (cache_dir(root) / name).write_bytes(damage)
+    assert_cache_agrees(doctor, root)
+    debug = doctor("check", "--source", str(root), "--today", TODAY, "--debug", "--no-cache")
+    assert "cache" not in debug.stderr
+    for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE):
+        assert msgpack.unpackb((cache_dir(root) / name).read_bytes(), strict_map_key=False)
+
+
+def test_a_truncated_cache_is_ignored_with_at_most_a_debug_line(doctor: Doctor, root: Path) -> None:
+    fresh = assert_cache_agrees(doctor, root)
+    for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE):
+        path = cache_dir(root) / name
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json", "--debug")
+    data = run.json
+    data.pop("generated_at")
+    assert data == fresh
+    assert "context-doctor: cache:" in run.stderr
+
+
+def test_entries_of_the_wrong_types_are_ignored(doctor: Doctor, root: Path) -> None:
+    """A cache someone prepared with well-formed msgpack but facts of the wrong types."""
+    fresh = assert_cache_agrees(doctor, root)
+    path = cache_dir(root) / store.DOCUMENTS_FILE
+    stored = msgpack.unpackb(path.read_bytes(), strict_map_key=False)
+    for key in stored["data"]:
+        stored["data"][key] = [None, "many", True, [[2, 3, "x"]], [], [], [], [], None, []]
+    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    history = cache_dir(root) / store.HISTORY_FILE
+    stored = msgpack.unpackb(history.read_bytes(), strict_map_key=False)
+    stored["data"]["commits"] = [["x"] * 3 for _ in stored["data"]["commits"]]
+    history.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    assert report(doctor, root)[0] == fresh
+
+
+@pytest.mark.parametrize("version", ["0.0.1", "99.0.0"])
+def test_a_cache_of_another_version_is_ignored(
+    doctor: Doctor, root: Path, monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    fresh = assert_cache_agrees(doctor, root)
+    monkeypatch.setattr(store, "__version__", version)
+    # Facts that would change every finding, stored by "another version" of the doctor.
+    empty = msgpack.packb({"key": store.cache_key("x"), "data": {}}, use_bin_type=True)
+    (cache_dir(root) / store.HISTORY_FILE).write_bytes(empty)
+    assert report(doctor, root)[0] == fresh
+    monkeypatch.undo()
+    assert report(doctor, root)[0] == fresh
+
+
+def test_a_cache_format_from_the_future_is_ignored(
+    doctor: Doctor, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fresh = assert_cache_agrees(doctor, root)
+    monkeypatch.setattr(store, "CACHE_FORMAT", store.CACHE_FORMAT + 1)
+    assert report(doctor, root) == (fresh, "")
+    monkeypatch.undo()
+    assert report(doctor, root) == (fresh, "")
+
+
+def test_an_unwritable_cache_directory_is_quiet(doctor: Doctor, root: Path) -> None:
+    (root / ".git" / "context-doctor").write_text("in the way\n", encoding="utf-8")
+    assert_cache_agrees(doctor, root)
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json", "--debug")
+    assert run.exit_code in (0, 1)
+    assert "not written" in run.stderr
+
+
+def test_a_symlinked_cache_file_is_neither_read_nor_written_through(
+    doctor: Doctor, root: Path, tmp_path: Path
+) -> None:
+    fresh = assert_cache_agrees(doctor, root)
+    outside = tmp_path / "outside.msgpack"
+    for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE):
+        path = cache_dir(root) / name
+        outside.write_bytes(path.read_bytes())
+        path.unlink()
+        path.symlink_to(outside)
+    # The target holds a valid cache: following the link would still give the same report,
+    # so the proof that it is not followed is that it is never rewritten.
+    before = outside.stat().st_mtime_ns, outside.read_bytes()
+    assert report(doctor, root) == (fresh, "")
+    assert (outside.stat().st_mtime_ns, outside.read_bytes()) == before
+    assert (cache_dir(root) / store.HISTORY_FILE).is_symlink()
+
+
+def test_the_worker_pool_gives_the_same_facts(
+    doctor: Doctor, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serial = report(doctor, root, "--no-cache", "--jobs", "1")
+    monkeypatch.setattr(store, "POOL_MIN_FILES", 0)
+    monkeypatch.setattr(store, "POOL_MIN_BYTES", 0)
+    assert report(doctor, root, "--no-cache", "--jobs", "2") == serial
+    assert report(doctor, root, "--jobs", "2") == serial
+
+
+def test_no_cache_writes_nothing(doctor: Doctor, root: Path) -> None:
+    report(doctor, root, "--no-cache")
+    assert not cache_dir(root).exists()
+
+
+def test_the_history_cache_round_trips(doctor: Doctor, root: Path) -> None:
+    assert_cache_agrees(doctor, root)
+    raw = (cache_dir(root) / store.HISTORY_FILE).read_bytes()
+    data = msgpack.unpackb(raw, strict_map_key=False)["data"]
+    head, history = store._history_from_wire(data, (Scope("projects"),))
+    again = store._history_to_wire(head, history, (Scope("projects"),))
+    assert json.dumps(again, sort_keys=True) == json.dumps(data, sort_keys=True)
+
+
+def test_an_edited_index_is_parsed_again(doctor: Doctor, root: Path) -> None:
+    before = assert_cache_agrees(doctor, root)
+    index = root / "projects" / "index.yaml"
+    text = index.read_text(encoding="utf-8")
+    index.write_text(text.replace("status: active", "status: paused", 1), encoding="utf-8")
+    after = assert_cache_agrees(doctor, root)
+    assert after != before
+    assert (cache_dir(root) / store.MEMO_FILE).is_file()
+
+
+def test_a_memo_of_the_wrong_types_is_ignored(doctor: Doctor, root: Path) -> None:
+    fresh = assert_cache_agrees(doctor, root)
+    path = cache_dir(root) / store.MEMO_FILE
+    stored = msgpack.unpackb(path.read_bytes(), strict_map_key=False)
+    forged = msgpack.ExtType(5, msgpack.packb(["IndexEntry", {"position": "one"}]))
+    for entries in stored["data"].values():
+        for key in entries:
+            entries[key] = msgpack.packb(forged)
+    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    assert report(doctor, root) == (fresh, "")
+
+
+def test_values_round_trip_with_their_types() -> None:
+    from datetime import date, datetime, timedelta, timezone
+
+    value = {
+        "when": date(2026, 1, 2),
+        "at": datetime(2026, 1, 2, 3, 4, tzinfo=timezone(timedelta(hours=2))),
+        "pair": (1, "two"),
+        "nested": [{"x": None, "y": 1.5, 3: True}],
+    }
+    assert store.decode_value(store.encode_value(value)) == value
+    with pytest.raises(TypeError):
+        store.encode_value({"a set": {1, 2}})
