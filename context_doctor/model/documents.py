@@ -308,24 +308,24 @@ def facts_to_wire(facts: DocumentFacts) -> list[Any]:
     ]
 
 
-def _rows(value: Any, kinds: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    if not isinstance(value, list | tuple):
+def _rows(value: Any, *shapes: tuple[type, ...]) -> list[Any]:
+    """The rows of ``value`` when each row's cell types are exactly one of ``shapes``.
+
+    Exact types (``type(cell)``, compared as a tuple in C): ``bool`` is not an ``int``
+    here, so a line number must be a real int and a checkbox a real bool.
+    """
+    if type(value) is not list:
         raise ValueError("not a list")
-    rows: list[tuple[Any, ...]] = []
+    allowed = set(shapes)
     for row in value:
-        if not isinstance(row, list | tuple) or len(row) != len(kinds):
-            raise ValueError("a row of the wrong length")
-        for cell, kind in zip(row, kinds, strict=True):
-            # bool is an int: a line number must be a real int, a checkbox a real bool.
-            if not isinstance(cell, kind) or (kind is int and isinstance(cell, bool)):
-                raise ValueError("a cell of the wrong type")
-        rows.append(tuple(row))
-    return rows
+        if type(row) is not list or tuple(map(type, row)) not in allowed:
+            raise ValueError("a row of the wrong shape")
+    return value
 
 
 def facts_from_wire(value: Any) -> DocumentFacts:
     """The inverse of :func:`facts_to_wire`; ValueError for anything else (a foreign cache)."""
-    if not isinstance(value, list | tuple) or len(value) != len(DocumentFacts._fields):
+    if type(value) is not list or len(value) != len(DocumentFacts._fields):
         raise ValueError("not document facts")
     problem, line_count, blank, headings, items, ranges, fields, as_of, links, comments = value
     if not (problem is None or isinstance(problem, str)):
@@ -335,20 +335,28 @@ def facts_from_wire(value: Any) -> DocumentFacts:
     if not isinstance(blank, bool):
         raise ValueError("blank")
     none = type(None)
-    checked = (bool, none)
     return DocumentFacts(
         problem=problem,
         line_count=line_count,
         blank=blank,
         headings=tuple(Heading(*row) for row in _rows(headings, (int, str, int))),
-        list_items=tuple(ListItem(*row) for row in _rows(items, (int, str, checked))),
+        list_items=tuple(
+            ListItem(*row) for row in _rows(items, (int, str, bool), (int, str, none))
+        ),
         code_ranges=tuple((a, b) for a, b in _rows(ranges, (int, int))),
         header_fields=tuple(HeaderField(*row) for row in _rows(fields, (str, str, int))),
         as_of_lines=tuple(AsOfLine(*row) for row in _rows(as_of, (int, str, str, str, str))),
         links=None if links is None else tuple(Link(*row) for row in _rows(links, (str, int))),
         suppressions=tuple(
             _suppression(*row)
-            for row in _rows(comments, (int, str, (list, tuple), (int, none), str, (str, none)))
+            for row in _rows(
+                comments,
+                *(
+                    (int, str, list, target, str, problem)
+                    for target in (int, none)
+                    for problem in (str, none)
+                ),
+            )
         ),
     )
 
