@@ -30,7 +30,7 @@ from context_doctor.render.text import (
     render_statistics,
 )
 from context_doctor.report import Report
-from context_doctor.store import Preparation, prepare, stderr_debug
+from context_doctor.store import Preparation, paused_collection, prepare, stderr_debug
 from context_doctor.write import WriteRefused, append_file, write_file
 
 FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
@@ -86,9 +86,10 @@ def audit(
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     ctx = Context(today=today, readiness=readiness, settings=settings)
-    preparation = prepare_corpus(corpus, jobs=jobs, debug=debug)
-    report = run(corpus, checks, ctx)
-    preparation.finish()
+    with paused_collection():
+        preparation = prepare_corpus(corpus, jobs=jobs, debug=debug)
+        report = run(corpus, checks, ctx)
+        preparation.finish()
     report = suppress.apply(report, corpus, checks, registry, ignores, loaded, settings.severity)
     return report, settings, checks
 
