@@ -118,6 +118,8 @@ def floor_commands(repo: Path) -> list[list[str]]:
 
 def doctor_source() -> dict[str, object]:
     """Which context-doctor was measured: its checkout's HEAD and whether it was dirty."""
+    if DOCTOR:
+        return {"command": " ".join(DOCTOR)}
     import context_doctor
 
     root = Path(context_doctor.__file__).resolve().parent.parent
