@@ -152,10 +152,26 @@ def _credential_value(value: str, minimum: int) -> bool:
     )
 
 
+# A key that names something *about* a secret (its policy, location, length...), not the secret.
+_DESCRIPTIVE_KEY = re.compile(
+    r"(?:policy|rotation|location|path|file|manager|length|hint|name|store|vault|format|type"
+    r"|url|env|var|id|ttl|expiry|expires|limit|budget|count)s?$",
+    re.IGNORECASE,
+)
+# Six lowercase letters in a row: a word ("rollout", "harbor"), rare in generated key material.
+_WORDY = re.compile(r"[a-z]{6,}")
+
+
+def _key_of(assignment: str) -> str:
+    return re.split(r"[\s:=\"'`\]\[]", assignment.strip("\"'`["), maxsplit=1)[0]
+
+
 def _high_entropy(value: str) -> bool:
     """A value that reads like generated key material, not a word, path or version."""
     value = value.strip("\"'`")
     if len(value) < 12 or " " in value or value.lower().startswith(("http:", "https:")):
+        return False
+    if _WORDY.search(value):
         return False
     if not (re.search(r"[A-Za-z]", value) and re.search(r"\d", value)):
         return False
@@ -214,14 +230,18 @@ def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
         if any(word in lowered for word in _SECRET_WORDS):
             for regex, group in CONFIG_DENYLIST_REGEX_TO_GROUP.items():
                 found = regex.search(window)
-                if found and _high_entropy(found.group(group)):
+                if (
+                    found
+                    and not _DESCRIPTIVE_KEY.search(_key_of(found.group(0)))
+                    and _high_entropy(found.group(group))
+                ):
                     yield (
                         f"high-entropy value for `{found.group(1)}`",
                         found.group(group).strip("\"'`"),
                     )
         if any(word in lowered for word in _TOKEN_WORDS):
             for match in _TOKEN_ASSIGNMENT.finditer(window):
-                if _high_entropy(match.group(2)):
+                if not _DESCRIPTIVE_KEY.search(match.group(1)) and _high_entropy(match.group(2)):
                     yield f"high-entropy value for `{match.group(1)}`", match.group(2)
 
 

@@ -96,6 +96,10 @@ QUIET = [
     "token_budget: 4096",
     "tokens: 128000",
     "session_id: 2026-06-18-round-2-abc123",
+    "secret_sauce: v2-rollout-2026Q3plan",  # words, not key material
+    "api_key_rotation: quarterly2026review",  # a key *about* a secret
+    "password_policy: min12chars-rotate90days",
+    "client_secret_location: vault/kb/harbor-2026",
     "Use `context-doctor check --readiness remote` before switching machines.",
 ]
 
