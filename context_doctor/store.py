@@ -646,4 +646,8 @@ def prepare(
         stored, kept = preparation.documents[toplevel], used[toplevel]
         too_many = len(stored) + len(kept) > MAX_KEPT_DOCUMENTS
         preparation.documents[toplevel] = kept if too_many else {**stored, **kept}
+    # Nothing new for a repository: its file still serves, so what was read is let go
+    # now rather than held (tens of MB at 2,000 projects) until the audit ends.
+    for toplevel in set(preparation.documents) - preparation.dirty:
+        del preparation.documents[toplevel]
     return preparation
