@@ -82,6 +82,9 @@ def header_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                     f"{family} {reached[family]}",
                     project.context.rel_path,
                     field.line,
+                    remedy=f"Re-read the record, then advance `**{field.name}:**` in "
+                    f"{project.context.rel_path} to {family} {reached[family]} (the newest session "
+                    f"entry, {newest.path}:{newest.line}).",
                 )
                 break
 

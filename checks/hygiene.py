@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator
 from datetime import date
 
+from context_doctor.checks.structure import log_for
+
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
@@ -55,6 +57,9 @@ def context_archive_due(project: Project, ctx: Context) -> Iterator[Issue]:
             f"CONTEXT.md is {lines} lines, over the {ARCHIVE_TRIGGER_LINES}-line archive trigger "
             f"(budget {budget})",
             project.context.rel_path,
+            remedy="Run the archival protocol: move session summaries and finished items to "
+            f"{log_for(project, ctx.today)} and stable facts to {project.reference.rel_path} "
+            "(archive first, verify, then trim).",
         )
 
 
@@ -140,6 +145,14 @@ def _dated(entries: list[SessionEntry], path: str) -> list[tuple[SessionEntry, d
     return [(e, e.date) for e in entries if e.path == path and e.date is not None]
 
 
+def _monthly_files_remedy(project: Project, log: Document) -> str:
+    months = sorted({f"{day:%Y-%m}" for _, day in _dated(project.session_entries, log.rel_path)})
+    if not months:
+        return f"Rename it to {project.rel_dir}/sessions/YYYY-MM.md, the month of its entries."
+    files = ", ".join(f"{project.rel_dir}/sessions/{month}.md" for month in months)
+    return f"Move its entries into the monthly files they belong to: {files}."
+
+
 @check(
     "session-log-layout",
     severity=Severity.WARNING,
@@ -163,8 +176,7 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
             yield Issue(
                 f"session log `{log.path.name}` is not named YYYY-MM.md",
                 log.rel_path,
-                remedy="Move its entries into the monthly files `sessions/YYYY-MM.md` they "
-                "belong to.",
+                remedy=_monthly_files_remedy(project, log),
             )
         entries = _dated(project.session_entries, log.rel_path)
         if month is not None:
@@ -176,7 +188,7 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
                     f"entry dated {day} is outside {log.path.name}'s month{more}",
                     log.rel_path,
                     first.line,
-                    remedy=f"Move it to sessions/{day:%Y-%m}.md.",
+                    remedy=f"Move it to {project.rel_dir}/sessions/{day:%Y-%m}.md.",
                 )
         newest: date | None = None
         backwards: list[tuple[SessionEntry, date, date]] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.hygiene import NO_LOG_FILES
+from context_doctor.checks.structure import log_for
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.attribution import REQUIRED_FIELDS
@@ -40,6 +41,9 @@ def attribution_placement(project: Project, ctx: Context) -> Iterator[Issue]:
                     f"{document.path.name}: provenance belongs in sessions/",
                     document.rel_path,
                     attribution.line,
+                    remedy="Move the line to the session entry it belongs to in "
+                    f"{log_for(project, ctx.today)}; {document.path.name} may keep at most a "
+                    "short `(via Agent)` tag.",
                 )
 
 

@@ -51,7 +51,7 @@ def context_present(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-def _log_for(project: Project, today: date) -> str:
+def log_for(project: Project, today: date) -> str:
     """The session-log file archived content goes to: the newest log's month, else today's."""
     newest = project.newest_session
     month = newest.date if newest is not None and newest.date is not None else today
@@ -123,7 +123,7 @@ def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue
             f"CONTEXT.md holds {len(done)} checked item{plural} (first: {done[0].text[:60]!r})",
             project.context.rel_path,
             done[0].line,
-            remedy=f"Archive the finished items to {_log_for(project, ctx.today)}, verify they are "
+            remedy=f"Archive the finished items to {log_for(project, ctx.today)}, verify they are "
             "there, then remove them from CONTEXT.md.",
         )
 

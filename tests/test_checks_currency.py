@@ -51,6 +51,8 @@ def test_same_day_round_behind_the_log_flags_last_session_only(corpus: Run, root
     assert "reach round 11" in finding["message"]
     entry = line_of(root, log_of(project), "### 2026-08-23 (round 11)", occurrence=1)
     assert f"2026-08-23, {log_of(project)}:{entry}" in finding["message"]
+    assert f"advance `**Last session:**` in {context_of(project)} to round 11" in finding["remedy"]
+    assert finding["fix"] is None  # an ordinal in the header is a claim: never fixed
     # the date agrees, so the date check has nothing to say
     assert corpus.findings("context-header-freshness", project) == []
 
