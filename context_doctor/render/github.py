@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from context_doctor.findings import Finding, Severity
 from context_doctor.render.escape import escape_text
 from context_doctor.render.text import verdict_text
@@ -39,8 +41,20 @@ def render_github_error(problem: str, remedy: str) -> str:
     return f"::error::{_escape_data(f'context-doctor: {problem} (remedy: {remedy})')}\n"
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~])")
+
+
 def _cell(text: str) -> str:
-    return escape_text(text).replace("|", "\\|")
+    """User text as inert Markdown: no control character, and no link, image, HTML or span."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", escape_text(text))
+
+
+def _code(text: str) -> str:
+    """User text as one code span whatever backticks it holds (fenced by a longer run)."""
+    shown = escape_text(text).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {shown} {fence}" if longest else f"`{shown}`"
 
 
 def step_summary(report: Report) -> str:
@@ -58,7 +72,7 @@ def step_summary(report: Report) -> str:
         for finding in report.findings:
             where = finding.path if finding.line is None else f"{finding.path}:{finding.line}"
             out.append(
-                f"| {finding.severity.value} | `{finding.check}` | `{_cell(where)}` | "
+                f"| {finding.severity.value} | `{finding.check}` | {_code(where)} | "
                 f"{_cell(finding.message)} |"
             )
         out.append("")

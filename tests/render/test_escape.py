@@ -97,7 +97,7 @@ def test_machine_formats_are_valid_utf8(root: Path, tmp_path: Path) -> None:
     assert "caf\\xff" in projects
     assert INJECTED in projects  # JSON escapes the newline itself
     step = summary.read_bytes().decode("utf-8")
-    assert "\x1b" not in step and "caf\\xff" in step
+    assert "\x1b" not in step and "caf\\\\xff" in step  # Markdown: `\\` shows one backslash
 
 
 def test_error_lines_are_escaped(tmp_path: Path, doctor: Doctor) -> None:
@@ -171,3 +171,30 @@ def test_command_status_lines_are_escaped(tmp_path: Path, doctor: Doctor) -> Non
     reviewed = doctor("freshness", "review", str(graded), "--by", "tester")
     assert reviewed.exit_code == 0, reviewed.stderr
     assert "notes\\x1b[2J.md" in reviewed.stdout and "\x1b" not in reviewed.stdout
+
+
+def test_step_summary_renders_user_text_as_plain_text(tmp_path: Path, doctor: Doctor) -> None:
+    """A header value cannot become an image, a link or HTML in the job summary."""
+    root = tmp_path / "kb"
+    (root / "projects" / "alpha").mkdir(parents=True)
+    (root / "projects" / "alpha" / "CONTEXT.md").write_text(
+        "# A\n\n**Status:** ![x](https://example.invalid/t.png) <img src=y> `code` | cell\n"
+        "**Last session:** 2026-06-01\n",
+        encoding="utf-8",
+    )
+    (root / "projects" / "index.yaml").write_text(
+        "projects:\n  - id: alpha\n    status: active\n    last_session: 2026-06-01\n",
+        encoding="utf-8",
+    )
+    commit_tree(root)
+    summary = tmp_path / "summary.md"
+    run = doctor(
+        "check", str(root), "--today", TODAY, "--output-format", "github",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )  # fmt: skip
+    assert run.exit_code in (0, 1), run.stderr
+    text = summary.read_text(encoding="utf-8")
+    assert "\\!\\[x\\]\\(https://example.invalid/t.png\\)" in text
+    assert "![x]" not in text and " <img" not in text and " `code` " not in text
+    row = next(line for line in text.splitlines() if "record-unreadable" in line)
+    assert row.count(" | ") == 3  # the message's own `|` cannot add a column
