@@ -16,14 +16,15 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Severity
 from context_doctor.freshness import RegistryEntry
 from context_doctor.yamlio import read_text, validator
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 DEFAULT_BUDGETS: dict[str, int] = {
     "context_lines": 150,

@@ -8,9 +8,8 @@ from datetime import date, datetime
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError, YAMLFutureWarning, YAMLWarning
@@ -19,6 +18,9 @@ from context_doctor.errors import DoctorError
 from context_doctor.limits import TooLarge, read_limited, yaml_node_limit
 from context_doctor.model.conflicts import conflict_regions, may_hold_markers
 from context_doctor.model.text import join_surrogate_pairs
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 # ruamel reports odd input (a reused anchor, say) as Python warnings, which print the
 # offending YAML raw on stderr: hostile text, unescaped.  The doctor reports what
@@ -169,6 +171,10 @@ def schema(name: str) -> dict[str, Any]:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
+    # jsonschema costs ~40 ms to import (most of a one-project check's start-up), and
+    # a warm run with the index memo validates nothing: imported when first needed.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 

@@ -29,28 +29,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.base import RegexBasedDetector
-from detect_secrets.plugins.basic_auth import BasicAuthDetector
-from detect_secrets.plugins.discord import DiscordBotTokenDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP
-from detect_secrets.plugins.mailchimp import MailchimpDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.private_key import PrivateKeyDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-from detect_secrets.plugins.stripe import StripeDetector
-from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
-from detect_secrets.plugins.twilio import TwilioKeyDetector
+if TYPE_CHECKING:
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+
 
 WINDOW = 4096
 OVERLAP = 256
@@ -69,47 +54,88 @@ class SecretHit:
     redacted: str
 
 
-class _Pattern(RegexBasedDetector):
-    """A format detect-secrets does not know, in its own detector shape."""
-
-    secret_type = ""
-    denylist: tuple[re.Pattern[str], ...] = ()
+class _Pattern:
+    """A format detect-secrets does not know, in its detectors' shape (a type, regexes)."""
 
     def __init__(self, secret_type: str, *patterns: str) -> None:
         self.secret_type = secret_type
         self.denylist = tuple(re.compile(pattern) for pattern in patterns)
 
 
-_JWT = JwtTokenDetector()
-_KNOWN_FORMATS: tuple[RegexBasedDetector, ...] = (
-    AWSKeyDetector(),
-    AzureStorageKeyDetector(),
-    DiscordBotTokenDetector(),
-    GitHubTokenDetector(),
-    GitLabTokenDetector(),
-    _JWT,
-    MailchimpDetector(),
-    NpmDetector(),
-    OpenAIDetector(),
-    PypiTokenDetector(),
-    SendGridDetector(),
-    SlackDetector(),
-    SquareOAuthDetector(),
-    StripeDetector(),
-    TelegramBotTokenDetector(),
-    TwilioKeyDetector(),
-    _Pattern("Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
-    _Pattern("Anthropic API key", r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"),
-    _Pattern(
-        "OpenAI API key",
-        r"(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
-        r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
-    ),
-    _Pattern("GitHub fine-grained token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}"),
-)
-_PRIVATE_KEY = PrivateKeyDetector()
-_BASIC_AUTH = BasicAuthDetector()
-_ENTROPY = Base64HighEntropyString()
+@dataclass(frozen=True)
+class _Detectors:
+    known_formats: tuple[RegexBasedDetector | _Pattern, ...]
+    jwt: JwtTokenDetector
+    private_key: RegexBasedDetector
+    basic_auth: RegexBasedDetector
+    entropy: Any  # Base64HighEntropyString: only its Shannon entropy is used
+    keyword_regexes: dict[re.Pattern[str], int]
+
+
+@cache
+def _detectors() -> _Detectors:
+    """The chosen plugins, built on first use.
+
+    detect-secrets (with ``requests``, which it imports) costs ~35 ms to import, paid
+    by every command at start-up when imported at module level; a run whose
+    documents all come from the cache never scans, so it is imported here.
+    """
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.discord import DiscordBotTokenDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP
+    from detect_secrets.plugins.mailchimp import MailchimpDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.private_key import PrivateKeyDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+    from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+    jwt = JwtTokenDetector()
+    return _Detectors(
+        known_formats=(
+            AWSKeyDetector(),
+            AzureStorageKeyDetector(),
+            DiscordBotTokenDetector(),
+            GitHubTokenDetector(),
+            GitLabTokenDetector(),
+            jwt,
+            MailchimpDetector(),
+            NpmDetector(),
+            OpenAIDetector(),
+            PypiTokenDetector(),
+            SendGridDetector(),
+            SlackDetector(),
+            SquareOAuthDetector(),
+            StripeDetector(),
+            TelegramBotTokenDetector(),
+            TwilioKeyDetector(),
+            _Pattern("Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+            _Pattern("Anthropic API key", r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"),
+            _Pattern(
+                "OpenAI API key",
+                r"(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
+                r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
+            ),
+            _Pattern("GitHub fine-grained token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}"),
+        ),
+        jwt=jwt,
+        private_key=PrivateKeyDetector(),
+        basic_auth=BasicAuthDetector(),
+        entropy=Base64HighEntropyString(),
+        keyword_regexes=CONFIG_DENYLIST_REGEX_TO_GROUP,
+    )
+
 
 # A line worth asking the detectors about: a long run of token characters, a URL, a key block.
 _CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.:@-]{12,}|PRIVATE KEY|PuTTY-User-Key")
@@ -177,7 +203,7 @@ def _high_entropy(value: str) -> bool:
         return False
     if not _credential_value(value, 12):
         return False
-    entropy: float = _ENTROPY.calculate_shannon_entropy(value)
+    entropy: float = _detectors().entropy.calculate_shannon_entropy(value)
     return entropy >= 3.0
 
 
@@ -191,12 +217,13 @@ def _windows(text: str) -> Iterator[str]:
 
 def _format_hits(text: str) -> Iterator[tuple[str, str]]:
     """Known token formats: each detector's own patterns, whole matches (not capture groups)."""
+    detectors = _detectors()
     for window in _windows(text):
-        for detector in _KNOWN_FORMATS:
+        for detector in detectors.known_formats:
             for regex in detector.denylist:
                 for match in regex.finditer(window):
                     value = match.group(0)
-                    if detector is _JWT and not JwtTokenDetector.is_formally_valid(value):
+                    if detector is detectors.jwt and not detectors.jwt.is_formally_valid(value):
                         continue
                     yield detector.secret_type, value
 
@@ -212,15 +239,16 @@ def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
     (`://`, `PRIVATE KEY`, a secret-like word): most lines pay for none of them.
     """
     yield from _format_hits(text)
+    detectors = _detectors()
     for window in _windows(text):
         lowered = window.lower()
         url = "://" in window
         if "PRIVATE KEY" in window or "PuTTY-User-Key" in window:
-            markers = list(_PRIVATE_KEY.analyze_string(window))
+            markers = list(detectors.private_key.analyze_string(window))
             if markers and _KEY_ARMOR_BODY.match(following.strip()):
                 yield "private key block", markers[0]
         if url and "@" in window:
-            for value in _BASIC_AUTH.analyze_string(window):
+            for value in detectors.basic_auth.analyze_string(window):
                 if _credential_value(value, 3):
                     yield "URL with a password", value
         if url and "=" in window:
@@ -228,7 +256,7 @@ def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
                 if "://" in window[: match.start()] and _credential_value(match.group(2), 6):
                     yield f"URL with a `{match.group(1)}` value", match.group(2)
         if any(word in lowered for word in _SECRET_WORDS):
-            for regex, group in CONFIG_DENYLIST_REGEX_TO_GROUP.items():
+            for regex, group in detectors.keyword_regexes.items():
                 found = regex.search(window)
                 if (
                     found
