@@ -130,7 +130,7 @@ def install_hook(
     backup: Path | None = None
     if target.exists() or target.is_symlink():
         current = target.read_bytes() if target.is_file() else b""
-        if current == script.encode("utf-8"):
+        if current == _script_bytes(script):
             return target, None
         if MARKER.encode("utf-8") not in current and not force:
             raise DoctorError(
@@ -143,7 +143,7 @@ def install_hook(
         ensure_directory(directory)
         if backup is not None:
             move_aside(target, backup)
-        write_file(target, script.encode("utf-8"), mode=_executable(target))
+        write_file(target, _script_bytes(script), mode=_executable(target))
     except (DoctorError, WriteRefused) as error:
         problem = error.message if isinstance(error, WriteRefused) else error.problem
         raise DoctorError(
@@ -151,6 +151,16 @@ def install_hook(
             "check `git config core.hooksPath` and that the hooks directory is writable",
         ) from error
     return target, backup
+
+
+def _script_bytes(script: str) -> bytes:
+    """The hook as the shell reads it: paths in it keep their file-system bytes.
+
+    A directory name git accepts need not be UTF-8 (it arrives here as
+    surrogate escapes); the shell wants the original bytes, so encode the way
+    ``os.fsencode`` does rather than refusing.
+    """
+    return script.encode("utf-8", "surrogateescape")
 
 
 def _executable(target: Path) -> int:

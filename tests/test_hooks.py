@@ -121,6 +121,22 @@ def test_reinstall_is_idempotent(make_repo: MakeRepo, doctor: Doctor) -> None:
     assert backups(root) == []
 
 
+def test_install_for_a_knowledge_base_whose_path_is_not_utf8(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    # A directory name git accepts but UTF-8 does not: the hook must name its bytes as they are.
+    root = make_repo(healthy())
+    odd = root / os.fsdecode(b"kb\xff")
+    shutil.copytree(root / "projects", odd / "projects")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "A second knowledge base")
+    run = doctor("hook", "install", "--repo", str(odd))
+    assert run.exit_code == 0, run.stderr
+    script = hook_path(root).read_bytes()
+    assert b"check 'kb\xff' --pre-push" in script
+    assert subprocess.run(["sh", "-n", str(hook_path(root))], check=False).returncode == 0
+
+
 def test_install_outside_a_repository_is_exit_2(tmp_path: Path, doctor: Doctor) -> None:
     run = doctor("hook", "install", "--repo", str(tmp_path))
     assert run.exit_code == 2
