@@ -34,6 +34,7 @@ from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.model.secrets import SecretHit, scan_lines
 from context_doctor.model.suppressions import MARKER, SuppressionComment, markdown_suppressions
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -132,10 +133,13 @@ class DocumentFacts(NamedTuple):
     as_of_lines: tuple[AsOfLine, ...]
     links: tuple[Link, ...] | None
     suppressions: tuple[SuppressionComment, ...]  # their ``path`` is "" (content, not place)
+    # Credential material in the lines (redacted): found here so a warm run neither
+    # re-reads the file nor imports the detectors for it.
+    secrets: tuple[SecretHit, ...]
 
 
 def _unreadable_facts(problem: str) -> DocumentFacts:
-    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, ())
+    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, (), ())
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
@@ -183,6 +187,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         as_of_lines=_as_of_lines(lines, code) if _AS_OF_HINT in text else (),
         links=_links(text) if links else None,
         suppressions=suppressions,
+        secrets=tuple(scan_lines(lines)),
     )
 
 
@@ -305,6 +310,7 @@ def facts_to_wire(facts: DocumentFacts) -> list[Any]:
             [s.line, s.kind, list(s.checks), s.target_line, s.text, s.problem]
             for s in facts.suppressions
         ],
+        [[hit.line, hit.kind, hit.redacted] for hit in facts.secrets],
     ]
 
 
@@ -327,7 +333,19 @@ def facts_from_wire(value: Any) -> DocumentFacts:
     """The inverse of :func:`facts_to_wire`; ValueError for anything else (a foreign cache)."""
     if type(value) is not list or len(value) != len(DocumentFacts._fields):
         raise ValueError("not document facts")
-    problem, line_count, blank, headings, items, ranges, fields, as_of, links, comments = value
+    (
+        problem,
+        line_count,
+        blank,
+        headings,
+        items,
+        ranges,
+        fields,
+        as_of,
+        links,
+        comments,
+        secrets,
+    ) = value
     if not (problem is None or isinstance(problem, str)):
         raise ValueError("problem")
     if not isinstance(line_count, int) or isinstance(line_count, bool):
@@ -358,6 +376,7 @@ def facts_from_wire(value: Any) -> DocumentFacts:
                 ),
             )
         ),
+        secrets=tuple(SecretHit(*row) for row in _rows(secrets, (int, str, str))),
     )
 
 
@@ -515,6 +534,11 @@ class Document:
             self._heading_index[max_level] = index
         position = bisect_right(index[0], line) - 1
         return index[1][position] if position >= 0 else None
+
+    @property
+    def secret_hits(self) -> tuple[SecretHit, ...]:
+        """Credential material in the file's lines (model/secrets.py), redacted."""
+        return self._readable().secrets
 
     @cached_property
     def suppressions(self) -> list[SuppressionComment]:

@@ -22,7 +22,7 @@ from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.review import PostCloseReview, review_of
-from context_doctor.model.secrets import SecretHit, scan_lines
+from context_doctor.model.secrets import SecretHit
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
 from context_doctor.model.state import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
@@ -71,7 +71,9 @@ class Project:
 
     @cached_property
     def context(self) -> Document:
-        return self.document("CONTEXT.md")
+        # Links too: context-template and structured-state read CONTEXT.md's links, and
+        # collected with the other facts they are cached (a warm run parses nothing).
+        return self.document("CONTEXT.md", links=True)
 
     @cached_property
     def reference(self) -> Document:
@@ -219,7 +221,7 @@ class Project:
             document = known.get(path) or Document(path, self.relative(path))
             if document.problem is not None:
                 continue
-            found += [(document.rel_path, hit) for hit in scan_lines(document.lines)]
+            found += [(document.rel_path, hit) for hit in document.secret_hits]
         return found
 
     @cached_property
