@@ -63,7 +63,14 @@ class Project:
 
     def _document(self, path: Path, links: bool = False) -> Document:
         """A tier document that is never read through a symlink leaving the repository."""
-        return Document(path, self.relative(path), self.source.repository.toplevel, links=links)
+        document = Document(path, self.relative(path), self.source.repository.toplevel, links=links)
+        self._documents_by_path[path] = document
+        return document
+
+    @cached_property
+    def _documents_by_path(self) -> dict[Path, Document]:
+        """The tier documents made so far: whether each resolves inside is asked once."""
+        return {}
 
     @cached_property
     def directory_exists(self) -> bool:
@@ -284,6 +291,9 @@ class Project:
 
     def resolves_inside_repository(self, path: Path) -> bool:
         """False for a symlink that leaves the repository (or loops)."""
+        document = self._documents_by_path.get(path)
+        if document is not None:  # the same question its Document asks before reading
+            return not document.outside
         return resolves_within(path, self.source.repository.toplevel)
 
     @cached_property
