@@ -198,3 +198,27 @@ def test_step_summary_renders_user_text_as_plain_text(tmp_path: Path, doctor: Do
     assert "![x]" not in text and " <img" not in text and " `code` " not in text
     row = next(line for line in text.splitlines() if "record-unreadable" in line)
     assert row.count(" | ") == 3  # the message's own `|` cannot add a column
+
+
+def test_fix_diff_prints_no_control_characters(tmp_path: Path, doctor: Doctor) -> None:
+    """`check --diff` quotes the file around a fix: its ESC sequences are shown inert."""
+    root = tmp_path / "kb"
+    project = root / "projects" / "alpha"
+    (project / "reference").mkdir(parents=True)
+    (project / "CONTEXT.md").write_text(
+        "# A\n\n**Status:** Active\n**Last session:** 2026-06-01\n", encoding="utf-8"
+    )
+    # A bell and an OSC title sequence: click strips only ANSI styles from piped output.
+    (project / "REFERENCE.md").write_text(
+        "# A reference\n\nbell\x07 \x1b]0;owned\x07\n", encoding="utf-8"
+    )
+    (project / "reference" / "vendors.md").write_text("# Vendors\n", encoding="utf-8")
+    (root / "projects" / "index.yaml").write_text(
+        "projects:\n  - id: alpha\n    status: active\n", encoding="utf-8"
+    )
+    commit_tree(root)
+    run = doctor("check", str(root), "--today", TODAY, "--diff", "--unsafe-fixes")
+    assert run.exit_code == 1, run.stderr
+    assert "reference/vendors.md" in run.stdout
+    assert "bell\\x07 \\x1b]0;owned\\x07" in run.stdout
+    assert "\x07" not in run.stdout and "\x1b" not in run.stdout
