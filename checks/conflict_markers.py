@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity
-from context_doctor.model.conflicts import conflict_regions, may_hold_markers
+from context_doctor.model.conflicts import conflict_regions
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, check
 
@@ -29,7 +29,7 @@ from context_doctor.registry import Context, check
 )
 def conflict_markers(project: Project, ctx: Context) -> Iterator[Issue]:
     for document in project.tier_documents():
-        if document.problem is not None or not may_hold_markers(document.text):
+        if document.problem is not None or not document.may_hold_markers:
             continue
         for region in conflict_regions(document.lines, document.code_lines):
             if not region.opened:

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from context_doctor.model.documents import Document, Heading
+if TYPE_CHECKING:  # the documents' facts are built with this module's grammar
+    from context_doctor.model.documents import Document, Heading
 
 _LABEL = re.compile(
     r"^\s{0,3}(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[[ xX]\]\s+)?[*_]{0,3}\s*"
@@ -129,13 +131,7 @@ def is_history(document: Document, line: int) -> bool:
 
 def labels(document: Document, skip: range = range(0)) -> list[Label]:
     """Current-looking labels of a document, outside code, ``skip`` and history sections."""
-    found: list[Label] = []
-    for number, text in enumerate(document.lines, start=1):
-        if number in skip:
-            continue
-        labelled = label_of(text)
-        if labelled is not None:
-            found.append(Label(number, *labelled))
+    found = [Label(*row) for row in document.claim_labels if row[0] not in skip]
     if not found:
         return found  # the usual case: no need to parse the document for its code blocks
     code = document.code_lines
@@ -146,12 +142,10 @@ def labels(document: Document, skip: range = range(0)) -> list[Label]:
 
 def releases(document: Document) -> list[Release]:
     """Releases the document records affirmatively (claim lines excluded)."""
-    found: list[Release] = []
-    for number, text in enumerate(document.lines, start=1):
-        if label_of(text) is not None:
-            continue
-        for version in affirmative_versions(text):
-            found.append(Release(version, document.rel_path, number))
+    found = [
+        Release(Version(spelled, (a, b, c, d), False), document.rel_path, number)
+        for number, spelled, a, b, c, d in document.release_lines
+    ]
     if not found:
         return found  # parse for code blocks only when a line qualifies
     code = document.code_lines

@@ -34,6 +34,8 @@ from markdown_it.token import Token
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.model.claims import affirmative_versions, label_of
+from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.secrets import SecretHit, scan_lines
 from context_doctor.model.suppressions import MARKER, SuppressionComment, markdown_suppressions
 
@@ -136,10 +138,16 @@ class DocumentFacts(NamedTuple):
     # Credential material in the lines (redacted): found here so a warm run neither
     # re-reads the file nor imports the detectors for it.
     secrets: tuple[SecretHit, ...]
+    # For semantic-current-state (model/claims.py): each current-looking label line as
+    # (line, label, value), and each affirmatively recorded release on the other lines as
+    # (line, spelled, four numeric parts); and whether a merge marker may be present.
+    claim_labels: tuple[tuple[int, str, str], ...]
+    release_lines: tuple[tuple[int, str, int, int, int, int], ...]
+    may_hold_markers: bool
 
 
 def _unreadable_facts(problem: str) -> DocumentFacts:
-    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, (), ())
+    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, (), (), (), (), False)
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
@@ -188,7 +196,23 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         links=_links(text) if links else None,
         suppressions=suppressions,
         secrets=tuple(scan_lines(lines)),
+        **_claim_facts(lines),
+        may_hold_markers=may_hold_markers(text),
     )
+
+
+def _claim_facts(lines: list[str]) -> dict[str, Any]:
+    labels: list[tuple[int, str, str]] = []
+    releases: list[tuple[int, str, int, int, int, int]] = []
+    for number, line in enumerate(lines, start=1):
+        labelled = label_of(line)
+        if labelled is not None:
+            labels.append((number, *labelled))
+            continue
+        for version in affirmative_versions(line):
+            a, b, c, d = version.parts
+            releases.append((number, version.spelled, a, b, c, d))
+    return {"claim_labels": tuple(labels), "release_lines": tuple(releases)}
 
 
 def _walk_blocks(
@@ -311,6 +335,9 @@ def facts_to_wire(facts: DocumentFacts) -> list[Any]:
             for s in facts.suppressions
         ],
         [[hit.line, hit.kind, hit.redacted] for hit in facts.secrets],
+        [list(row) for row in facts.claim_labels],
+        [list(row) for row in facts.release_lines],
+        facts.may_hold_markers,
     ]
 
 
@@ -345,6 +372,9 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         links,
         comments,
         secrets,
+        claim_labels,
+        release_lines,
+        markers,
     ) = value
     if not (problem is None or isinstance(problem, str)):
         raise ValueError("problem")
@@ -352,6 +382,8 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         raise ValueError("line_count")
     if not isinstance(blank, bool):
         raise ValueError("blank")
+    if not isinstance(markers, bool):
+        raise ValueError("may_hold_markers")
     none = type(None)
     return DocumentFacts(
         problem=problem,
@@ -377,6 +409,12 @@ def facts_from_wire(value: Any) -> DocumentFacts:
             )
         ),
         secrets=tuple(SecretHit(*row) for row in _rows(secrets, (int, str, str))),
+        claim_labels=tuple((a, b, c) for a, b, c in _rows(claim_labels, (int, str, str))),
+        release_lines=tuple(
+            (a, b, c, d, e, f)
+            for a, b, c, d, e, f in _rows(release_lines, (int, str, int, int, int, int))
+        ),
+        may_hold_markers=markers,
     )
 
 
@@ -534,6 +572,19 @@ class Document:
             self._heading_index[max_level] = index
         position = bisect_right(index[0], line) - 1
         return index[1][position] if position >= 0 else None
+
+    @property
+    def claim_labels(self) -> tuple[tuple[int, str, str], ...]:
+        return self._readable().claim_labels
+
+    @property
+    def release_lines(self) -> tuple[tuple[int, str, int, int, int, int], ...]:
+        return self._readable().release_lines
+
+    @property
+    def may_hold_markers(self) -> bool:
+        """A merge-conflict marker may be in the text (model/conflicts.py's cheap look)."""
+        return self._readable().may_hold_markers
 
     @property
     def secret_hits(self) -> tuple[SecretHit, ...]:
