@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from context_doctor.model.documents import Document
+from context_doctor.model.documents import ATTRIBUTION_HINT, Document
 
 REQUIRED_FIELDS = ("agent", "model", "effort", "scope", "verified", "ref")
 # `*Attribution — agent: …*` (or `_…_`); the dash may be an em/en dash, a hyphen or a colon.
@@ -75,9 +75,11 @@ def parse_attribution(text: str, line: int) -> Attribution | None:
 def attributions(document: Document) -> list[Attribution]:
     """Every attribution line of ``document`` outside code blocks."""
     found: list[Attribution] = []
+    if not document.may_hold_attributions:  # a cached fact: the text is not read again
+        return found
     code = document.code_lines
     for number, text in enumerate(document.lines, start=1):
-        if number in code or "ttribution" not in text:  # cheap pre-filter, any case of the A
+        if number in code or ATTRIBUTION_HINT not in text:  # cheap pre-filter
             continue
         parsed = parse_attribution(text, number)
         if parsed is not None:

@@ -117,6 +117,10 @@ class AsOfLine(NamedTuple):
     rest: str
 
 
+# Any case of the A: the text every attribution line holds (model/attribution.py).
+ATTRIBUTION_HINT = "ttribution"
+
+
 class DocumentFacts(NamedTuple):
     """Everything the checks read from one document, as plain data.
 
@@ -144,10 +148,12 @@ class DocumentFacts(NamedTuple):
     claim_labels: tuple[tuple[int, str, str], ...]
     release_lines: tuple[tuple[int, str, int, int, int, int], ...]
     may_hold_markers: bool
+    # model/attribution.py's pre-filter: only a line holding this can be an attribution.
+    may_hold_attributions: bool
 
 
 def _unreadable_facts(problem: str) -> DocumentFacts:
-    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, (), (), (), (), False)
+    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, (), (), (), (), False, False)
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
@@ -198,6 +204,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         secrets=tuple(scan_lines(lines)),
         **_claim_facts(lines),
         may_hold_markers=may_hold_markers(text),
+        may_hold_attributions=ATTRIBUTION_HINT in text,
     )
 
 
@@ -338,6 +345,7 @@ def facts_to_wire(facts: DocumentFacts) -> list[Any]:
         [list(row) for row in facts.claim_labels],
         [list(row) for row in facts.release_lines],
         facts.may_hold_markers,
+        facts.may_hold_attributions,
     ]
 
 
@@ -375,6 +383,7 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         claim_labels,
         release_lines,
         markers,
+        attribution_hint,
     ) = value
     if not (problem is None or isinstance(problem, str)):
         raise ValueError("problem")
@@ -384,6 +393,8 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         raise ValueError("blank")
     if not isinstance(markers, bool):
         raise ValueError("may_hold_markers")
+    if not isinstance(attribution_hint, bool):
+        raise ValueError("may_hold_attributions")
     none = type(None)
     return DocumentFacts(
         problem=problem,
@@ -415,6 +426,7 @@ def facts_from_wire(value: Any) -> DocumentFacts:
             for a, b, c, d, e, f in _rows(release_lines, (int, str, int, int, int, int))
         ),
         may_hold_markers=markers,
+        may_hold_attributions=attribution_hint,
     )
 
 
@@ -580,6 +592,10 @@ class Document:
     @property
     def release_lines(self) -> tuple[tuple[int, str, int, int, int, int], ...]:
         return self._readable().release_lines
+
+    @property
+    def may_hold_attributions(self) -> bool:
+        return self._readable().may_hold_attributions
 
     @property
     def may_hold_markers(self) -> bool:
