@@ -36,11 +36,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from itertools import count
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -62,12 +62,14 @@ from context_doctor.write import (
     write_file,
 )
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 BOM = "\ufeff"
 BACKUP_DIRECTORY = "Backups"
 MIGRATION_AUTHOR = "migration"
 # Only \n, \r\n and \r end a line, as for markdown-it, whose line maps locate headings.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_HEADINGS = MarkdownIt("commonmark", {"html": True}).disable("inline")
 _MARKER_WINDOW = 3  # a marker belongs to a heading within the three lines under it
 
 MIGRATED = "migrated"
@@ -574,10 +576,18 @@ def _split_lines(text: str) -> list[str]:
     return [match.group(0) for match in _LINE.finditer(text) if match.group(0)]
 
 
+@cache
+def _heading_parser() -> MarkdownIt:
+    """Block rules only; built on first use, so a run that writes nothing never imports it (#13)."""
+    from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
+
+    return MarkdownIt("commonmark", {"html": True}).disable("inline")
+
+
 def _sections(body: str) -> list[_Section]:
     """``##`` sections of the body (headings inside code never count) and their markers."""
     lines = _split_lines(body)
-    tokens = _HEADINGS.parse(body)
+    tokens = _heading_parser().parse(body)
     headings: list[tuple[int, int, int, str]] = []  # level, first, last, text
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:

@@ -25,12 +25,9 @@ import sys
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
@@ -39,12 +36,9 @@ from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.secrets import SecretHit, scan_lines
 from context_doctor.model.suppressions import MARKER, SuppressionComment, markdown_suppressions
 
-_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
-# The same block grammar with only the core rules that build block tokens: the inline
-# pass (about a quarter of parsing time) and text_join (which works on inline children)
-# are off.  Block tokens, and each inline token's raw ``content``, are identical; only
-# ``children`` stays empty, and only ``links`` needs them, so it alone does a full parse.
-_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 _FIELD = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
 # SPEC §1: a line `*State as of: YYYY-MM-DD <optional text>*`.
@@ -81,7 +75,33 @@ def _silence_block_rule_loggers() -> None:
             module.LOGGER = _NoDebug()  # type: ignore[attr-defined]
 
 
-_silence_block_rule_loggers()
+# markdown-it is imported and its parsers built on first use, not at import time: a warm
+# run takes every document's facts from the cache and never parses, and the import and
+# the rule chains cost tens of milliseconds of start-up (the pre-push case, #13).
+
+
+@cache
+def _full_parser() -> MarkdownIt:
+    """The whole grammar, inline pass included (only ``links`` needs inline children)."""
+    from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
+
+    _silence_block_rule_loggers()
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@cache
+def _block_parser() -> MarkdownIt:
+    """The same block grammar with only the core rules that build block tokens.
+
+    The inline pass (about a quarter of parsing time) and text_join (which works on
+    inline children) are off.  Block tokens, and each inline token's raw ``content``,
+    are identical; only ``children`` stays empty, and only ``links`` needs them, so it
+    alone does a full parse.
+    """
+    from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
+
+    _silence_block_rule_loggers()
+    return MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
 
 
 class Heading(NamedTuple):
@@ -184,7 +204,7 @@ def facts_of_bytes(raw: bytes, links: bool = False) -> DocumentFacts:
 
 def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     lines = split_lines(text)
-    tokens = _BLOCKS.parse(text)
+    tokens = _block_parser().parse(text)
     headings, items, code_ranges = _walk_blocks(tokens)
     code = _CodeLines(code_ranges)
     # Only a comment naming the marker can be one of ours: most files skip the walk.
@@ -308,7 +328,7 @@ def _as_of_lines(lines: list[str], code: _CodeLines) -> tuple[AsOfLine, ...]:
 
 def _links(text: str) -> tuple[Link, ...]:
     found: list[Link] = []
-    for token in _MARKDOWN.parse(text):  # links need the inline pass
+    for token in _full_parser().parse(text):  # links need the inline pass
         if token.type != "inline" or not token.children:
             continue
         line = (token.map[0] + 1) if token.map else 1

@@ -26,11 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from ruamel.yaml import YAML
-from ruamel.yaml.tokens import ScalarToken
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 MARKER = "context-doctor:"
 NEXT_LINE = "disable-next-line"
@@ -40,7 +41,14 @@ _DIRECTIVE = re.compile(
     r"context-doctor:\s*(?P<kind>[A-Za-z-]+)(?:\s+(?P<names>[^\s].*?))?\s*$", re.DOTALL
 )
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
-_INLINE = MarkdownIt("commonmark", {"html": True})
+
+
+@cache
+def _inline_parser() -> MarkdownIt:
+    """Built on first use: a warm run reads cached facts and never parses (start-up, #13)."""
+    from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
+
+    return MarkdownIt("commonmark", {"html": True})
 
 
 @dataclass(frozen=True)
@@ -140,12 +148,16 @@ def markdown_suppressions(
 
 
 def _inline_children(content: str) -> list[Token]:
-    parsed = _INLINE.parseInline(content)
+    parsed = _inline_parser().parseInline(content)
     return list(parsed[0].children or []) if parsed else []
 
 
 def _scalar_interior_lines(text: str) -> set[int]:
     """0-based lines that lie inside a multi-line scalar (a block or folded string)."""
+    # Third-party imports deferred for start-up time: only a YAML file with a marker gets here.
+    from ruamel.yaml import YAML
+    from ruamel.yaml.tokens import ScalarToken
+
     inside: set[int] = set()
     try:
         for token in YAML(typ="rt").scan(text):
