@@ -7,9 +7,9 @@ import os
 import sys
 from datetime import date
 from pathlib import Path
+from typing import IO
 
 import click
-from rich.console import Console
 
 from context_doctor import suppress
 from context_doctor.config import Settings, resolve_settings
@@ -145,13 +145,17 @@ def render_report(
     report: Report,
     output_format: str,
     checks: list[CheckSpec],
-    console: Console,
+    stream: IO[str],
     *,
     quiet: bool = False,
     statistics: bool = False,
     show_coverage: bool = False,
 ) -> None:
-    """Print ``report`` in ``output_format`` on ``console``."""
+    """Print ``report`` in ``output_format`` on ``stream``.
+
+    Only the human renderings build a rich console: a machine format is written as is,
+    so a JSON or SARIF run never imports rich (start-up time, #13).
+    """
     machine = {
         "json": lambda: report_json(report),
         "sarif": lambda: render_sarif(report, checks),
@@ -159,8 +163,10 @@ def render_report(
         "gitlab": lambda: render_gitlab(report),
     }
     if output_format in machine:
-        console.file.write(machine[output_format]())
-    elif quiet:
+        stream.write(machine[output_format]())
+        return
+    console = console_for(stream)
+    if quiet:
         render_quiet(report, console)
     elif statistics:
         render_statistics(report, console)
@@ -186,10 +192,10 @@ def emit(
         write_step_summary(report)
     options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
     if output_file is None:
-        render_report(report, output_format, checks, console_for(sys.stdout), **options)
+        render_report(report, output_format, checks, sys.stdout, **options)
         return
     buffer = io.StringIO()
-    render_report(report, output_format, checks, console_for(buffer), **options)
+    render_report(report, output_format, checks, buffer, **options)
     write_output(output_file, buffer.getvalue())
 
 

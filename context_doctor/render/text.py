@@ -17,10 +17,11 @@ import textwrap
 from collections import Counter
 from itertools import groupby
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from rich.console import Console
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 from context_doctor.findings import Applicability, Finding, Severity
 from context_doctor.render.escape import escape_text
@@ -32,8 +33,21 @@ COVERAGE_WIDTH = 100
 COVERAGE_LINES = 3
 
 
+# rich is imported on first use, not at import time: a JSON, SARIF, GitHub or GitLab
+# run never needs it, and the import costs about 12 ms of start-up (the pre-push case, #13).
+
+
 def console_for(stream: IO[str]) -> Console:
+    from rich.console import Console  # a third-party import deferred for start-up time
+
     return Console(file=stream, highlight=False, soft_wrap=True, emoji=False)
+
+
+def _text(content: str = "", style: str = "") -> Text:
+    """A rich ``Text`` holding ``content`` as plain text (never read as markup)."""
+    from rich.text import Text  # a third-party import deferred for start-up time
+
+    return Text(content, style=style)
 
 
 def display_path(report: Report, finding: Finding, cwd: Path | None = None) -> str:
@@ -94,7 +108,7 @@ def verdict_line(report: Report) -> Text:
     verdict = report.verdict()
     style = {"HEALTHY": "bold green", "WARNINGS": "bold yellow", "DEFECTS": "bold red"}[verdict]
     text = escape_text(verdict_text(report))
-    line = Text(f"{verdict}:", style=style)
+    line = _text(f"{verdict}:", style=style)
     line.append(text[len(verdict) + 1 :])
     return line
 
@@ -146,7 +160,7 @@ def full_coverage(report: Report) -> list[str]:
 
 def coverage_lines(report: Report, *, show_all: bool = False) -> list[Text]:
     lines = full_coverage(report) if show_all else compact_coverage(report)
-    return [Text(escape_text(line), style="dim") for line in lines]
+    return [_text(escape_text(line), style="dim") for line in lines]
 
 
 def render_human(report: Report, console: Console, *, show_coverage: bool = False) -> None:
@@ -156,14 +170,14 @@ def render_human(report: Report, console: Console, *, show_coverage: bool = Fals
     ordered = sorted(report.findings, key=lambda f: (project_key(f), f.sort_key()))
     for (source, project), group in groupby(ordered, key=project_key):
         console.print(
-            Text(
+            _text(
                 escape_text(f"{source} / {project}" if project else f"{source} (source-wide)"),
                 style="bold",
             )
         )
         for finding in group:
             label, style = _LABEL[finding.severity]
-            line = Text("  ")
+            line = _text("  ")
             line.append(location(report, finding), style="cyan")
             line.append("  ")
             line.append(label, style=style)
@@ -171,12 +185,12 @@ def render_human(report: Report, console: Console, *, show_coverage: bool = Fals
             line.append(_fix_marker(finding))
             line.append(escape_text(finding.message))
             console.print(line)
-            console.print(Text(f"      → {escape_text(finding.remedy)}", style="dim"))
+            console.print(_text(f"      → {escape_text(finding.remedy)}", style="dim"))
         console.print()
     for summary in report.sources:
         if summary.unaudited_reason is not None:  # listed by console.yaml, never silently dropped
             note = f"source {summary.name}: not audited ({summary.unaudited_reason})"
-            console.print(Text(escape_text(note), style="dim"))
+            console.print(_text(escape_text(note), style="dim"))
     for text in coverage_lines(report, show_all=show_coverage):
         console.print(text)
     console.print(verdict_line(report))
@@ -186,7 +200,7 @@ def render_concise(report: Report, console: Console) -> None:
     """ruff-style: ``path:line:col: SEVERITY check message``, one line a finding."""
     for finding in report.findings:
         _, style = _LABEL[finding.severity]
-        line = Text()
+        line = _text()
         line.append(location(report, finding, whole_file_line=True), style="cyan")
         line.append(": ")
         line.append(_CONCISE_LABEL[finding.severity], style=style)
@@ -201,7 +215,7 @@ def render_statistics(report: Report, console: Console) -> None:
     counts = Counter((finding.check, finding.severity) for finding in report.findings)
     for (check, severity), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0])):
         label, style = _LABEL[severity]
-        line = Text(f"{count:>5}  ")
+        line = _text(f"{count:>5}  ")
         line.append(label, style=style)
         line.append(f"  {check}")
         console.print(line)
