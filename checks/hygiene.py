@@ -14,6 +14,7 @@ from datetime import date
 from context_doctor.checks.structure import log_for
 
 from context_doctor.findings import Issue, Severity
+from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.sessions import SessionEntry
@@ -22,8 +23,6 @@ from context_doctor.registry import DORMANT, Context, SkipRule, check
 # The seed's archival protocol: "Archive when ... CONTEXT.md exceeds 120 lines".
 ARCHIVE_TRIGGER_LINES = 120
 FOOTER_WINDOW = 5  # the budget footer is one of the last lines
-_CURRENT_STATE = re.compile(r"^\s*current\s+state\b", re.IGNORECASE)
-_WHATS_NEXT = re.compile(r"^\s*what['\u2019]?s\s+next\b", re.IGNORECASE)
 _FOOTER = re.compile(r"\bbudget\s*:", re.IGNORECASE)
 _LOG_NAME = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])\.md$")
 
@@ -97,8 +96,8 @@ def context_template(project: Project, ctx: Context) -> Iterator[Issue]:
     if not project.has_structured_state and not project.reads_completed:
         titles = [heading.text for heading in context.headings if heading.level == 2]
         for label, pattern in (
-            ("## Current State", _CURRENT_STATE),
-            ("## What's Next", _WHATS_NEXT),
+            ("## Current State", CURRENT_STATE_TITLE),
+            ("## What's Next", WHATS_NEXT_TITLE),
         ):
             if not any(pattern.match(title) for title in titles):
                 yield Issue(

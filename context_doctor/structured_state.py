@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from context_doctor.model.claims import is_history
-from context_doctor.model.currency import as_of_markers
+from context_doctor.model.currency import WHATS_NEXT_TITLE, as_of_markers, without_stamp
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.state import (
@@ -57,9 +57,7 @@ from context_doctor.write import WriteRefused
 
 BLOCK_FIELDS = ("phase", "status", "last session", "accepted baseline", "controlling plan")
 NONE_RECORDED = "none recorded"
-_WHATS_NEXT = re.compile("^what['\u2019]?s\\s+next\\b", re.IGNORECASE)
 _BOX = re.compile(r"^\[[ ]\]\s*")
-_STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}[^)]*\)\s*$", re.IGNORECASE)
 _FIELD_NAMES = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
 
 
@@ -97,7 +95,7 @@ def _plan_from_header(project: Project) -> str | None:
 def next_actions(context: Document) -> list[str]:
     headings = context.headings
     section = next(
-        (h for h in headings if h.level == 2 and _WHATS_NEXT.match(h.text)),
+        (h for h in headings if h.level == 2 and WHATS_NEXT_TITLE.match(h.text)),
         None,
     )
     if section is None:
@@ -109,7 +107,7 @@ def next_actions(context: Document) -> list[str]:
             continue
         if item.checked:
             continue
-        text = _STAMP.sub("", _BOX.sub("", item.text)).strip()
+        text = _BOX.sub("", without_stamp(item)).strip()
         if text:
             actions.append(text)
     return actions

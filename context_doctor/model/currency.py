@@ -12,7 +12,9 @@ from context_doctor.model.text import ordinals, to_date
 _OPEN_TITLE = re.compile(
     r"\b(?:open|pending|next|actions?|todo|to\s+do|blocked|waiting|in\s+progress)\b", re.IGNORECASE
 )
-_OPERATIONAL_TITLE = re.compile(r"^\s*(?:current\s+state|what['\u2019]?s\s+next)\b", re.IGNORECASE)
+# The two operational sections of a working context (any title starting so).
+CURRENT_STATE_TITLE = re.compile(r"^\s*current\s+state\b", re.IGNORECASE)
+WHATS_NEXT_TITLE = re.compile(r"^\s*what['\u2019]?s\s+next\b", re.IGNORECASE)
 _STAMP = re.compile(r"\(\s*as of\b([^)]*)\)\s*$", re.IGNORECASE)
 _STAMP_BODY = re.compile(
     r"^\s*(\d{4})-(\d{2})-(\d{2})\s*(?:,\s*review\s+(\d{1,9})\s*d\s*)?$", re.IGNORECASE
@@ -46,7 +48,7 @@ def is_open_title(title: str) -> bool:
 
 
 def is_operational_title(title: str) -> bool:
-    return _OPERATIONAL_TITLE.search(title) is not None
+    return bool(CURRENT_STATE_TITLE.match(title) or WHATS_NEXT_TITLE.match(title))
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,12 @@ def stamp_of(item: ListItem) -> Stamp | None:
     if day_value is None:
         return Stamp(spelled, None, None, "an impossible date")
     return Stamp(spelled, day_value, int(review) if review is not None else None, None)
+
+
+def without_stamp(item: ListItem) -> str:
+    """The item's text without its trailing ``(as of ...)`` stamp."""
+    stamp = stamp_of(item)
+    return item.text[: len(item.text) - len(stamp.spelled)] if stamp else item.text
 
 
 def lags(
