@@ -90,7 +90,9 @@ def audit(
         preparation = prepare_corpus(corpus, jobs=jobs, debug=debug)
         report = run(corpus, checks, ctx)
         preparation.finish()
-    report = suppress.apply(report, corpus, checks, registry, ignores, loaded, settings.severity)
+        report = suppress.apply(
+            report, corpus, checks, registry, ignores, loaded, settings.severity
+        )
     return report, settings, checks
 
 

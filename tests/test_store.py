@@ -296,3 +296,25 @@ def test_values_round_trip_with_their_types() -> None:
     assert store.decode_value(store.encode_value(value)) == value
     with pytest.raises(TypeError):
         store.encode_value({"a set": {1, 2}})
+
+
+def test_under_the_console_script_a_pause_freezes_what_it_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The collector never walks an audit's objects again; a second audit lets them go."""
+    import gc
+
+    monkeypatch.setattr(store._Collector, "freeze_after", True)
+    monkeypatch.setattr(store._Collector, "frozen", False)
+    try:
+        with store.paused_collection():
+            assert not gc.isenabled()
+            built = [[n] for n in range(1000)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= len(built)
+        with store.paused_collection():  # check --fix audits again: the first audit is let go
+            assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        store._Collector.frozen = False
+    assert gc.isenabled()
