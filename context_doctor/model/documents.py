@@ -82,7 +82,7 @@ def _silence_block_rule_loggers() -> None:
 
 @cache
 def _full_parser() -> MarkdownIt:
-    """The whole grammar, inline pass included (only ``links`` needs inline children)."""
+    """The whole grammar; only its inline parser is used (for ``links``, see :func:`_links`)."""
     from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
 
     _silence_block_rule_loggers()
@@ -95,8 +95,8 @@ def _block_parser() -> MarkdownIt:
 
     The inline pass (about a quarter of parsing time) and text_join (which works on
     inline children) are off.  Block tokens, and each inline token's raw ``content``,
-    are identical; only ``children`` stays empty, and only ``links`` needs them, so it
-    alone does a full parse.
+    are identical; only ``children`` stays empty, and only ``links`` needs them: it
+    runs the inline pass itself, on the few inline tokens that can hold a link.
     """
     from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
 
@@ -204,11 +204,13 @@ def facts_of_bytes(raw: bytes, links: bool = False) -> DocumentFacts:
 
 def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     lines = split_lines(text)
-    tokens = _block_parser().parse(text)
+    env: dict[str, Any] = {}  # the block pass files reference definitions here (links need them)
+    tokens = _block_parser().parse(text, env)
     headings, items, code_ranges = _walk_blocks(tokens)
     code = _CodeLines(code_ranges)
     # Only a comment naming the marker can be one of ours: most files skip the walk.
     suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
+    found_links = _links(tokens, env) if links else None
     del tokens  # facts, not tokens: the token list goes before the next file is parsed
     return DocumentFacts(
         problem=None,
@@ -219,7 +221,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         code_ranges=code_ranges,
         header_fields=_header_fields(lines, headings, code),
         as_of_lines=_as_of_lines(lines, code) if _AS_OF_HINT in text else (),
-        links=_links(text) if links else None,
+        links=found_links,
         suppressions=suppressions,
         secrets=tuple(scan_lines(lines)),
         **_claim_facts(lines),
@@ -326,13 +328,36 @@ def _as_of_lines(lines: list[str], code: _CodeLines) -> tuple[AsOfLine, ...]:
     return tuple(found)
 
 
-def _links(text: str) -> tuple[Link, ...]:
+def _may_hold_link(content: str, env: dict[str, Any]) -> bool:
+    """Can markdown-it's inline pass make a ``link_open`` of this inline token's content?
+
+    With html on and linkify off (commonmark), only two inline rules push a
+    ``link_open``: ``autolink``, which starts at a ``<``, and ``link``, whose label
+    ends at a ``]`` that is followed by ``(`` (an inline link) or, only when the block
+    pass filed a reference definition in ``env``, by anything (a reference link).  The
+    inline pass reads the token's ``content`` as is, so a content holding none of
+    these cannot hold a link.
+    """
+    return "<" in content or "](" in content or ("references" in env and "]" in content)
+
+
+def _links(tokens: Iterable[Token], env: dict[str, Any]) -> tuple[Link, ...]:
+    """Links of the block tokens, in order, each on the line it starts on.
+
+    The inline pass runs here, with the full parser's inline rules and the ``env`` of
+    the block pass (its reference definitions), on exactly the inline tokens that can
+    hold a link: each one's children are what a full parse gives it, and the others
+    hold no link (:func:`_may_hold_link`).
+    """
+    parser = _full_parser()
     found: list[Link] = []
-    for token in _full_parser().parse(text):  # links need the inline pass
-        if token.type != "inline" or not token.children:
+    for token in tokens:
+        if token.type != "inline" or not _may_hold_link(token.content, env):
             continue
+        children: list[Token] = []
+        parser.inline.parse(token.content, parser, env, children)
         line = (token.map[0] + 1) if token.map else 1
-        for child in token.children:
+        for child in children:
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
             elif child.type == "link_open":
@@ -340,6 +365,12 @@ def _links(text: str) -> tuple[Link, ...]:
                 if isinstance(href, str):
                     found.append(Link(href, line))
     return tuple(found)
+
+
+def links_of_text(text: str) -> tuple[Link, ...]:
+    """The links of a text (what ``facts_of_text(text, links=True).links`` holds)."""
+    env: dict[str, Any] = {}
+    return _links(_block_parser().parse(text, env), env)
 
 
 # -- the cache's wire form: plain lists, checked on the way back in ----------
@@ -589,7 +620,7 @@ class Document:
     @cached_property
     def links(self) -> list[Link]:
         facts = self._readable()
-        return list(facts.links if facts.links is not None else _links(self.text))
+        return list(facts.links if facts.links is not None else links_of_text(self.text))
 
     @cached_property
     def _heading_index(self) -> dict[int, tuple[list[int], list[Heading]]]:

@@ -26,6 +26,7 @@ no candidate run of token characters are skipped by one cheap regex.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -215,17 +216,57 @@ def _windows(text: str) -> Iterator[str]:
         yield text[start : start + WINDOW]
 
 
+def _shortest_match(regex: re.Pattern[str]) -> int:
+    """The fewest characters any match of ``regex`` spans, from Python's own regex parser.
+
+    It is the bound ``re`` itself compiles into the pattern (a shorter string fails at
+    once), so a string shorter than this cannot match.  0 (ask every time) should
+    that private parser ever be missing or different.
+    """
+    try:
+        parser = importlib.import_module("re._parser")
+        shortest = parser.parse(regex.pattern, regex.flags).getwidth()[0]
+    except Exception:  # a private module of the standard library: never trusted blindly
+        return 0
+    return shortest if isinstance(shortest, int) and shortest >= 0 else 0
+
+
+@cache
+def _known_formats() -> tuple[tuple[str, re.Pattern[str], bool, int], ...]:
+    """Every known format's regexes in the detectors' order: (kind, regex, is JWT, shortest)."""
+    detectors = _detectors()
+    return tuple(
+        (detector.secret_type, regex, detector is detectors.jwt, _shortest_match(regex))
+        for detector in detectors.known_formats
+        for regex in detector.denylist
+    )
+
+
+@cache
+def _formats_fitting(length: int) -> tuple[tuple[str, re.Pattern[str], bool], ...]:
+    """The known formats' regexes that can match within ``length`` characters, in order.
+
+    Most strings asked about are short (the two words at a line break, below): they
+    pay for the two or three formats short enough to fit, not for thirty regexes.
+    """
+    return tuple(
+        (kind, regex, jwt) for kind, regex, jwt, shortest in _known_formats() if shortest <= length
+    )
+
+
 def _format_hits(text: str) -> Iterator[tuple[str, str]]:
     """Known token formats: each detector's own patterns, whole matches (not capture groups)."""
-    detectors = _detectors()
     for window in _windows(text):
-        for detector in detectors.known_formats:
-            for regex in detector.denylist:
-                for match in regex.finditer(window):
-                    value = match.group(0)
-                    if detector is detectors.jwt and not detectors.jwt.is_formally_valid(value):
-                        continue
-                    yield detector.secret_type, value
+        for (
+            kind,
+            regex,
+            jwt,
+        ) in _formats_fitting(min(len(window), WINDOW)):
+            for match in regex.finditer(window):
+                value = match.group(0)
+                if jwt and not _detectors().jwt.is_formally_valid(value):
+                    continue
+                yield kind, value
 
 
 _SECRET_WORDS = ("key", "pass", "pwd", "secret", "contrase")
@@ -295,8 +336,8 @@ def scan_lines(lines: Iterable[str]) -> list[SecretHit]:
                 add(index + 1, kind, value)
         head = following.lstrip()
         if text and head and _TOKEN_CHAR.match(text[-1]) and _TOKEN_CHAR.match(head[0]):
-            tail = re.split(r"\s", text[-200:])[-1]
-            start = re.split(r"\s", head[:200])[0]
+            tail = text[-200:].rsplit(None, 1)[-1]  # str.split and re's \s: the same whitespace
+            start = head[:200].split(None, 1)[0]
             joined = tail + start
             for kind, value in _format_hits(joined):
                 if value not in tail and value not in start:

@@ -7,6 +7,7 @@ a literal that a push-protection scanner would take for a leaked credential.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,14 @@ import pytest
 from conftest import Run
 from support import Doctor, MakeRepo, template_tail
 
-from context_doctor.model.secrets import redact, scan_lines
+from context_doctor.model.secrets import (
+    WINDOW,
+    _formats_fitting,
+    _known_formats,
+    _shortest_match,
+    redact,
+    scan_lines,
+)
 
 TODAY = "2026-06-20"
 
@@ -132,6 +140,38 @@ def test_a_token_wrapped_across_a_line_break_is_found() -> None:
     assert [(hit.line, hit.kind, hit.redacted) for hit in hits] == [
         (1, "GitHub Token (split across lines)", "ghp_…")
     ]
+
+
+WRAPPED = {
+    "GitHub Token": GITHUB,
+    "AWS Access Key": AWS,
+    "Google API key": GOOGLE,
+    "Anthropic API key": ANTHROPIC,
+    "OpenAI API key": OPENAI,
+    "Slack Token": SLACK,
+    "JSON Web Token": JWT,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WRAPPED))
+def test_each_known_format_wrapped_at_any_point_is_found(kind: str) -> None:
+    """A short first piece too: only formats that cannot fit the two pieces are skipped."""
+    token = WRAPPED[kind]
+    for cut in (3, 4, len(token) // 2):
+        hits = scan_lines([f"pasted {token[:cut]}", f"{token[cut:]} by mistake"])
+        assert (1, f"{kind} (split across lines)") in [(hit.line, hit.kind) for hit in hits]
+
+
+def test_a_format_is_skipped_only_where_it_cannot_fit() -> None:
+    assert _shortest_match(re.compile(r"(?<!x)ab{3,}c?(?=d)")) == 4
+    every = [(kind, regex, jwt) for kind, regex, jwt, _ in _known_formats()]
+    assert list(_formats_fitting(WINDOW)) == every
+    for length in (0, 6, 8, 20, 40):
+        fitting = _formats_fitting(length)
+        assert list(fitting) == [entry for entry in every if entry in fitting]
+        for _kind, regex, _jwt in every:
+            if (_kind, regex, _jwt) not in fitting:
+                assert _shortest_match(regex) > length
 
 
 def test_redaction_keeps_four_characters() -> None:

@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from context_doctor.model.currency import as_of_markers, open_items
 from context_doctor.model.documents import (
     Document,
+    Link,
     ListItem,
     _block_parser,
+    _may_hold_link,
     _walk_blocks,
     facts_from_wire,
     facts_of_text,
@@ -118,3 +122,73 @@ def test_eighty_thousand_list_items_finish(tmp_path: Path) -> None:
     found = open_items(document)
     assert len(found) == 80_000
     assert found[-1].section.text == "Next 39"
+
+
+# -- links: the inline pass only where a link can be, equal to a full parse ------------
+
+
+def _links_of_a_full_parse(text: str) -> tuple[Link, ...]:
+    """What a second, complete markdown-it parse (block and inline) finds: the reference."""
+    found: list[Link] = []
+    for token in MarkdownIt("commonmark", {"html": True}).enable("table").parse(text):
+        line = (token.map[0] + 1) if token.map else 1
+        for child in token.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "link_open" and isinstance(child.attrs.get("href"), str):
+                found.append(Link(str(child.attrs["href"]), line))
+    return tuple(found)
+
+
+LINK_CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "inline": (
+        'See [the guide](guide.md) and [x](<a b.md> "t").\n',
+        [("guide.md", 1), ("a%20b.md", 1)],
+    ),
+    "full reference": ("Read [the spec][s].\n\n[s]: spec.md\n", [("spec.md", 1)]),
+    "collapsed and shortcut": (
+        '[Spec][] and [spec]\n\n[SPEC]: spec.md "T"\n',
+        [("spec.md", 1)] * 2,
+    ),
+    "definition after use, in a list": ("- [a]\n- [a]: a.md\n\n[a]\n", [("a.md", 1), ("a.md", 4)]),
+    "undefined reference": ("[nothing] and [nothing][here]\n", []),
+    "autolinks": (
+        "<https://example.com/x> and <someone@example.com>\n",
+        [("https://example.com/x", 1), ("mailto:someone@example.com", 1)],
+    ),
+    "across soft and hard breaks": (
+        "one\ntwo [a](a.md)\nthree  \nfour [b](b.md) [c\nd](c.md)\n",
+        [("a.md", 2), ("b.md", 4), ("c.md", 4)],
+    ),
+    "in a table": (
+        "| a | b |\n|---|---|\n| [x](x.md) | y |\n| z | <http://z.io> |\n",
+        [("x.md", 3), ("http://z.io", 4)],
+    ),
+    "html comment and inline html": (
+        "<!-- [hidden](h.md) -->\n\ntext <span>[shown](s.md)</span> <b>\n",
+        [("s.md", 3)],
+    ),
+    "checkboxes are not links": ("- [ ] (as of 2025-10-01) open\n- [x] done\n", []),
+    "code spans and escapes": ("`[a](a.md)` \\[b](b.md) [c\\](c.md) [d](d.md)\n", [("d.md", 1)]),
+    "a link inside an image": ("![alt [in](in.md)](img.png) [out](out.md)\n", [("out.md", 1)]),
+    "in a heading and a blockquote": (
+        "# [h](h.md)\n\n> quoted\n> [q](q.md)\n",
+        [("h.md", 1), ("q.md", 4)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LINK_CASES))
+def test_links_equal_a_full_parse(case: str) -> None:
+    text, expected = LINK_CASES[case]
+    links = facts_of_text(text, links=True).links
+    assert links == _links_of_a_full_parse(text)
+    assert [tuple(link) for link in links or ()] == expected
+
+
+def test_only_a_bracket_before_a_parenthesis_or_an_angle_can_start_a_link() -> None:
+    assert not _may_hold_link("- [ ] open (as of 2025-10-01)", {})
+    assert _may_hold_link("[a](b)", {})
+    assert _may_hold_link("<http://x.io>", {})
+    assert not _may_hold_link("[a] and [b]", {})
+    assert _may_hold_link("[a] and [b]", {"references": {"A": {"href": "a.md", "title": ""}}})
