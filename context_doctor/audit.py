@@ -11,7 +11,7 @@ from typing import IO
 
 import click
 
-from context_doctor import suppress
+from context_doctor import replay, suppress
 from context_doctor.config import Settings, resolve_settings
 from context_doctor.corpus import Corpus
 from context_doctor.engine import run
@@ -64,12 +64,16 @@ def audit(
     config_baseline: bool = True,
     jobs: int | None = None,
     debug: bool = False,
+    replayable: bool = False,
 ) -> tuple[Report, Settings, list[CheckSpec]]:
     """Run the selected checks, then the suppressions (SPEC §5).
 
     ``baseline`` is an explicit baseline file; else the config's ``baseline``
     applies unless ``config_baseline`` is False (``--write-baseline`` records
     every finding, so it must not be filtered by the baseline it replaces).
+    ``replayable``: a run whose every input is unchanged since a stored run gets
+    that run's report back (:mod:`context_doctor.replay`); only for a run that
+    needs the report alone, not the model (never ``--fix``, ``--diff``).
     """
     registry = load_checks()
     resolve_names(select, registry, "--select")
@@ -86,6 +90,18 @@ def audit(
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     ctx = Context(today=today, readiness=readiness, settings=settings)
+    say = stderr_debug if debug else None
+    key = (
+        replay.run_key(
+            corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen, debug=say
+        )
+        if replayable
+        else None
+    )
+    if key is not None:
+        replayed = replay.recall(key, debug=say)
+        if replayed is not None:
+            return replayed, settings, checks
     with paused_collection():
         preparation = prepare_corpus(corpus, jobs=jobs, debug=debug)
         report = run(corpus, checks, ctx)
@@ -93,6 +109,8 @@ def audit(
         report = suppress.apply(
             report, corpus, checks, registry, ignores, loaded, settings.severity
         )
+    if key is not None:
+        replay.keep(key, report, debug=say)
     return report, settings, checks
 
 

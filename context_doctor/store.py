@@ -138,7 +138,7 @@ class Store:
             return None
         path = self.directory / name
         try:
-            raw = _read_regular_file(path)
+            raw = read_regular_file(path)
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as error:
@@ -267,7 +267,7 @@ class Store:
         self.write(DOCUMENTS_FILE, self._documents_key(), entries)
 
 
-def _read_regular_file(path: Path) -> bytes:
+def read_regular_file(path: Path) -> bytes:
     """A regular file's bytes, never through a symlink, never more than MAX_CACHE_BYTES."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:

@@ -55,6 +55,8 @@ def isolated_home(
     """No test ever reads the developer's own ~/.synthesis/console.yaml."""
     home = tmp_path_factory.mktemp("synthesis-home")
     monkeypatch.setenv("SYNTHESIS_HOME", str(home))
+    # Nor writes the replay secret (context_doctor/replay.py) into the developer's ~/.cache.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     # The suite itself runs in CI: `CI=true` would skip the durability checks on detached
     # checkouts under test. Tests that mean CI say so with ``env={"CI": "true"}``.
     monkeypatch.delenv("CI", raising=False)

@@ -17,7 +17,7 @@ import msgpack
 import pytest
 from support import IDENTITY, Doctor, MakeRepo
 
-from context_doctor import store
+from context_doctor import replay, store
 from context_doctor.gitfacts import Repository, Scope, git_environment
 from context_doctor.testing import load_scenario, scenario_path
 
@@ -152,7 +152,9 @@ def test_a_corrupt_cache_is_ignored_and_rewritten(
     doctor: Doctor, root: Path, damage: bytes
 ) -> None:
     assert_cache_agrees(doctor, root)
-    for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE):
+    # The stored reports too: with them intact the unchanged repository is replayed
+    # (context_doctor/replay.py) and the other two files are neither read nor rewritten.
+    for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE, replay.REPORTS_FILE):
         (cache_dir(root) / name).write_bytes(damage)
     assert_cache_agrees(doctor, root)
     debug = doctor("check", "--source", str(root), "--today", TODAY, "--debug", "--no-cache")

@@ -196,6 +196,8 @@ def check_command(
                 config_baseline=write_baseline is None,
                 jobs=jobs,
                 debug=debug,
+                # --fix and --diff plan from the model, --write-baseline records it fresh
+                replayable=not (apply_fixes or show_diff or write_baseline is not None),
             )
             return corpus, report, settings, checks
 

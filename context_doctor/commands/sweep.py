@@ -23,6 +23,7 @@ from context_doctor.commands.common import guarded, parse_today
 from context_doctor.corpus import discover, synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
+from context_doctor.store import stderr_debug
 
 
 @click.command("sweep")
@@ -39,8 +40,11 @@ from context_doctor.render.text import console_for, coverage_lines, render_stati
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write the JSON report here instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
 )
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the persistent cache.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def sweep_command(today: date, config: Path | None, report_cache: Path | None, debug: bool) -> None:
+def sweep_command(
+    today: date, config: Path | None, report_cache: Path | None, no_cache: bool, debug: bool
+) -> None:
     """Day-start sweep of the console.yaml corpus: report-only, writes the report cache.
 
     Exit 0 whatever the findings; 2 when ground truth could not be established.
@@ -54,9 +58,18 @@ def sweep_command(today: date, config: Path | None, report_cache: Path | None, d
                 "create console.yaml (`sources: [{name, root, projects_dir}]`) or set "
                 "SYNTHESIS_HOME; for one repository use `context-doctor check PATH`",
             )
-        corpus = discover(home=home)
+        # The persistent cache, as for `check`: a morning whose corpus nothing touched
+        # since yesterday's sweep replays its report (context_doctor/replay.py).
+        corpus = discover(home=home, cache=not no_cache, debug=stderr_debug if debug else None)
         report, _, _ = audit(
-            corpus, today=today, readiness="local", select=[], ignore=[], config=config
+            corpus,
+            today=today,
+            readiness="local",
+            select=[],
+            ignore=[],
+            config=config,
+            debug=debug,
+            replayable=True,
         )
         require_something(corpus, report)
         cache = report_cache or home / "context-doctor" / REPORT_CACHE_NAME

@@ -1,0 +1,660 @@
+"""Replaying the report of a run whose every input is unchanged (issue #13: the warm run).
+
+A day-start sweep, a pre-push hook and a CI job often audit a corpus nothing has
+touched since the last run.  Such a run gets the stored report back instead of
+auditing again, but only when a *run key* over everything the audit could have
+read is byte-for-byte the same as the stored one.  The key covers:
+
+* the doctor: its version, the source of every loaded module of its own package and
+  of each check plugin's package, the versions of the libraries it parses with, git's
+  version, Python's;
+* the invocation: ``--today``, ``--readiness``, the checks chosen with their
+  severities, the resolved settings, the corpus (sources, roots, projects, the
+  ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the whole
+  process environment (git inherits it), the user and groups the files are read as;
+* the bytes of every file outside the repositories the run read: the config file,
+  the baseline, console.yaml, the registered freshness files;
+* per repository, the work tree: every entry under the top level except ``.git``
+  directories, with its type, mode and owner, a symlink's target, and a regular
+  file's size, mtime, ctime and inode;
+* per repository, git's view: the ``HEAD`` file, every ref (``for-each-ref``), the
+  index (``ls-files --stage``), the configuration as git sees it (``config --list``),
+  and the state files that change what git reports (merge, rebase, shallow, excludes).
+
+Decisions, where the issue and SPEC are silent:
+
+* **Files by their stat, as git does, but with the ctime.** Reading every file to
+  key the run would cost as much as the warm run saves.  The ctime is the kernel's:
+  every write and every ``touch -d`` (an mtime put back) sets it to now, and no
+  user can set it back, so an edit with its mtime restored still changes the key.
+  A copy or a checkout gets new ctimes: a miss, never a wrong replay.  A file
+  whose ctime is within :data:`RACY_SECONDS` of the key being taken could still be
+  rewritten inside the same clock tick without its times moving (git's "racy
+  clean" case), so such a file is keyed by a digest of its bytes instead.
+
+* **Forgery.** The cache lives inside a repository someone else may have prepared,
+  and a stored report is exactly what a forger would want to plant ("no findings").
+  The key and a tag over each stored report are keyed BLAKE2b MACs under a random
+  per-user secret kept outside every repository
+  (``$XDG_CACHE_HOME/context-doctor/replay-secret``, mode 0600).  Without it (an
+  unwritable home, a CI job's fresh machine) nothing is replayed or stored.
+* **Races.** A file written while the audit runs must not leave a report stored under
+  the key of the bytes before the write: after the audit every entry is looked at
+  again (size, mtime, ctime, inode), and the report is stored only when none moved.
+* **Bounds.** A work tree of more than :data:`MAX_ENTRIES` entries, or more than
+  :data:`MAX_HASHED_BYTES` to hash, is not keyed (the audit runs as usual): the key
+  must stay cheaper than what it saves.
+* **What is replayed.** Only the report (findings, coverage, counts, the freshness
+  summary, suppressions); ``generated_at`` is the replaying run's.  ``--fix``,
+  ``--diff`` and ``--write-baseline`` never replay: they need the model.
+
+Anything wrong with a stored report (missing, foreign, corrupt, tag mismatch) is a
+miss, never an error: at most a ``--debug`` line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import stat
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from context_doctor import __version__
+from context_doctor.errors import DoctorError
+from context_doctor.findings import (
+    AppendLine,
+    Applicability,
+    Finding,
+    Fix,
+    RemoveFrontmatterKey,
+    SetEntryField,
+    Severity,
+)
+from context_doctor.gitfacts import neutralised_filters, run_git
+from context_doctor.report import Coverage, Report, SourceSummary
+from context_doctor.store import Store, cache_key, read_regular_file
+from context_doctor.write import WriteRefused, ensure_directory, write_file
+
+if TYPE_CHECKING:
+    from context_doctor.config import Settings
+    from context_doctor.corpus import Corpus
+    from context_doctor.registry import CheckSpec, Context
+
+REPORTS_FILE = "reports.msgpack"
+KEPT_REPORTS = 4  # one per way of running (a hook, a sweep, CI...), the newest kept
+RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
+MAX_ENTRIES = 250_000
+MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read for the key
+SECRET_NAME = "replay-secret"
+SECRET_BYTES = 32
+# The libraries whose behaviour shapes the facts and findings.
+LIBRARIES = (
+    "click",
+    "GitPython",
+    "ruamel.yaml",
+    "jsonschema",
+    "markdown-it-py",
+    "rich",
+    "detect-secrets",
+    "msgpack",
+)
+# Files of a git directory that change what git reports without moving a ref or the index.
+GIT_STATE_FILES = (
+    "HEAD",
+    "MERGE_HEAD",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "REBASE_HEAD",
+    "BISECT_LOG",
+    "shallow",
+    "commondir",
+    "info/exclude",
+    "info/sparse-checkout",
+    "info/grafts",
+    "info/attributes",
+)
+GIT_STATE_DIRECTORIES = ("rebase-merge", "rebase-apply", "sequencer")
+# The only variables left out of the key: the shell's bookkeeping (the command just run,
+# the shell's depth, the directories it was in: the working directory is keyed itself).
+SHELL_ONLY = frozenset({"_", "SHLVL", "OLDPWD", "PWD"})
+Debug = Callable[[str], None]
+# (size, mtime_ns, ctime_ns, inode) of each entry when the key was taken
+Signature = tuple[int, int, int, int]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+class _Unkeyable(Exception):
+    """The run cannot be keyed (too large a tree, a git command failed): no replay."""
+
+
+@dataclass
+class RunKey:
+    """The key of one run, and what to look at again before its report is stored."""
+
+    digest: bytes
+    secret: bytes
+    store: Store
+    watched: dict[bytes, Signature] = field(default_factory=dict)
+
+    def unchanged(self) -> bool:
+        """Whether every entry the key saw still has the size, times and inode it had."""
+        return _signatures(self.watched) == self.watched
+
+
+# -- the secret ---------------------------------------------------------------------
+
+
+def secret_directory() -> Path:
+    configured = os.environ.get("XDG_CACHE_HOME")
+    base = Path(configured) if configured and os.path.isabs(configured) else Path.home() / ".cache"
+    return base / "context-doctor"
+
+
+def machine_secret(debug: Debug = _quiet) -> bytes | None:
+    """The per-user secret the run keys are made with, created on first use; None if unusable."""
+    path = secret_directory() / SECRET_NAME
+    for _ in range(2):
+        try:
+            secret = read_regular_file(path)
+        except FileNotFoundError:
+            secret = b""
+        except (OSError, ValueError) as error:
+            debug(f"replay off: {path} cannot be read ({error})")
+            return None
+        if len(secret) == SECRET_BYTES:
+            return secret
+        if secret:
+            debug(f"replay off: {path} is not a secret of ours")
+            return None
+        try:
+            ensure_directory(path.parent)
+            write_file(path, os.urandom(SECRET_BYTES), mode=0o600, exclusive=True)
+        except WriteRefused as refused:
+            if refused.rule != "exists":  # another run made it first: read theirs
+                debug(f"replay off: {path} not written ({refused.message})")
+                return None
+        except (DoctorError, OSError) as error:
+            debug(f"replay off: {path} not written ({error})")
+            return None
+    return None
+
+
+# -- the key ------------------------------------------------------------------------
+
+
+class _Material:
+    """Length-framed parts fed into one keyed digest (no two part lists collide)."""
+
+    def __init__(self, secret: bytes) -> None:
+        self.digest = hashlib.blake2b(key=secret, digest_size=32)
+
+    def add(self, *parts: str | bytes | int | None) -> None:
+        for part in parts:
+            if part is None:
+                data = b"\xff"
+            elif isinstance(part, int):
+                data = str(part).encode("ascii")
+            elif isinstance(part, str):
+                data = part.encode("utf-8", "surrogateescape")
+            else:
+                data = part
+            self.digest.update(len(data).to_bytes(8, "little"))
+            self.digest.update(data)
+
+
+def _file_bytes(path: Path | str) -> bytes:
+    """A file's bytes for the key, or a marker saying why there are none (never raises)."""
+    try:
+        return b"f" + read_regular_file(Path(path))
+    except FileNotFoundError:
+        return b"missing"
+    except (OSError, ValueError) as error:
+        return b"unreadable " + str(error).encode("utf-8", "surrogateescape")
+
+
+def _package_sources(checks: list[CheckSpec]) -> list[tuple[str, bytes]]:
+    """The source of the doctor's own code and of every package a check module lives in.
+
+    Whole package directories, whatever this process happened to import, so the
+    key does not depend on which modules an earlier run in the same process loaded.
+    """
+    directories: set[Path] = {Path(__file__).resolve().parent}
+    for spec in checks:
+        module = sys.modules.get(spec.module)
+        where = getattr(module, "__file__", None)
+        if where:
+            directories.add(Path(where).resolve().parent)
+    found: list[tuple[str, bytes]] = []
+    for directory in sorted(directories):
+        for path in sorted(directory.rglob("*.py")):
+            found.append((str(path), _file_bytes(path)))
+    return found
+
+
+def _library_versions() -> list[tuple[str, str]]:
+    versions: list[tuple[str, str]] = []
+    for name in LIBRARIES:
+        try:
+            versions.append((name, version(name)))
+        except PackageNotFoundError:
+            versions.append((name, "absent"))
+    return versions
+
+
+def _git(toplevel: Path, args: list[str]) -> bytes:
+    result = run_git(args, toplevel, config=neutralised_filters(toplevel))
+    return result.returncode.to_bytes(2, "little", signed=True) + result.stdout
+
+
+def _git_directories(toplevel: Path) -> list[Path]:
+    result = run_git(["rev-parse", "--absolute-git-dir", "--git-common-dir"], toplevel)
+    if result.returncode != 0:
+        raise _Unkeyable("git rev-parse failed")
+    lines = result.stdout.decode("utf-8", "surrogateescape").splitlines()
+    directories = [Path(line) if Path(line).is_absolute() else toplevel / line for line in lines]
+    return list(dict.fromkeys(directories))
+
+
+def _add_git(material: _Material, toplevel: Path, watched: dict[bytes, Signature]) -> None:
+    for directory in _git_directories(toplevel):
+        material.add("git directory", os.fsencode(directory))
+        for name in GIT_STATE_FILES:
+            material.add(name, _file_bytes(directory / name))
+        for name in GIT_STATE_DIRECTORIES:
+            material.add(name, int((directory / name).is_dir()))
+        # A commit, a fetch or an add during the audit moves one of these.
+        for name in ("HEAD", "index", "packed-refs", "refs"):
+            _watch(watched, directory / name)
+        _watch_tree(watched, directory / "refs")
+    material.add("refs", _git(toplevel, ["for-each-ref", "--format=%(refname)%00%(objectname)"]))
+    material.add("index", _git(toplevel, ["ls-files", "--stage", "-z"]))
+    material.add("config", _git(toplevel, ["config", "--list", "-z"]))
+
+
+def _watch(watched: dict[bytes, Signature], path: Path) -> None:
+    try:
+        status = os.lstat(path)
+    except OSError:
+        watched[os.fsencode(path)] = (-1, -1, -1, -1)
+        return
+    watched[os.fsencode(path)] = signature_of(status)
+
+
+def _watch_tree(watched: dict[bytes, Signature], directory: Path) -> None:
+    for parent, subdirectories, names in os.walk(directory):
+        subdirectories.sort()
+        for name in sorted(names):
+            _watch(watched, Path(parent, name))
+
+
+def signature_of(status: os.stat_result) -> Signature:
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
+def _signatures(watched: Iterable[bytes]) -> dict[bytes, Signature]:
+    found: dict[bytes, Signature] = {}
+    for path in watched:
+        try:
+            found[path] = signature_of(os.lstat(path))
+        except OSError:
+            found[path] = (-1, -1, -1, -1)
+    return found
+
+
+class _TreeWalk:
+    """Every entry of a work tree (``.git`` directories left out) into the key."""
+
+    def __init__(self, material: _Material, watched: dict[bytes, Signature]) -> None:
+        self.material = material
+        self.watched = watched
+        self.entries = 0
+        self.hashed = 0
+        self.racy_after = time.time_ns() - RACY_SECONDS * 1_000_000_000
+
+    def walk(self, root: Path) -> None:
+        pending = [os.fsencode(root)]
+        base = len(pending[0])
+        while pending:
+            directory = pending.pop()
+            try:
+                with os.scandir(directory) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name)
+            except OSError as error:
+                self.material.add(b"unlistable", directory[base:], str(error.errno))
+                continue
+            for entry in entries:
+                if entry.name == b".git" and entry.is_dir(follow_symlinks=False):
+                    continue  # git's own state is keyed by what git reports (_add_git)
+                self.entries += 1
+                if self.entries > MAX_ENTRIES:
+                    raise _Unkeyable(f"more than {MAX_ENTRIES} entries")
+                if self._visit(entry, base):
+                    pending.append(entry.path)
+
+    def _visit(self, entry: os.DirEntry[bytes], base: int) -> bool:
+        """Add one entry; True for a directory to descend into."""
+        relative = entry.path[base:]
+        try:
+            status = entry.stat(follow_symlinks=False)
+        except OSError as error:
+            self.material.add(b"gone", relative, str(error.errno))
+            return False
+        mode = status.st_mode
+        self.material.add(b"entry", relative, mode, status.st_uid, status.st_gid)
+        self.watched[entry.path] = signature_of(status)
+        if stat.S_ISDIR(mode):
+            return True
+        if stat.S_ISLNK(mode):
+            self.material.add(b"link", _link_target(entry.path))
+        elif stat.S_ISREG(mode):
+            self._add_file(entry.path, status)
+        return False
+
+    def _add_file(self, path: bytes, status: os.stat_result) -> None:
+        if status.st_ctime_ns < self.racy_after and status.st_mtime_ns < self.racy_after:
+            self.material.add(b"stat", *signature_of(status))
+            return
+        self.hashed += status.st_size
+        if self.hashed > MAX_HASHED_BYTES:
+            raise _Unkeyable(f"more than {MAX_HASHED_BYTES} bytes to hash")
+        try:
+            data = read_regular_file(Path(os.fsdecode(path)))
+        except (OSError, ValueError) as error:
+            self.material.add(b"unreadable", str(error))
+            return
+        self.material.add(b"content", hashlib.blake2b(data, digest_size=20).digest())
+
+
+def _link_target(path: bytes) -> bytes:
+    try:
+        return os.readlink(path)
+    except OSError as error:
+        return b"unreadable link " + str(error.errno).encode("ascii")
+
+
+def run_key(
+    corpus: Corpus,
+    *,
+    settings: Settings,
+    checks: list[CheckSpec],
+    ctx: Context,
+    baseline: Path | None,
+    debug: Debug | None = None,
+) -> RunKey | None:
+    """The key of this run, or None when it cannot be replayed (see the module docstring)."""
+    debug = debug or _quiet
+    stores = [source.repository_facts().store for source in corpus.sources]
+    if not stores or not all(isinstance(store, Store) and store.directory for store in stores):
+        return None  # --no-cache, or a source outside git: no store to keep a report in
+    secret = machine_secret(debug)
+    if secret is None:
+        return None
+    material = _Material(secret)
+    watched: dict[bytes, Signature] = {}
+    try:
+        _add_invocation(material, corpus, settings, checks, ctx, baseline)
+        toplevels = sorted({source.repository.toplevel for source in corpus.sources})
+        for toplevel in toplevels:
+            material.add("repository", os.fsencode(toplevel))
+            walk = _TreeWalk(material, watched)
+            walk.walk(toplevel)
+            _add_git(material, toplevel, watched)
+    except _Unkeyable as reason:
+        debug(f"this run is not replayable: {reason}")
+        return None
+    store = stores[0]
+    assert isinstance(store, Store)
+    return RunKey(material.digest.digest(), secret, store, watched)
+
+
+def _add_invocation(
+    material: _Material,
+    corpus: Corpus,
+    settings: Settings,
+    checks: list[CheckSpec],
+    ctx: Context,
+    baseline: Path | None,
+) -> None:
+    material.add("doctor", __version__, sys.version, sys.executable)
+    for module_path, code in _package_sources(checks):
+        material.add("module", module_path, code)
+    for name, found in _library_versions():
+        material.add("library", name, found)
+    material.add("git", run_git(["--version"], corpus.sources[0].repository.toplevel).stdout)
+    material.add(
+        "environment",
+        *(
+            f"{name}={value}"
+            for name, value in sorted(os.environ.items())
+            if name not in SHELL_ONLY
+        ),
+    )
+    material.add("user", os.geteuid(), os.getegid(), *sorted(os.getgroups()), os.getcwd())
+    material.add("today", ctx.today.isoformat(), "readiness", ctx.readiness)
+    for spec in checks:
+        material.add("check", spec.name, spec.severity.value, spec.module, spec.scope)
+    material.add("settings", repr(settings), repr(ctx.settings))
+    for path in (settings.config_file, baseline, corpus.console_path, settings.freshness_cache):
+        material.add("file", None if path is None else str(path))
+        if path is not None:
+            material.add(_file_bytes(path))
+    material.add("console", int(corpus.from_console), repr(corpus.unaudited))
+    for source in corpus.sources:
+        facts = source.repository_facts()
+        material.add(
+            "source",
+            source.name,
+            os.fsencode(source.root),
+            source.projects_dir,
+            repr(sorted(source.only)) if source.only is not None else None,
+            os.fsencode(source.repository.toplevel),
+            int(facts.allow_shallow),
+            int(facts.ci),
+            *facts.pushing,
+        )
+        material.add("projects", *(project.id for project in source.projects))
+        for entry in source.registry:
+            registered = Path(entry.path)
+            material.add("registered", repr(entry), _file_bytes(source.root / registered))
+
+
+# -- storing and replaying ----------------------------------------------------------
+
+
+def _tag(secret: bytes, digest: bytes, packed: bytes) -> bytes:
+    return hashlib.blake2b(digest + packed, key=secret, digest_size=32).digest()
+
+
+def _reports_key(store: Store) -> str:
+    return cache_key(store.code, "reports")
+
+
+def recall(key: RunKey, *, debug: Debug | None = None) -> Report | None:
+    """The report stored under ``key``, or None."""
+    debug = debug or _quiet
+    stored = key.store.read(REPORTS_FILE, _reports_key(key.store))
+    if not isinstance(stored, dict):
+        return None
+    entry = stored.get(key.digest)
+    if not (isinstance(entry, list) and len(entry) == 2):
+        return None
+    tag, packed = entry
+    if not (isinstance(tag, bytes) and isinstance(packed, bytes)):
+        return None
+    if not hmac.compare_digest(tag, _tag(key.secret, key.digest, packed)):
+        debug(f"{REPORTS_FILE}: a stored report failed its tag; ignored")
+        return None
+    try:
+        report = report_from_wire(msgpack.unpackb(packed, raw=False, strict_map_key=False))
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        debug(f"{REPORTS_FILE}: a stored report ignored ({error})")
+        return None
+    report.generated_at = datetime.now(UTC).isoformat(timespec="seconds")
+    debug("nothing changed since a stored run: its report is replayed")
+    return report
+
+
+def keep(key: RunKey, report: Report, *, debug: Debug | None = None) -> None:
+    """Store ``report`` under ``key``, unless an entry moved while the audit ran."""
+    debug = debug or _quiet
+    if not key.unchanged():
+        debug("the tree changed while the audit ran: its report is not stored")
+        return
+    try:
+        packed = msgpack.packb(report_to_wire(report), use_bin_type=True)
+    except (ValueError, TypeError, UnicodeError) as error:
+        debug(f"report not stored: {error}")
+        return
+    stored = key.store.read(REPORTS_FILE, _reports_key(key.store))
+    entries = {
+        digest: entry
+        for digest, entry in (stored.items() if isinstance(stored, dict) else ())
+        if isinstance(digest, bytes) and digest != key.digest
+    }
+    entries[key.digest] = [_tag(key.secret, key.digest, packed), packed]
+    kept = dict(list(entries.items())[-KEPT_REPORTS:])
+    key.store.write(REPORTS_FILE, _reports_key(key.store), kept)
+
+
+# -- the report on the wire -----------------------------------------------------------
+
+_EDITS: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (SetEntryField, RemoveFrontmatterKey, AppendLine)
+}
+
+
+def _fix_to_wire(fix: Fix | None) -> list[Any] | None:
+    if fix is None:
+        return None
+    edits = [[type(edit).__name__, asdict(edit)] for edit in fix.edits]
+    return [fix.path, fix.applicability.value, fix.description, edits]
+
+
+def _fix_from_wire(value: Any) -> Fix | None:
+    if value is None:
+        return None
+    path, applicability, description, edits = value
+    made = tuple(_EDITS[kind](**fields) for kind, fields in edits)
+    return Fix(_text(path), Applicability(applicability), _text(description), made)
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError("expected text")
+    return value
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _number(value: Any) -> int:
+    if type(value) is not int:
+        raise TypeError("expected a number")
+    return value
+
+
+def report_to_wire(report: Report) -> list[Any]:
+    return [
+        report.today.isoformat(),
+        report.readiness,
+        report.projects_audited,
+        report.projects_with_findings,
+        None if report.freshness is None else json.dumps(report.freshness),
+        dict(report.suppressed),
+        dict(report.toplevels),
+        report.doctor_version,
+        [[s.name, s.root, s.projects_dir, s.projects, s.unaudited_reason] for s in report.sources],
+        [
+            [name, cov.examined, cov.skipped, sorted(cov.reasons.items())]
+            for name, cov in report.coverage.items()
+        ],
+        [
+            [
+                f.check,
+                f.severity.value,
+                f.source,
+                f.project,
+                f.path,
+                f.line,
+                f.message,
+                f.remedy,
+                _fix_to_wire(f.fix),
+            ]
+            for f in report.findings
+        ],
+    ]
+
+
+def report_from_wire(value: Any) -> Report:
+    (
+        today,
+        readiness,
+        audited,
+        with_findings,
+        freshness,
+        suppressed,
+        toplevels,
+        doctor_version,
+        sources,
+        coverage,
+        findings,
+    ) = value
+    return Report(
+        today=date.fromisoformat(_text(today)),
+        readiness=_text(readiness),
+        generated_at="",
+        sources=[
+            SourceSummary(
+                _text(name),
+                _text(root),
+                _optional_text(projects_dir),
+                _number(projects),
+                _optional_text(reason),
+            )
+            for name, root, projects_dir, projects, reason in sources
+        ],
+        projects_audited=_number(audited),
+        findings=[
+            Finding(
+                check=_text(check),
+                severity=Severity(severity),
+                source=_text(source),
+                project=_optional_text(project),
+                path=_text(path),
+                line=None if line is None else _number(line),
+                message=_text(message),
+                remedy=_text(remedy),
+                fix=_fix_from_wire(fix),
+            )
+            for check, severity, source, project, path, line, message, remedy, fix in findings
+        ],
+        coverage={
+            _text(name): Coverage(
+                _number(examined),
+                _number(skipped),
+                Counter({_text(reason): _number(count) for reason, count in reasons}),
+            )
+            for name, examined, skipped, reasons in coverage
+        },
+        projects_with_findings=_number(with_findings),
+        freshness=None if freshness is None else json.loads(_text(freshness)),
+        suppressed={_text(way): _number(count) for way, count in suppressed.items()},
+        toplevels={_text(name): _text(top) for name, top in toplevels.items()},
+        doctor_version=_text(doctor_version),
+    )

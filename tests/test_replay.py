@@ -1,0 +1,180 @@
+"""Replaying a stored report (context_doctor/replay.py): only when nothing the audit reads moved.
+
+Each test audits a real git repository (the demo scenario) with the cache, changes one
+input, and requires the next cached run to equal a ``--no-cache`` run of the same tree,
+and to have been audited afresh rather than replayed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from support import Doctor, MakeRepo
+from test_store import TODAY, a_context, cache_dir, git
+
+from context_doctor import replay
+from context_doctor.testing import load_scenario, scenario_path
+
+REPLAYED = "its report is replayed"
+
+
+@pytest.fixture(name="root")
+def root_fixture(make_repo: MakeRepo) -> Path:
+    return make_repo(load_scenario(scenario_path("demo")))
+
+
+def audit(
+    doctor: Doctor, root: Path, *extra: str, env: dict[str, str] | None = None
+) -> tuple[dict[str, Any], bool]:
+    """The JSON report (without ``generated_at``) and whether it was replayed."""
+    run = doctor(
+        "check", "--source", str(root), "--today", TODAY, "--json", "--debug", *extra, env=env
+    )
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    data = run.json
+    data.pop("generated_at")
+    return data, REPLAYED in run.stderr
+
+
+def fresh(doctor: Doctor, root: Path, *extra: str, env: dict[str, str] | None = None) -> Any:
+    return audit(doctor, root, "--no-cache", *extra, env=env)[0]
+
+
+def assert_audited_afresh(
+    doctor: Doctor, root: Path, *extra: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The next cached run is not a replay, agrees with --no-cache, and the one after replays."""
+    expected = fresh(doctor, root, *extra, env=env)
+    data, replayed = audit(doctor, root, *extra, env=env)
+    assert not replayed
+    assert data == expected
+    again, replayed = audit(doctor, root, *extra, env=env)
+    assert replayed
+    assert again == expected
+    return data
+
+
+def test_an_unchanged_repository_is_replayed_with_the_same_report(
+    doctor: Doctor, root: Path
+) -> None:
+    first, replayed = audit(doctor, root)
+    assert not replayed
+    second, replayed = audit(doctor, root)
+    assert replayed
+    assert second == first == fresh(doctor, root)
+    assert (cache_dir(root) / replay.REPORTS_FILE).is_file()
+
+
+def test_a_same_size_edit_with_its_mtime_restored_is_audited_afresh(
+    doctor: Doctor, root: Path
+) -> None:
+    audit(doctor, root)
+    path = a_context(root)
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("## ", "##\t", 1)  # a heading no longer: same size
+    assert len(edited) == len(text) and edited != text
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert_audited_afresh(doctor, root)
+
+
+def test_a_new_commit_an_amend_and_a_staged_change_are_each_audited_afresh(
+    doctor: Doctor, root: Path
+) -> None:
+    audit(doctor, root)
+    path = a_context(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    assert_audited_afresh(doctor, root)  # uncommitted
+    git(root, "add", "-A")
+    assert_audited_afresh(doctor, root)  # staged only: the index moved
+    git(root, "commit", "-q", "-m", "more")
+    assert_audited_afresh(doctor, root)
+    git(root, "commit", "-q", "--amend", "-m", "more, reworded")
+    assert_audited_afresh(doctor, root)
+
+
+def test_a_new_file_a_removed_file_and_a_retargeted_symlink_are_audited_afresh(
+    doctor: Doctor, root: Path
+) -> None:
+    audit(doctor, root)
+    project = a_context(root).parent
+    (project / "sessions").mkdir(exist_ok=True)
+    log = project / "sessions" / "2026-06.md"
+    log.write_text("# June\n\n## 2026-06-14 — work\nDone.\n", encoding="utf-8")
+    assert_audited_afresh(doctor, root)
+    (project / "REFERENCE.md").unlink(missing_ok=True)
+    assert_audited_afresh(doctor, root)
+    link = project / "reference"
+    link.symlink_to(root / "projects")
+    assert_audited_afresh(doctor, root)
+    link.unlink()
+    link.symlink_to(project / "sessions")
+    assert_audited_afresh(doctor, root)
+
+
+def test_the_invocation_is_part_of_the_key(doctor: Doctor, root: Path, tmp_path: Path) -> None:
+    audit(doctor, root)
+    assert_audited_afresh(doctor, root, "--today", "2026-09-01")
+    assert_audited_afresh(doctor, root, "--select", "structure")
+    assert_audited_afresh(doctor, root, env={"CI": "true"})
+    (root / "context-doctor.toml").write_text('ignore = ["body-currency"]\n', encoding="utf-8")
+    ignoring = assert_audited_afresh(doctor, root)
+    assert "body-currency" not in ignoring["coverage"]
+
+
+def test_a_config_file_outside_the_repository_is_part_of_the_key(
+    doctor: Doctor, root: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "elsewhere.toml"
+    config.write_text('ignore = ["body-currency"]\n', encoding="utf-8")
+    first = assert_audited_afresh(doctor, root, "--config", str(config))
+    config.write_text("ignore = []\n", encoding="utf-8")
+    second = assert_audited_afresh(doctor, root, "--config", str(config))
+    assert "body-currency" not in first["coverage"]
+    assert "body-currency" in second["coverage"]
+
+
+def test_a_forged_report_is_never_replayed(doctor: Doctor, root: Path) -> None:
+    """A report planted in the repository's cache carries no valid tag: the tree is audited."""
+    expected, _ = audit(doctor, root)
+    path = cache_dir(root) / replay.REPORTS_FILE
+    stored = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+    for entry in stored["data"].values():
+        wire = msgpack.unpackb(entry[1], raw=False, strict_map_key=False)
+        wire[-1] = []  # "no findings"
+        entry[1] = msgpack.packb(wire, use_bin_type=True)
+    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    data, replayed = audit(doctor, root)
+    assert not replayed
+    assert data == expected
+
+
+def test_without_a_usable_secret_nothing_is_replayed_and_the_run_is_right(
+    doctor: Doctor, root: Path, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("", encoding="utf-8")
+    env = {"XDG_CACHE_HOME": str(blocked)}
+    expected = fresh(doctor, root, env=env)
+    for _ in range(2):
+        data, replayed = audit(doctor, root, env=env)
+        assert not replayed
+        assert data == expected
+
+
+def test_a_file_written_during_the_audit_keeps_its_report_from_being_stored(
+    root: Path,
+) -> None:
+    key = replay.RunKey(b"k" * 32, b"s" * 32, store=None, watched={})  # type: ignore[arg-type]
+    path = a_context(root)
+    key.watched[os.fsencode(path)] = replay.signature_of(path.stat())
+    assert key.unchanged()
+    path.write_text(path.read_text(encoding="utf-8") + "x", encoding="utf-8")
+    assert not key.unchanged()
