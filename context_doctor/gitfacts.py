@@ -586,6 +586,9 @@ class RepositoryFacts:
         self._shallow: bool | None = None
         self._changed: list[str] | None = None
         self._beyond: dict[str, frozenset[str]] = {}
+        # Point answers, asked once each: reviews name a few commits, many projects each.
+        self._commits_named: dict[str, str | None] = {}
+        self._files_at: dict[tuple[str, str], bytes | None] = {}
 
     def _run(self, args: list[str]) -> subprocess.CompletedProcess[bytes]:
         """``git ARGS`` at the top level with the repository's filter drivers blanked too."""
@@ -670,8 +673,12 @@ class RepositoryFacts:
         """The full sha ``name`` names, or None when it names no commit here."""
         if not name or name.startswith("-"):
             return None
-        result = self._run(["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"])
-        return result.stdout.decode("ascii", "replace").strip() if result.returncode == 0 else None
+        if name not in self._commits_named:
+            result = self._run(["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"])
+            self._commits_named[name] = (
+                result.stdout.decode("ascii", "replace").strip() if result.returncode == 0 else None
+            )
+        return self._commits_named[name]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """True when ``ancestor`` is ``descendant`` or one of its ancestors."""
@@ -709,9 +716,11 @@ class RepositoryFacts:
         return self._beyond[descendant]
 
     def file_at(self, sha: str, path: str) -> bytes | None:
-        """A file's bytes at a commit, or None when it did not exist there."""
-        result = self._run(["cat-file", "blob", f"{sha}:{path}"])
-        return result.stdout if result.returncode == 0 else None
+        """A file's bytes at a commit, or None when it did not exist there (asked once)."""
+        if (sha, path) not in self._files_at:
+            result = self._run(["cat-file", "blob", f"{sha}:{path}"])
+            self._files_at[sha, path] = result.stdout if result.returncode == 0 else None
+        return self._files_at[sha, path]
 
     @property
     def changed_paths(self) -> list[str]:

@@ -320,3 +320,55 @@ def test_under_the_console_script_a_pause_freezes_what_it_built(
         gc.unfreeze()
         store._Collector.frozen = False
     assert gc.isenabled()
+
+
+def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path) -> None:
+    """Each cell's exact type is checked: a bool is no int, a list no file name."""
+    assert_cache_agrees(doctor, root)
+    raw = (cache_dir(root) / store.HISTORY_FILE).read_bytes()
+    scopes = (Scope("projects"),)
+    good = msgpack.unpackb(raw, strict_map_key=False)["data"]
+    store._history_from_wire(good, scopes)  # the real thing reads
+
+    def forged(change: Any) -> Any:
+        data = msgpack.unpackb(raw, strict_map_key=False)["data"]
+        change(data)
+        return data
+
+    def commit_cell(position: int, value: Any) -> Any:
+        return forged(lambda data: data["commits"][0].__setitem__(position, value))
+
+    def files(value: Any) -> Any:
+        return forged(lambda data: data["projects"][0][2][0].__setitem__(1, value))
+
+    for data in (
+        commit_cell(1, True),  # parents: an int, not a bool
+        commit_cell(2, "not a time"),  # authored
+        commit_cell(6, 1),  # maintenance: a bool
+        forged(lambda data: data["commits"][0].append(None)),
+        files(["CONTEXT.md", 3]),
+        files("CONTEXT.md"),
+        forged(lambda data: data["projects"][0][2][0].__setitem__(0, -1)),
+        forged(lambda data: data["projects"][0].__setitem__(0, 5)),
+    ):
+        with pytest.raises((ValueError, IndexError)):
+            store._history_from_wire(data, scopes)
+    with pytest.raises(TypeError):  # an unhashable cell: load_history ignores the file
+        store._history_from_wire(files([["CONTEXT.md"]]), scopes)
+    path = cache_dir(root) / store.HISTORY_FILE
+    stored = msgpack.unpackb(raw, strict_map_key=False)
+    stored["data"] = files([["CONTEXT.md"]])
+    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    assert stored_head(root) is None
+
+
+def test_recalled_values_are_decoded_once_per_run(tmp_path: Path) -> None:
+    memo = store.Store(tmp_path / "cache")
+    memo.keep("kind", b"content", {"a": (1, 2)})
+    memo.save_memos()
+    again = store.Store(tmp_path / "cache")
+    first = again.recall("kind", b"content")
+    assert first == {"a": (1, 2)}
+    assert again.recall("kind", b"content") is first
+    again.keep("kind", b"content", {"a": (3,)})  # a new value replaces what was recalled
+    assert again.recall("kind", b"content") == {"a": (3,)}

@@ -202,16 +202,25 @@ def _read(path: Path) -> _Read:
     return _Read(frontmatter, problem, text)
 
 
-def declares_convention(path: Path) -> bool:
+def declares_convention(path: Path | str) -> bool:
     """Cheap first look: does the file open with a block that names the convention?"""
     try:
-        with path.open("rb") as stream:
-            head = stream.read(4096)
+        handle = os.open(path, os.O_RDONLY)
     except OSError:
         return False
-    text = head.decode("utf-8", "replace").removeprefix("\ufeff")
-    if not text.startswith("---"):
+    try:
+        head = os.read(handle, 4096)
+    except OSError:
         return False
+    finally:
+        os.close(handle)
+    return _head_declares(head)
+
+
+def _head_declares(head: bytes) -> bool:
+    if not head.startswith((b"---", b"\xef\xbb\xbf---")):
+        return False  # the common case, decided without decoding anything
+    text = head.decode("utf-8", "replace").removeprefix("\ufeff")
     try:
         parts = split_frontmatter(text)
     except ValueError:  # never closed (or longer than the first look): all of it is the block
@@ -221,19 +230,59 @@ def declares_convention(path: Path) -> bool:
     return parts is not None and CONVENTION in parts[1]
 
 
+def _markdown_files(root: Path) -> list[tuple[str, bool]]:
+    """Every ``*.md`` name under ``root`` (dot and skipped directories pruned), and whether
+    the walk reached it as a regular file without crossing a symlink.
+
+    Like ``os.walk`` (which this replaces): a symlinked directory is never entered, a
+    directory that cannot be listed is passed over.  A regular file reached that way
+    lies inside ``root`` by construction, so it needs no ``realpath`` of its own.
+    """
+    found: list[tuple[str, bool]] = []
+    pending = [str(root)]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if name.startswith(".") or name in SKIPPED_DIRECTORIES:
+                    continue
+                try:
+                    if entry.is_symlink():
+                        continue
+                except OSError:
+                    continue
+                pending.append(entry.path)
+            elif name.endswith(".md"):
+                try:
+                    plain = entry.is_file(follow_symlinks=False)
+                except OSError:
+                    plain = False
+                found.append((entry.path, plain))
+    return found
+
+
 def discover_files(root: Path) -> Iterator[Path]:
-    """Markdown files under ``root`` that declare the convention (dot directories skipped)."""
-    found: list[Path] = []
-    for directory, subdirectories, names in os.walk(root):
-        # Prune before descending: a node_modules or .git tree is never walked at all.
-        subdirectories[:] = [
-            name
-            for name in subdirectories
-            if not name.startswith(".") and name not in SKIPPED_DIRECTORIES
-        ]
-        found += [Path(directory, name) for name in names if name.endswith(".md")]
-    for path in sorted(found):
-        # A symlink out of the tree is never opened: it is not the tree's file.
+    """Markdown files under ``root`` that declare the convention (dot directories skipped).
+
+    In path order (component by component, as ``Path`` sorts).  A symlink out of the
+    tree is never opened: only a file reached through a symlink is resolved.
+    """
+    for name, plain in sorted(_markdown_files(root), key=lambda item: item[0].split("/")):
+        if plain:
+            if declares_convention(name):
+                yield Path(name)
+            continue
+        path = Path(name)
         if path.is_file() and resolves_within(path, root) and declares_convention(path):
             yield path
 

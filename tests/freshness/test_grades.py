@@ -2,7 +2,8 @@
 
 Grades, pct, the overall grade, slugs and thresholds, frontmatter splitting and
 timestamps, the summary and the statusline cache: each is a function of text,
-numbers and dates, tested here without touching the disk. Grading real files,
+numbers and dates, tested here without touching the disk (only the walk that
+discovers graded files, at the end, builds a tree). Grading real files,
 the checks and the ``freshness`` command are in ``tests/checks/test_freshness_grades.py``.
 """
 
@@ -27,6 +28,7 @@ from context_doctor.freshness import (
     summarize,
     threshold_for_slug,
 )
+from context_doctor.freshness.grades import discover_files
 from context_doctor.freshness.summary import CACHE_LIMIT, statusline_cache
 
 # -- the grade table ---------------------------------------------------------
@@ -471,3 +473,45 @@ def test_a_large_summary_keeps_the_stalest_files_under_4_kib() -> None:
     # As many as fit: one more would not.
     one_more = {**payload, "files": summary["files"][-len(kept) - 1 :]}
     assert len(json.dumps(one_more, separators=(",", ":")).encode()) >= CACHE_LIMIT
+
+
+# -- discovering graded files -------------------------------------------------
+
+GRADED = "---\nconvention: pai-freshness-v1\nlast_reviewed: 2025-01-01\n---\nbody\n"
+
+
+def test_discovery_finds_declaring_files_in_path_order_and_never_leaves_the_tree(
+    tmp_path: Path,
+) -> None:
+    """Symlinks are followed only to files inside; pruned and symlinked folders stay unwalked."""
+    root = tmp_path / "tree"
+    outside = tmp_path / "outside"
+    for folder in ("a", "a-c/d", ".hidden", "node_modules", "b", "dir.md", "outside"):
+        (root / folder if folder != "outside" else outside).mkdir(parents=True, exist_ok=True)
+    for name in ("a/x.md", "a-c/d/y.md", "a-c/z.md", ".hidden/h.md", "node_modules/n.md"):
+        (root / name).write_text(GRADED, encoding="utf-8")
+    for name in ("b/.dot.md", "dir.md/inner.md", "top.md"):
+        (root / name).write_text(GRADED, encoding="utf-8")
+    (root / "bom.md").write_bytes(b"\xef\xbb\xbf" + GRADED.encode())
+    (root / "a/plain.md").write_text("# no frontmatter\n", encoding="utf-8")
+    (root / "a/other.md").write_text("---\ntitle: x\n---\npai-freshness-v1\n", encoding="utf-8")
+    (outside / "o.md").write_text(GRADED, encoding="utf-8")
+    (root / "a/link-out.md").symlink_to(outside / "o.md")
+    (root / "b/link-in.md").symlink_to(root / "a/x.md")
+    (root / "b/folder-out").symlink_to(outside)
+    (root / "broken.md").symlink_to(root / "nowhere.md")
+    found = [path.relative_to(root).as_posix() for path in discover_files(root)]
+    assert found == [
+        "a/x.md",
+        "a-c/d/y.md",  # component by component: "a-c" after "a", as Path sorts
+        "a-c/z.md",
+        "b/.dot.md",
+        "b/link-in.md",
+        "bom.md",
+        "dir.md/inner.md",
+        "top.md",
+    ]
+    # Through a symlinked root, the same files, named under that root.
+    link = tmp_path / "link"
+    link.symlink_to(root)
+    assert [p.relative_to(link).as_posix() for p in discover_files(link)] == found
