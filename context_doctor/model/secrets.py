@@ -140,7 +140,8 @@ def _detectors() -> _Detectors:
 
 # A line worth asking the detectors about: a long run of token characters, a URL, a key block.
 _CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.:@-]{12,}|PRIVATE KEY|PuTTY-User-Key")
-_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_+/=-]")
+# The characters a token can be wrapped between (ASCII only: a membership test is exact).
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-")
 _URL_CREDENTIAL = re.compile(
     r"[?&#](client_secret|code|access_token|refresh_token|id_token|token|api_key|apikey|key)"
     r"=([^&#\s)\]>\"'`<]+)",
@@ -329,15 +330,18 @@ def scan_lines(lines: Iterable[str]) -> list[SecretHit]:
             seen.add((line, value))
             found.append(SecretHit(line, kind, redact(value)))
 
+    shortest = min((entry[3] for entry in _known_formats()), default=0)
     for index, text in enumerate(numbered):
         following = numbered[index + 1] if index + 1 < len(numbered) else ""
         if _CANDIDATE.search(text):
             for kind, value in _line_hits(text, following):
                 add(index + 1, kind, value)
         head = following.lstrip()
-        if text and head and _TOKEN_CHAR.match(text[-1]) and _TOKEN_CHAR.match(head[0]):
+        if text and head and text[-1] in _TOKEN_CHARS and head[0] in _TOKEN_CHARS:
             tail = text[-200:].rsplit(None, 1)[-1]  # str.split and re's \s: the same whitespace
             start = head[:200].split(None, 1)[0]
+            if len(tail) + len(start) < shortest:
+                continue  # the usual two words at a line break: no format fits in them
             joined = tail + start
             for kind, value in _format_hits(joined):
                 if value not in tail and value not in start:
