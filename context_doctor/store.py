@@ -643,6 +643,7 @@ def _start_parsing(
     size = sum(len(raw) for raw, _ in todo)
     if jobs <= 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
         return map(_parse, todo), None
+    documents.load_parsers()  # once, here: every forked worker starts with them
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
     chunk = max(8, len(todo) // (jobs * 8))
     return pool.map(_parse, todo, chunksize=chunk), pool

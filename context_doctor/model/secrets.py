@@ -243,6 +243,11 @@ def _known_formats() -> tuple[tuple[str, re.Pattern[str], bool, int], ...]:
     )
 
 
+def load_detectors() -> None:
+    """Import and build the detectors now (before a pool forks, so no worker repeats it)."""
+    _known_formats()
+
+
 @cache
 def _formats_fitting(length: int) -> tuple[tuple[str, re.Pattern[str], bool], ...]:
     """The known formats' regexes that can match within ``length`` characters, in order.

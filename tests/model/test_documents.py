@@ -15,12 +15,15 @@ from context_doctor.model.documents import (
     Link,
     ListItem,
     _block_parser,
+    _full_parser,
     _may_hold_link,
     _walk_blocks,
     facts_from_wire,
     facts_of_text,
     facts_to_wire,
+    load_parsers,
 )
+from context_doctor.model.secrets import _known_formats
 
 SAMPLE = """# Title
 
@@ -192,3 +195,11 @@ def test_only_a_bracket_before_a_parenthesis_or_an_angle_can_start_a_link() -> N
     assert _may_hold_link("<http://x.io>", {})
     assert not _may_hold_link("[a] and [b]", {})
     assert _may_hold_link("[a] and [b]", {"references": {"A": {"href": "a.md", "title": ""}}})
+
+
+def test_load_parsers_builds_what_parsing_uses() -> None:
+    """What the store calls before forking its workers, so none of them builds it again."""
+    load_parsers()
+    assert _block_parser.cache_info().currsize == 1
+    assert _full_parser.cache_info().currsize == 1
+    assert _known_formats.cache_info().currsize == 1
