@@ -106,10 +106,18 @@ class Finding:
         )
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["severity"] = self.severity.value
-        data["fix"] = self.fix.to_json() if self.fix is not None else None
-        return data
+        # Built field by field (asdict deep-copies: thousands of findings per report).
+        return {
+            "check": self.check,
+            "severity": self.severity.value,
+            "source": self.source,
+            "project": self.project,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "remedy": self.remedy,
+            "fix": self.fix.to_json() if self.fix is not None else None,
+        }
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,15 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report; undecodable bytes in names become visible escapes (valid UTF-8)."""
-        report: dict[str, Any] = {
+        cleaned: dict[str, Any] = clean_json(self.json_fields())
+        return cleaned
+
+    def json_fields(self, *, findings: bool = True) -> dict[str, Any]:
+        """The JSON report as built, before :func:`clean_json`; ``findings`` last.
+
+        ``findings=False`` leaves that list empty: ``render/jsonout.py`` writes it itself.
+        """
+        return {
             "ok": self.defects == 0,
             "doctor_version": self.doctor_version,
             "readiness": self.readiness,
@@ -127,7 +135,5 @@ class Report:
             "coverage": {name: cov.to_json() for name, cov in sorted(self.coverage.items())},
             "freshness": self.freshness,
             "suppressed": dict(self.suppressed),
-            "findings": [finding.to_json() for finding in self.findings],
+            "findings": [finding.to_json() for finding in self.findings] if findings else [],
         }
-        cleaned: dict[str, Any] = clean_json(report)
-        return cleaned

@@ -30,7 +30,7 @@ from typing import Any
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
-_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")  # a lone one: an undecodable byte
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -53,7 +53,7 @@ def escape_text(text: str) -> str:
 
 def escape_undecodable(text: str) -> str:
     """``text`` with lone surrogates (undecodable bytes) shown as escapes: valid UTF-8."""
-    return _SURROGATE.sub(_visible, text) if _SURROGATE.search(text) else text
+    return SURROGATE.sub(_visible, text) if SURROGATE.search(text) else text
 
 
 def clean_json(value: Any) -> Any:
