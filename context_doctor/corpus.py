@@ -259,8 +259,14 @@ def discover(
     ci: bool = False,
     cache: bool = False,
     debug: Callable[[str], None] | None = None,
+    audit: bool = False,
 ) -> Corpus:
-    """The sources and their projects; ``cache``: use the persistent cache (``store.py``)."""
+    """The sources and their projects; ``cache``: use the persistent cache (``store.py``).
+
+    ``audit``: the corpus is about to be audited, so a history pass that will be read
+    afresh is started at once (``RepositoryFacts.begin_history``) and git walks while
+    the index is parsed; the commands that only look at a project leave it unstarted.
+    """
     found: list[Source] = []
     for raw in sources:
         found.append(_source_for_directory(_existing_directory(raw, "source"), "source"))
@@ -286,6 +292,9 @@ def discover(
             facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing, ci, store)
         source.facts = facts[toplevel]
         source.facts.add_scope(source.scope)
+    for repository_facts in facts.values() if audit else ():
+        repository_facts.begin_history()  # git walks while the index is parsed (#13)
+    for source in corpus.sources:
         populate(source)
     return corpus
 

@@ -19,9 +19,12 @@ with its blob, the comparison ``git hash-object --no-filters`` would make.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import subprocess
+import tempfile
+import time
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ from datetime import UTC, date, datetime
 from functools import cache, cached_property
 from pathlib import Path
 from threading import Thread
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from context_doctor.errors import DoctorError
 
@@ -331,6 +334,10 @@ class PersistentStore(Protocol):
 
     def load_history(self, scopes: tuple[Scope, ...]) -> tuple[str, History] | None: ...
 
+    def has_history(self) -> bool:
+        """Whether a stored pass exists at all (it may still turn out foreign or stale)."""
+        ...
+
     def save_history(self, scopes: tuple[Scope, ...], head: str, history: History) -> None: ...
 
     def recall(self, kind: str, content: bytes, *context: str) -> Any | None:
@@ -506,10 +513,98 @@ def resumable(repository: Repository, cached_head: str, head: str) -> bool:
     return merges.returncode == 0 and merges.stdout.strip() == b"0"
 
 
+@dataclass
+class LogPass:
+    """A ``git log`` started ahead of its reader, its output going to an unnamed file.
+
+    A file, not a pipe: git walks at full speed while nothing reads (a pipe would
+    stop it at 64 KiB), and no thread has to exist yet (the parsing pool is forked
+    later, and a fork must not copy a running thread).
+    """
+
+    process: subprocess.Popen[bytes]
+    output: IO[bytes]
+    errors: IO[bytes]
+
+    def stop(self) -> None:
+        """Kill a pass nobody will read (at exit): never left running on its own."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.output.close()
+        self.errors.close()
+
+
+def start_log(repository: Repository, scopes: tuple[Scope, ...], revisions: str) -> LogPass:
+    """Start the one ``git log`` pass over ``scopes`` (see :func:`read_history`)."""
+    pathspecs = sorted({scope.path or "." for scope in scopes})
+    command = [
+        "git", "--no-pager", "log", "-z", "--no-color", "--no-renames", "--no-ext-diff",
+        "--no-textconv", "--name-only", "--full-diff",
+        f"--format={_LOG_FORMAT}", revisions, "--", *pathspecs,
+    ]  # fmt: skip
+    # git's output goes to a scratch file in the system's temporary directory, unlinked at
+    # once: a buffer, not a file anyone reads, so write.py's rules are not its.  The reader
+    # opens it separately before the unlink: its own file offset, so reading while git
+    # writes never moves where git writes.
+    handle, name = tempfile.mkstemp(prefix="context-doctor-log-")
+    try:
+        output = open(name, "rb")  # noqa: SIM115 (owned by the LogPass returned)
+    finally:
+        os.unlink(name)
+    errors = tempfile.TemporaryFile()  # noqa: SIM115
+    try:
+        process = subprocess.Popen(
+            command,
+            cwd=repository.toplevel,
+            env=hardened_environment(neutralised_filters(repository.toplevel)),
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=errors,
+        )
+    except FileNotFoundError as error:
+        output.close()
+        errors.close()
+        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
+    finally:
+        os.close(handle)  # git holds its own copy
+    return LogPass(process, output, errors)
+
+
+def finish_log(repository: Repository, started: LogPass, scopes: tuple[Scope, ...]) -> History:
+    """Parse what a started pass writes, as it writes it, until git exits."""
+    history = History()
+    parser = _LogParser(scopes, history)
+    try:
+        while True:
+            chunk = started.output.read(1 << 20)
+            if chunk:
+                parser.feed(chunk)
+                continue
+            code = started.process.poll()
+            if code is not None:
+                while rest := started.output.read(1 << 20):  # written before git exited
+                    parser.feed(rest)
+                break
+            time.sleep(0.005)  # git is still walking: what it has written so far is parsed
+        if code != 0:
+            started.errors.seek(0)
+            message = started.errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise DoctorError(
+                f"git log failed in {repository.toplevel}: "
+                f"{message[0] if message else 'unknown error'}",
+                "check that the repository is intact (`git fsck`)",
+            )
+        parser.close()
+    finally:
+        started.stop()
+    return history
+
+
 def read_history(
     repository: Repository, scopes: tuple[Scope, ...], revisions: str = "HEAD"
 ) -> History:
-    """One streamed ``git log`` over the scopes of one repository.
+    """One ``git log`` over the scopes of one repository.
 
     ``--full-diff`` lists every file of a matching commit, not just the ones
     under the pathspec, so a commit that also rewrites files elsewhere in the
@@ -517,43 +612,9 @@ def read_history(
     projects x commits: each file name is attributed once.  ``revisions`` is a
     commit (the whole history behind it) or an ``old..new`` range (a resumed pass).
     """
-    history = History()
     if revisions == "HEAD" and head_commit(repository) is None:
-        return history  # no commits yet: there is no history to read
-    pathspecs = sorted({scope.path or "." for scope in scopes})
-    command = [
-        "git", "--no-pager", "log", "-z", "--no-color", "--no-renames", "--no-ext-diff",
-        "--no-textconv", "--name-only", "--full-diff",
-        f"--format={_LOG_FORMAT}", revisions, "--", *pathspecs,
-    ]  # fmt: skip
-    try:
-        process = subprocess.Popen(
-            command,
-            cwd=repository.toplevel,
-            env=hardened_environment(neutralised_filters(repository.toplevel)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except FileNotFoundError as error:
-        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
-    assert process.stdout is not None
-    parser = _LogParser(scopes, history)
-    try:
-        while chunk := process.stdout.read(1 << 16):
-            parser.feed(chunk)
-        parser.close()
-    except DoctorError:
-        process.kill()
-        process.wait()
-        raise
-    stderr = process.stderr.read() if process.stderr else b""
-    if process.wait() != 0:
-        message = stderr.decode("utf-8", "replace").strip().splitlines()
-        raise DoctorError(
-            f"git log failed in {repository.toplevel}: {message[0] if message else 'unknown error'}",
-            "check that the repository is intact (`git fsck`)",
-        )
-    return history
+        return History()  # no commits yet: there is no history to read
+    return finish_log(repository, start_log(repository, scopes, revisions), scopes)
 
 
 class RepositoryFacts:
@@ -589,6 +650,7 @@ class RepositoryFacts:
         # Point answers, asked once each: reviews name a few commits, many projects each.
         self._commits_named: dict[str, str | None] = {}
         self._files_at: dict[tuple[str, str], bytes | None] = {}
+        self._early: tuple[str, LogPass] | None = None  # (head, its pass) from begin_history
 
     def _run(self, args: list[str]) -> subprocess.CompletedProcess[bytes]:
         """``git ARGS`` at the top level with the repository's filter drivers blanked too."""
@@ -596,7 +658,7 @@ class RepositoryFacts:
         return run_git(args, toplevel, config=neutralised_filters(toplevel))
 
     def add_scope(self, scope: Scope) -> None:
-        if self._history is not None:
+        if self._history is not None or self._early is not None:
             raise RuntimeError("scopes must be registered before the history is read")
         self.scopes.add(scope)
 
@@ -648,9 +710,37 @@ class RepositoryFacts:
         self._reader = Thread(target=read, name="context-doctor history", daemon=True)
         self._reader.start()
 
+    def begin_history(self) -> None:
+        """Start git's walk for a fresh pass now, at discovery, before any thread or fork.
+
+        Only when the pass will be read afresh (no persistent cache, or none stored
+        yet): git then walks while the index is parsed and the documents are read,
+        instead of after.  Its output goes to a file (:class:`LogPass`) that the
+        reader parses later; the scopes are final from here on.  A pass nobody asks
+        for (no check needed the history, or the run failed) is killed at exit.
+        """
+        if self._history is not None or self._early is not None or not self.scopes:
+            return
+        if self.store is not None and self.store.has_history():
+            return  # the stored pass serves, or is resumed over a few commits
+        if self.shallow:
+            return  # ``history`` raises or answers None
+        head = head_commit(self.repository)
+        if head is None:
+            return
+        started = start_log(self.repository, tuple(sorted(self.scopes, key=str)), head)
+        atexit.register(started.stop)
+        self._early = (head, started)
+
     def _read_history(self) -> History:
         """A fresh pass, or the stored one: as it is when HEAD has not moved, else resumed."""
         scopes = tuple(sorted(self.scopes, key=str))
+        if self._early is not None:
+            early_head, started = self._early
+            history = finish_log(self.repository, started, scopes)
+            if self.store is not None:
+                self.store.save_history(scopes, early_head, history)
+            return history
         if self.store is None:
             return read_history(self.repository, scopes)
         head = head_commit(self.repository)

@@ -242,6 +242,9 @@ class Store:
         log_fields = ",".join(name for name, _ in gitfacts.LOG_FIELDS)
         return cache_key(self.code, f"history {commit_fields} {log_fields}", described)
 
+    def has_history(self) -> bool:
+        return self.directory is not None and (self.directory / HISTORY_FILE).is_file()
+
     def load_history(self, scopes: tuple[Scope, ...]) -> tuple[str, History] | None:
         data = self.read(HISTORY_FILE, self._history_key(scopes))
         if data is None:

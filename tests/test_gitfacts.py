@@ -198,6 +198,35 @@ def test_commits_are_newest_first_and_read_once(make_repo: MakeRepo) -> None:
     assert commits_of(history, "a")[0].sha == git(root, "rev-parse", "HEAD~1")
 
 
+def test_a_pass_begun_at_discovery_reads_what_a_late_one_reads(make_repo: MakeRepo) -> None:
+    """begin_history starts git at once (output to a file); history() parses it as it is written."""
+    second = one_commit({"projects/a/CONTEXT.md": "# A, again\n"}, "2026-06-02T09:00:00+00:00")
+    root = make_repo({"commits": [one_commit(touch(["a", "b"])), second]})
+    facts = RepositoryFacts(Repository(root.resolve()))
+    facts.add_scope(PROJECTS)
+    facts.begin_history()
+    early = facts.history()
+    assert early is not None
+    late = history_of(root)
+    assert early.commits == late.commits == 2
+    for project in ("a", "b"):
+        assert commits_of(early, project) == commits_of(late, project)
+    with pytest.raises(RuntimeError):  # the scopes were final once git started
+        facts.add_scope(Scope("elsewhere"))
+
+
+def test_a_pass_begun_but_never_read_is_stopped(make_repo: MakeRepo) -> None:
+    root = make_repo({"commits": [one_commit(touch(["a"]))]})
+    facts = RepositoryFacts(Repository(root.resolve()))
+    facts.add_scope(PROJECTS)
+    facts.begin_history()
+    assert facts._early is not None
+    started = facts._early[1]
+    started.stop()  # what the exit handler does
+    assert started.process.poll() is not None
+    assert started.output.closed
+
+
 def test_empty_repository_has_no_history(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     history = history_of(tmp_path)

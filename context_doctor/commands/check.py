@@ -184,6 +184,7 @@ def check_command(
                 ci=in_ci(),
                 cache=not no_cache,
                 debug=stderr_debug if debug else None,
+                audit=not show_settings,
             )
             report, settings, checks = audit(
                 corpus,

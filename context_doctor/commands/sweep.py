@@ -60,7 +60,9 @@ def sweep_command(
             )
         # The persistent cache, as for `check`: a morning whose corpus nothing touched
         # since yesterday's sweep replays its report (context_doctor/replay.py).
-        corpus = discover(home=home, cache=not no_cache, debug=stderr_debug if debug else None)
+        corpus = discover(
+            home=home, cache=not no_cache, debug=stderr_debug if debug else None, audit=True
+        )
         report, _, _ = audit(
             corpus,
             today=today,
