@@ -148,9 +148,28 @@ class Repository:
 
     toplevel: Path
 
+    @cached_property
+    def _inside_prefix(self) -> str:
+        """The string every path lexically inside the top level starts with."""
+        top = str(self.toplevel)
+        return top if top.endswith("/") else top + "/"
+
     def relative(self, path: Path) -> str:
         """Repository-relative POSIX path, the form every finding carries."""
-        absolute = Path(os.path.abspath(path))
+        absolute = os.path.abspath(path)
+        # Lexically inside (the common case): the same answer as ``relative_to`` by
+        # string slicing, without pathlib's parsing (#13).  ``abspath`` has already
+        # folded ``.``, ``..`` and repeated slashes, as pathlib would; a ``//`` root is
+        # a root of its own to pathlib, so it takes the general way.
+        prefix = self._inside_prefix
+        if not absolute.startswith("//"):
+            if absolute.startswith(prefix):
+                return absolute[len(prefix) :]
+            if absolute == prefix[:-1]:
+                return ""
+        return self._relative_resolved(Path(absolute), path)
+
+    def _relative_resolved(self, absolute: Path, path: Path) -> str:
         try:
             relative = absolute.relative_to(self.toplevel).as_posix()
         except ValueError:

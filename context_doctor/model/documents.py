@@ -515,12 +515,24 @@ class Document:
     """
 
     def __init__(
-        self, path: Path, rel_path: str, root: Path | None = None, *, links: bool = False
+        self,
+        path: Path,
+        rel_path: str,
+        root: Path | None = None,
+        *,
+        links: bool = False,
+        listed_file: bool | None = None,
     ) -> None:
+        """``listed_file``: the caller's directory listing shows ``path`` as no symlink, in
+        a folder that resolves to itself inside ``root``; True when the entry is a regular
+        file.  Then ``exists`` and ``outside`` need no ``stat`` or ``realpath`` (#13)."""
         self.path = path
         self.rel_path = rel_path
         self.root = root  # when given, a file that resolves outside it is never read
         self.wants_links = links
+        if listed_file is not None:
+            self.__dict__["exists"] = listed_file
+            self.__dict__["outside"] = False
 
     @cached_property
     def outside(self) -> bool:

@@ -6,6 +6,7 @@ no file is read twice.
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +22,7 @@ from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, o
 from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
 from context_doctor.model.index import IndexEntry
+from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.secrets import SecretHit
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
@@ -61,9 +63,23 @@ class Project:
     def document(self, *parts: str, links: bool = False) -> Document:
         return self._document(self.directory.joinpath(*parts), links)
 
-    def _document(self, path: Path, links: bool = False) -> Document:
-        """A tier document that is never read through a symlink leaving the repository."""
-        document = Document(path, self.relative(path), self.source.repository.toplevel, links=links)
+    def _document(
+        self, path: Path, links: bool = False, *, plain_in: Listing | None = None
+    ) -> Document:
+        """A tier document that is never read through a symlink leaving the repository.
+
+        ``plain_in``: the listing of a folder that resolves to itself inside the
+        repository, holding the document's name; when it lists the name as no symlink,
+        the document exists exactly when the entry is a file, and it is inside.
+        """
+        entry = plain_in.plain(path.name) if plain_in is not None else None
+        document = Document(
+            path,
+            self.relative(path),
+            self.source.repository.toplevel,
+            links=links,
+            listed_file=None if entry is None else entry.is_file(follow_symlinks=False),
+        )
         self._documents_by_path[path] = document
         return document
 
@@ -72,49 +88,92 @@ class Project:
         """The tier documents made so far: whether each resolves inside is asked once."""
         return {}
 
+    # -- one listing per folder (model/listing.py) ------------------------
+
+    @cached_property
+    def _listing(self) -> Listing:
+        return Listing(self.directory)
+
+    @cached_property
+    def _resolves_to_itself(self) -> bool:
+        """The directory lies lexically inside the repository and no symlink is on the way.
+
+        Then a name its listing shows as no symlink resolves inside the repository
+        without a ``realpath`` of its own (one per project instead of one per file).
+        """
+        here = str(self.directory)
+        top = str(self.source.repository.toplevel)
+        if here != top and not here.startswith(top if top.endswith("/") else top + "/"):
+            return False
+        return os.path.realpath(here) == here
+
+    def _folder(self, name: str) -> Listing:
+        """The listing of the project's ``name`` folder (sessions/ or reference/), read once."""
+        listings = self._folders
+        listing = listings.get(name)
+        if listing is None:
+            listing = listings[name] = Listing(self._listing.path(name))
+        return listing
+
+    @cached_property
+    def _folders(self) -> dict[str, Listing]:
+        return {}
+
+    def _plain_folder(self, name: str) -> Listing | None:
+        """The folder's listing when its files need no ``realpath`` (see _resolves_to_itself)."""
+        if self._resolves_to_itself and self._listing.is_plain_dir(name):
+            return self._folder(name)
+        return None
+
     @cached_property
     def directory_exists(self) -> bool:
-        return self.directory.is_dir()
+        return self._listing.listed or self.directory.is_dir()
+
+    def _top_document(self, name: str, links: bool) -> Document:
+        plain = self._listing if self._resolves_to_itself else None
+        return self._document(self._listing.path(name), links, plain_in=plain)
 
     @cached_property
     def context(self) -> Document:
         # Links too: context-template and structured-state read CONTEXT.md's links, and
         # collected with the other facts they are cached (a warm run parses nothing).
-        return self.document("CONTEXT.md", links=True)
+        return self._top_document("CONTEXT.md", links=True)
 
     @cached_property
     def reference(self) -> Document:
-        return self.document("REFERENCE.md", links=True)
+        return self._top_document("REFERENCE.md", links=True)
 
     @cached_property
     def is_sharded(self) -> bool:
-        return (self.directory / "reference").is_dir()
+        return self._listing.is_dir("reference")
 
     @cached_property
     def topics(self) -> list[Document]:
         if not self.is_sharded:
             return []
-        paths = sorted(
-            path
-            for path in (self.directory / "reference").glob("*.md")
-            if path.is_file() and not path.name.startswith(".")
-        )
-        return [self._document(path) for path in paths]
+        folder = self._folder("reference")
+        plain = self._plain_folder("reference")
+        return [
+            self._document(folder.path(name), plain_in=plain)
+            for name in folder.markdown_files()
+            if not name.startswith(".")
+        ]
 
     @cached_property
     def has_sessions_dir(self) -> bool:
-        return (self.directory / "sessions").is_dir()
+        return self._listing.is_dir("sessions")
 
     @cached_property
     def session_logs(self) -> list[Document]:
         if not self.has_sessions_dir:
             return []
-        paths = sorted(
-            path
-            for path in (self.directory / "sessions").glob("*.md")
-            if path.is_file() and path.name.lower() not in NOT_LOGS
-        )
-        return [self._document(path) for path in paths]
+        folder = self._folder("sessions")
+        plain = self._plain_folder("sessions")
+        return [
+            self._document(folder.path(name), plain_in=plain)
+            for name in folder.markdown_files()
+            if name.lower() not in NOT_LOGS
+        ]
 
     def tier_documents(self) -> list[Document]:
         """Every tier file that exists, in a stable order."""
@@ -294,7 +353,22 @@ class Project:
         document = self._documents_by_path.get(path)
         if document is not None:  # the same question its Document asks before reading
             return not document.outside
+        if self._listed_plain(path):
+            return True
         return resolves_within(path, self.source.repository.toplevel)
+
+    def _listed_plain(self, path: Path) -> bool:
+        """``path`` is directly in the directory, or in sessions/ or reference/, and the
+        listings show no symlink on the way (see _resolves_to_itself)."""
+        if not self._resolves_to_itself:
+            return False
+        parent = path.parent
+        if parent == self.directory:
+            return self._listing.plain(path.name) is not None
+        if parent.parent == self.directory and parent.name in ("sessions", "reference"):
+            folder = self._plain_folder(parent.name)
+            return folder is not None and folder.plain(path.name) is not None
+        return False
 
     @cached_property
     def durable_tier_paths(self) -> list[Path]:
@@ -304,19 +378,19 @@ class Project:
         INDEX.md too: they travel like the logs) and CURRENT_STATE.json, as present on
         disk; symlinks are listed as they are (a dangling one is a shape problem).
         """
+        listing = self._listing
         found = [
-            self.directory / name
+            listing.path(name)
             for name in ("CONTEXT.md", "REFERENCE.md", "CURRENT_STATE.json")
-            if (self.directory / name).is_file()
+            if listing.is_file(name)
         ]
-        for folder in ("reference", "sessions"):
-            if (self.directory / folder).is_dir():
+        for name in ("reference", "sessions"):
+            if listing.is_dir(name):
+                folder = self._folder(name)
                 found.extend(
-                    sorted(
-                        path
-                        for path in (self.directory / folder).glob("*.md")
-                        if path.is_file() and not path.name.startswith(".")
-                    )
+                    folder.path(file)
+                    for file in folder.markdown_files()
+                    if not file.startswith(".")
                 )
         return found
 
@@ -343,8 +417,17 @@ class Project:
             ("reference", True),
         )
         found: list[tuple[str, str]] = []
+        listing = self._listing
         for name, directory in expected:
-            path = self.directory / name
+            entry = listing.plain(name)
+            if entry is not None:  # listed, no symlink: it exists and the listing knows its kind
+                if entry.is_dir(follow_symlinks=False) != directory:
+                    wanted = "a directory" if directory else "a file"
+                    found.append((self.relative(listing.path(name)), f"is not {wanted}"))
+                continue
+            if listing.absent(name):
+                continue
+            path = listing.path(name)
             if path.is_symlink() and not path.exists():
                 found.append((self.relative(path), "is a broken or looping symlink"))
             elif path.exists() and path.is_dir() != directory:
