@@ -340,6 +340,29 @@ def _as_of_lines(lines: list[str], code: _CodeLines) -> tuple[AsOfLine, ...]:
     return tuple(found)
 
 
+# The inline rules :func:`_may_hold_link` accounts for: commonmark's (markdown-it-py 3 and 4).
+_KNOWN_INLINE_RULES = frozenset(
+    [
+        "text",
+        "newline",
+        "escape",
+        "backticks",
+        "emphasis",
+        "link",
+        "image",
+        "autolink",
+        "html_inline",
+        "entity",
+    ]
+)
+
+
+@cache
+def _inline_rules_known(parser: MarkdownIt) -> bool:
+    """``parser`` runs no inline rule beyond the known ones (else every token is parsed)."""
+    return set(parser.get_active_rules()["inline"]) <= _KNOWN_INLINE_RULES
+
+
 def _may_hold_link(content: str, env: dict[str, Any]) -> bool:
     """Can markdown-it's inline pass make a ``link_open`` of this inline token's content?
 
@@ -348,7 +371,8 @@ def _may_hold_link(content: str, env: dict[str, Any]) -> bool:
     ends at a ``]`` that is followed by ``(`` (an inline link) or, only when the block
     pass filed a reference definition in ``env``, by anything (a reference link).  The
     inline pass reads the token's ``content`` as is, so a content holding none of
-    these cannot hold a link.
+    these cannot hold a link.  Should another markdown-it enable an inline rule not
+    accounted for here (:func:`_inline_rules_known`), every inline token is parsed.
     """
     return "<" in content or "](" in content or ("references" in env and "]" in content)
 
@@ -362,9 +386,10 @@ def _links(tokens: Iterable[Token], env: dict[str, Any]) -> tuple[Link, ...]:
     hold no link (:func:`_may_hold_link`).
     """
     parser = _full_parser()
+    every = not _inline_rules_known(parser)
     found: list[Link] = []
     for token in tokens:
-        if token.type != "inline" or not _may_hold_link(token.content, env):
+        if token.type != "inline" or not (every or _may_hold_link(token.content, env)):
             continue
         children: list[Token] = []
         parser.inline.parse(token.content, parser, env, children)

@@ -16,6 +16,7 @@ from context_doctor.model.documents import (
     ListItem,
     _block_parser,
     _full_parser,
+    _inline_rules_known,
     _may_hold_link,
     _walk_blocks,
     facts_from_wire,
@@ -187,6 +188,13 @@ def test_links_equal_a_full_parse(case: str) -> None:
     links = facts_of_text(text, links=True).links
     assert links == _links_of_a_full_parse(text)
     assert [tuple(link) for link in links or ()] == expected
+
+
+def test_the_link_filter_is_used_only_over_the_inline_rules_it_knows() -> None:
+    """A markdown-it that enabled, say, linkify would make links the filter does not foresee."""
+    assert _inline_rules_known(_full_parser())
+    linkify = MarkdownIt("commonmark", {"html": True, "linkify": True}).enable("linkify")
+    assert not _inline_rules_known(linkify)
 
 
 def test_only_a_bracket_before_a_parenthesis_or_an_angle_can_start_a_link() -> None:
