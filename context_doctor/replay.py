@@ -27,11 +27,14 @@ Decisions, where the issue and SPEC are silent:
   key the run would cost as much as the warm run saves.  The ctime is the kernel's:
   every write and every ``touch -d`` (an mtime put back) sets it to now, and no
   user can set it back, so an edit with its mtime restored still changes the key.
-  A copy or a checkout gets new ctimes: a miss, never a wrong replay.  A file
-  whose ctime is within :data:`RACY_SECONDS` of the key being taken could still be
-  rewritten inside the same clock tick without its times moving (git's "racy
-  clean" case), so such a file is keyed by a digest of its bytes instead.
-
+  A copy or a checkout gets new ctimes: a miss, never a wrong replay.  A file whose
+  times are within :data:`RACY_SECONDS` of now could still be rewritten inside the
+  same timestamp tick without its times moving (git's "racily clean" case), so for
+  such a *racy* file the bytes are checked as well: digested when the key is taken
+  and again before the report is stored (a difference: not stored), and the digests
+  of the files racy at storing are kept with the report and checked again before it
+  is replayed.  The key itself is the same whether a file was racy or not, so a
+  run soon after an edit and one a minute later share it.
 * **Forgery.** The cache lives inside a repository someone else may have prepared,
   and a stored report is exactly what a forger would want to plant ("no findings").
   The key and a tag over each stored report are keyed BLAKE2b MACs under a random
@@ -96,7 +99,7 @@ REPORTS_FILE = "reports.msgpack"
 KEPT_REPORTS = 4  # one per way of running (a hook, a sweep, CI...), the newest kept
 RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
 MAX_ENTRIES = 100_000  # bounds what a miss costs (~0.3 s) in a huge tree
-MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read for the key
+MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read at once
 SECRET_NAME = "replay-secret"
 SECRET_BYTES = 32
 # The libraries whose behaviour shapes the facts and findings.
@@ -150,6 +153,7 @@ class RunKey:
     secret: bytes
     store: Store
     watched: dict[bytes, Signature] = field(default_factory=dict)
+    racy: dict[bytes, bytes] = field(default_factory=dict)  # racy file -> digest of its bytes
 
     def unchanged(self) -> bool:
         """Whether every entry the key saw still has the size, times and inode it had."""
@@ -323,8 +327,7 @@ class _TreeWalk:
         self.material = material
         self.watched = watched
         self.entries = 0
-        self.hashed = 0
-        self.racy_after = time.time_ns() - RACY_SECONDS * 1_000_000_000
+        self.racy: list[bytes] = []
 
     def walk(self, root: Path) -> None:
         pending = [os.fsencode(root)]
@@ -366,18 +369,35 @@ class _TreeWalk:
         return False
 
     def _add_file(self, path: bytes, status: os.stat_result) -> None:
-        if status.st_ctime_ns < self.racy_after and status.st_mtime_ns < self.racy_after:
-            self.material.add(b"stat", *signature_of(status))
-            return
-        self.hashed += status.st_size
-        if self.hashed > MAX_HASHED_BYTES:
-            raise _Unkeyable(f"more than {MAX_HASHED_BYTES} bytes to hash")
+        self.material.add(b"stat", *signature_of(status))
+        if _is_racy(signature_of(status), _racy_after()):
+            self.racy.append(path)
+
+
+def _racy_after() -> int:
+    return time.time_ns() - RACY_SECONDS * 1_000_000_000
+
+
+def _is_racy(signature: Signature, after: int) -> bool:
+    """Times this recent may not move on a rewrite inside the same timestamp tick."""
+    return signature[1] >= after or signature[2] >= after
+
+
+def _digests(paths: Iterable[bytes]) -> dict[bytes, bytes]:
+    """A BLAKE2b digest of each file's bytes (a marker for one that cannot be read)."""
+    found: dict[bytes, bytes] = {}
+    total = 0
+    for path in paths:
         try:
             data = read_regular_file(Path(os.fsdecode(path)))
         except (OSError, ValueError) as error:
-            self.material.add(b"unreadable", str(error))
-            return
-        self.material.add(b"content", hashlib.blake2b(data, digest_size=20).digest())
+            found[path] = b"unreadable " + str(error).encode("utf-8", "surrogateescape")
+            continue
+        total += len(data)
+        if total > MAX_HASHED_BYTES:
+            raise _Unkeyable(f"more than {MAX_HASHED_BYTES} bytes of recently changed files")
+        found[path] = hashlib.blake2b(data, digest_size=20).digest()
+    return found
 
 
 def _link_target(path: bytes) -> bytes:
@@ -406,6 +426,7 @@ def run_key(
         return None
     material = _Material(secret)
     watched: dict[bytes, Signature] = {}
+    racy: list[bytes] = []
     try:
         _add_invocation(material, corpus, settings, checks, ctx, baseline)
         toplevels = sorted({source.repository.toplevel for source in corpus.sources})
@@ -413,13 +434,15 @@ def run_key(
             material.add("repository", os.fsencode(toplevel))
             walk = _TreeWalk(material, watched)
             walk.walk(toplevel)
+            racy += walk.racy
             _add_git(material, toplevel, watched)
+        digests = _digests(racy)
     except _Unkeyable as reason:
         debug(f"this run is not replayable: {reason}")
         return None
     store = stores[0]
     assert isinstance(store, Store)
-    return RunKey(material.digest.digest(), secret, store, watched)
+    return RunKey(material.digest.digest(), secret, store, watched, digests)
 
 
 def _add_invocation(
@@ -476,8 +499,12 @@ def _add_invocation(
 # -- storing and replaying ----------------------------------------------------------
 
 
-def _tag(secret: bytes, digest: bytes, packed: bytes) -> bytes:
-    return hashlib.blake2b(digest + packed, key=secret, digest_size=32).digest()
+def _tag(secret: bytes, digest: bytes, packed: bytes, racy: list[list[bytes]]) -> bytes:
+    mac = hashlib.blake2b(digest, key=secret, digest_size=32)
+    for path, content in racy:
+        mac.update(len(path).to_bytes(8, "little") + path + content)
+    mac.update(packed)
+    return mac.digest()
 
 
 def _reports_key(store: Store) -> str:
@@ -491,17 +518,20 @@ def recall(key: RunKey, *, debug: Debug | None = None) -> Report | None:
     if not isinstance(stored, dict):
         return None
     entry = stored.get(key.digest)
-    if not (isinstance(entry, list) and len(entry) == 2):
+    if not (isinstance(entry, list) and len(entry) == 3):
         return None
-    tag, packed = entry
-    if not (isinstance(tag, bytes) and isinstance(packed, bytes)):
+    tag, packed, racy = entry
+    if not (isinstance(tag, bytes) and isinstance(packed, bytes) and _pairs_of_bytes(racy)):
         return None
-    if not hmac.compare_digest(tag, _tag(key.secret, key.digest, packed)):
+    if not hmac.compare_digest(tag, _tag(key.secret, key.digest, packed, racy)):
         debug(f"{REPORTS_FILE}: a stored report failed its tag; ignored")
         return None
     try:
+        if _digests(path for path, _ in racy) != {path: content for path, content in racy}:
+            debug("a file changed within a timestamp tick of the stored run: audited afresh")
+            return None
         report = report_from_wire(msgpack.unpackb(packed, raw=False, strict_map_key=False))
-    except (ValueError, TypeError, KeyError, IndexError) as error:
+    except (ValueError, TypeError, KeyError, IndexError, _Unkeyable) as error:
         debug(f"{REPORTS_FILE}: a stored report ignored ({error})")
         return None
     report.generated_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -509,24 +539,45 @@ def recall(key: RunKey, *, debug: Debug | None = None) -> Report | None:
     return report
 
 
+def _pairs_of_bytes(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], bytes)
+        and isinstance(pair[1], bytes)
+        for pair in value
+    )
+
+
 def keep(key: RunKey, report: Report, *, debug: Debug | None = None) -> None:
-    """Store ``report`` under ``key``, unless an entry moved while the audit ran."""
+    """Store ``report`` under ``key``, unless an entry moved while the audit ran.
+
+    A file racy when the key was taken must still hold the bytes it held then; the
+    files racy now have their digests stored with the report, checked on replay.
+    """
     debug = debug or _quiet
     if not key.unchanged():
         debug("the tree changed while the audit ran: its report is not stored")
         return
+    after = _racy_after()
+    racy_now = [path for path, sign in key.watched.items() if _is_racy(sign, after)]
     try:
+        digests = _digests(sorted({*racy_now, *key.racy}))
         packed = msgpack.packb(report_to_wire(report), use_bin_type=True)
-    except (ValueError, TypeError, UnicodeError) as error:
+    except (ValueError, TypeError, UnicodeError, _Unkeyable) as error:
         debug(f"report not stored: {error}")
         return
+    if any(digests[path] != content for path, content in key.racy.items()):
+        debug("a file changed within a timestamp tick while the audit ran: not stored")
+        return
+    racy = [[path, digests[path]] for path in sorted(racy_now)]
     stored = key.store.read(REPORTS_FILE, _reports_key(key.store))
     entries = {
         digest: entry
         for digest, entry in (stored.items() if isinstance(stored, dict) else ())
         if isinstance(digest, bytes) and digest != key.digest
     }
-    entries[key.digest] = [_tag(key.secret, key.digest, packed), packed]
+    entries[key.digest] = [_tag(key.secret, key.digest, packed, racy), packed, racy]
     kept = dict(list(entries.items())[-KEPT_REPORTS:])
     key.store.write(REPORTS_FILE, _reports_key(key.store), kept)
 

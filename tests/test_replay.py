@@ -8,6 +8,7 @@ and to have been audited afresh rather than replayed.
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,10 @@ from support import Doctor, MakeRepo
 from test_store import TODAY, a_context, cache_dir, git
 
 from context_doctor import replay
+from context_doctor.audit import audit as run_audit
+from context_doctor.config import resolve_settings
+from context_doctor.corpus import discover
+from context_doctor.registry import Context, load_checks
 from context_doctor.testing import load_scenario, scenario_path
 
 REPLAYED = "its report is replayed"
@@ -178,3 +183,35 @@ def test_a_file_written_during_the_audit_keeps_its_report_from_being_stored(
     assert key.unchanged()
     path.write_text(path.read_text(encoding="utf-8") + "x", encoding="utf-8")
     assert not key.unchanged()
+
+
+def test_a_run_soon_after_an_edit_and_one_later_share_the_key(
+    doctor: Doctor, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Racy files are checked by their bytes too, but the key does not depend on raciness."""
+    path = a_context(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    expected, replayed = audit(doctor, root)  # the edited file is racy now
+    assert not replayed
+    monkeypatch.setattr(replay, "RACY_SECONDS", 0)  # "a minute later": nothing is racy
+    data, replayed = audit(doctor, root)
+    assert replayed
+    assert data == expected
+
+
+def test_a_racy_file_whose_bytes_moved_keeps_the_report_from_being_stored(root: Path) -> None:
+    path = a_context(root).resolve()
+    path.write_text(path.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    corpus = discover(sources=(str(root),), cache=True)
+    settings = resolve_settings([source.root for source in corpus.sources], None, None, None)
+    ctx = Context(today=date.fromisoformat(TODAY), readiness="local", settings=settings)
+    checks = list(load_checks().values())
+    key = replay.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=None)
+    assert key is not None
+    assert os.fsencode(path) in key.racy  # written a moment ago
+    key.racy[os.fsencode(path)] = b"not the bytes it holds"  # as if rewritten within the tick
+    report, _, _ = run_audit(
+        corpus, today=ctx.today, readiness="local", select=[], ignore=[], config=None
+    )
+    replay.keep(key, report)
+    assert not (cache_dir(root) / replay.REPORTS_FILE).exists()
