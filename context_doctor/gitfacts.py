@@ -351,7 +351,11 @@ class History:
 class PersistentStore(Protocol):
     """What is kept between runs (``context_doctor.store``): the history, and small parsed values."""
 
-    def load_history(self, scopes: tuple[Scope, ...]) -> tuple[str, History] | None: ...
+    def load_history(
+        self, scopes: tuple[Scope, ...], head: str | None = None
+    ) -> tuple[str, History] | None:
+        """The stored pass and the HEAD it was read at; ``head`` is today's (a hint)."""
+        ...
 
     def has_history(self) -> bool:
         """Whether a stored pass exists at all (it may still turn out foreign or stale)."""
@@ -765,7 +769,7 @@ class RepositoryFacts:
         head = head_commit(self.repository)
         if head is None:
             return History()
-        stored = self.store.load_history(scopes)
+        stored = self.store.load_history(scopes, head)
         if stored is not None and stored[0] == head:
             return stored[1]
         if stored is not None and resumable(self.repository, stored[0], head):

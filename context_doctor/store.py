@@ -45,7 +45,7 @@ from datetime import date, datetime
 from functools import cache
 from itertools import product
 from multiprocessing import get_context
-from operator import attrgetter
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,8 @@ class Store:
         self._memos_used: set[tuple[str, bytes]] = set()
         self._memos_changed = False
         self._recalled: dict[tuple[str, bytes], Any] = {}  # decoded once per run
+        # The stored history as read (scopes, pass, wire form), while a resumed one is due.
+        self._resumable: tuple[tuple[Scope, ...], History, Any] | None = None
 
     @classmethod
     def for_repository(cls, repository: Repository, debug: Debug | None = None) -> Store:
@@ -245,19 +247,36 @@ class Store:
     def has_history(self) -> bool:
         return self.directory is not None and (self.directory / HISTORY_FILE).is_file()
 
-    def load_history(self, scopes: tuple[Scope, ...]) -> tuple[str, History] | None:
+    def load_history(
+        self, scopes: tuple[Scope, ...], head: str | None = None
+    ) -> tuple[str, History] | None:
+        """The stored pass and its HEAD; ``head``: the caller's HEAD.
+
+        When the stored HEAD is not ``head``, a resumed pass will be saved next: the
+        stored wire form is kept until then so that only the new commits are encoded
+        (:func:`_history_extended`).  Otherwise it is let go at once.
+        """
+        self._resumable = None
         data = self.read(HISTORY_FILE, self._history_key(scopes))
         if data is None:
             return None
         try:
-            return _history_from_wire(data, scopes)
+            loaded = _history_from_wire(data, scopes)
         except (ValueError, TypeError, KeyError, IndexError) as error:
             self.debug(f"{HISTORY_FILE} ignored: {error}")
             return None
+        if head is not None and loaded[0] != head:
+            self._resumable = (scopes, loaded[1], data)
+        return loaded
 
     def save_history(self, scopes: tuple[Scope, ...], head: str, history: History) -> None:
+        resumable, self._resumable = self._resumable, None
         try:
-            data = _history_to_wire(head, history, scopes)
+            data = None
+            if resumable is not None and resumable[0] == scopes:
+                data = _history_extended(resumable[2], resumable[1], head, history, scopes)
+            if data is None:
+                data = _history_to_wire(head, history, scopes)
         except (ValueError, TypeError) as error:
             self.debug(f"history not cached: {error}")
             return
@@ -522,6 +541,53 @@ def _history_to_wire(head: str, history: History, scopes: tuple[Scope, ...]) -> 
                 files = names[entry.files] = sorted(entry.files)
             rows.append([position, files])
         projects.append([scopes.index(scope), project_id, rows])
+    return {"head": head, "count": history.commits, "commits": commits, "projects": projects}
+
+
+def _history_extended(
+    wire: dict[str, Any],
+    older: History,
+    head: str,
+    history: History,
+    scopes: tuple[Scope, ...],
+) -> dict[str, Any] | None:
+    """The wire form of ``history`` built on ``wire`` (the stored form of ``older``), or None.
+
+    A resumed pass is the new commits followed by the stored history
+    (``History.followed_by``): each project's list ends with the very entries
+    ``older`` holds.  Then only the new entries need encoding: their commits go at the
+    end of the stored commit rows (entries refer to commits by position) and their rows
+    before each project's stored rows, which are reused as they are.  Anything else
+    (a project the stored pass had and this one lacks, entries that are not the stored
+    ones) is None: the caller encodes the whole history.
+    """
+    commits: list[Any] = list(wire["commits"])
+    stored_rows = {(item[0], item[1]): item[2] for item in wire["projects"]}
+    positions: dict[int, int] = {}
+    names: dict[frozenset[str], list[str]] = {}
+    projects: list[list[Any]] = []
+    for (scope, project_id), entries in history.by_project.items():
+        scope_at = scopes.index(scope)
+        kept = older.by_project.get((scope, project_id), [])
+        fresh = len(entries) - len(kept)
+        rows = stored_rows.pop((scope_at, project_id), [])
+        if fresh < 0 or len(rows) != len(kept) or not all(map(is_, entries[fresh:], kept)):
+            return None
+        if fresh:
+            added: list[list[Any]] = []
+            for entry in entries[:fresh]:
+                position = positions.get(id(entry.commit))
+                if position is None:
+                    position = positions[id(entry.commit)] = len(commits)
+                    commits.append(_commit_to_wire(entry.commit))
+                files = names.get(entry.files)
+                if files is None:
+                    files = names[entry.files] = sorted(entry.files)
+                added.append([position, files])
+            rows = added + rows
+        projects.append([scope_at, project_id, rows])
+    if stored_rows:
+        return None
     return {"head": head, "count": history.commits, "commits": commits, "projects": projects}
 
 

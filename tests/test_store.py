@@ -17,7 +17,7 @@ import msgpack
 import pytest
 from support import IDENTITY, Doctor, MakeRepo
 
-from context_doctor import replay, store
+from context_doctor import gitfacts, replay, store
 from context_doctor.gitfacts import Repository, Scope, git_environment
 from context_doctor.testing import load_scenario, scenario_path
 
@@ -372,3 +372,47 @@ def test_recalled_values_are_decoded_once_per_run(tmp_path: Path) -> None:
     assert again.recall("kind", b"content") is first
     again.keep("kind", b"content", {"a": (3,)})  # a new value replaces what was recalled
     assert again.recall("kind", b"content") == {"a": (3,)}
+
+
+def _history_as_data(history: Any) -> dict[str, list[tuple[Any, ...]]]:
+    return {
+        f"{scope.path}:{project_id}": [
+            (entry.commit, tuple(sorted(entry.files))) for entry in entries
+        ]
+        for (scope, project_id), entries in sorted(
+            history.by_project.items(), key=lambda item: (str(item[0][0]), item[0][1])
+        )
+    }
+
+
+@pytest.mark.parametrize("amend", [False, True], ids=["resumed", "amended"])
+def test_a_saved_history_is_the_one_git_gives(
+    doctor: Doctor, root: Path, amend: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resumed pass is stored by adding the new commits to the stored rows; whatever
+    way it was written, the stored history is the one a fresh ``git log`` reads."""
+    assert_cache_agrees(doctor, root)
+    if not amend:  # resumed: only the new commits are encoded, never the whole history
+
+        def whole(*args: Any) -> Any:
+            raise TypeError("the whole history was encoded again")
+
+        monkeypatch.setattr(store, "_history_to_wire", whole)
+    existing = a_context(root)
+    existing.write_text(existing.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    created = root / "projects" / "zz-new" / "CONTEXT.md"
+    created.parent.mkdir()
+    created.write_text("# New\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", *(["--amend"] if amend else []), "-m", "two projects")
+    git(root, "commit", "-q", "--allow-empty", "-m", "nothing under projects")
+    assert_cache_agrees(doctor, root)
+    scopes = (Scope("projects"),)
+    repository = Repository(root.resolve())
+    loaded = store.Store.for_repository(repository).load_history(scopes)
+    assert loaded is not None
+    head, stored = loaded
+    assert head == git(root, "rev-parse", "HEAD")
+    fresh = gitfacts.read_history(repository, scopes)
+    assert stored.commits == fresh.commits
+    assert _history_as_data(stored) == _history_as_data(fresh)
