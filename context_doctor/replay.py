@@ -5,9 +5,8 @@ touched since the last run.  Such a run gets the stored report back instead of
 auditing again, but only when a *run key* over everything the audit could have
 read is byte-for-byte the same as the stored one.  The key covers:
 
-* the doctor: its version, the source of every loaded module of its own package and
-  of each check plugin's package, the versions of the libraries it parses with, git's
-  version, Python's;
+* the doctor: its version, the source of its own package and of each check plugin's
+  package, the versions of the libraries it parses with, the git binary, Python;
 * the invocation: ``--today``, ``--readiness``, the checks chosen with their
   severities, the resolved settings, the corpus (sources, roots, projects, the
   ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the whole
@@ -61,6 +60,7 @@ import hashlib
 import hmac
 import json
 import os
+import shutil
 import stat
 import sys
 import time
@@ -85,7 +85,7 @@ from context_doctor.findings import (
     SetEntryField,
     Severity,
 )
-from context_doctor.gitfacts import neutralised_filters, run_git
+from context_doctor.gitfacts import run_git
 from context_doctor.report import Coverage, Report, SourceSummary
 from context_doctor.store import Store, cache_key, read_regular_file
 from context_doctor.write import WriteRefused, ensure_directory, write_file
@@ -232,16 +232,18 @@ def _file_bytes(path: Path | str) -> bytes:
 
 
 def _package_sources(checks: list[CheckSpec]) -> list[tuple[str, bytes]]:
-    """The source of the doctor's own code and of every package a check module lives in.
+    """The source of every package a check module lives in, outside the doctor's own.
 
-    Whole package directories, whatever this process happened to import, so the
-    key does not depend on which modules an earlier run in the same process loaded.
+    The doctor's own package is bound by the reports file's key (``Store.code``, a
+    digest of its source).  Whole package directories, whatever this process happened
+    to import, so the key does not depend on what an earlier run in the process loaded.
     """
-    directories: set[Path] = {Path(__file__).resolve().parent}
+    own = Path(__file__).resolve().parent
+    directories: set[Path] = set()
     for spec in checks:
         module = sys.modules.get(spec.module)
         where = getattr(module, "__file__", None)
-        if where:
+        if where and not Path(where).resolve().is_relative_to(own):
             directories.add(Path(where).resolve().parent)
     found: list[tuple[str, bytes]] = []
     for directory in sorted(directories):
@@ -261,7 +263,9 @@ def _library_versions() -> list[tuple[str, str]]:
 
 
 def _git(toplevel: Path, args: list[str]) -> bytes:
-    result = run_git(args, toplevel, config=neutralised_filters(toplevel))
+    # None of these reads the work tree's contents, so no filter driver can run: the
+    # hardened environment suffices (no second `git config` to blank the drivers).
+    result = run_git(args, toplevel)
     return result.returncode.to_bytes(2, "little", signed=True) + result.stdout
 
 
@@ -458,7 +462,8 @@ def _add_invocation(
         material.add("module", module_path, code)
     for name, found in _library_versions():
         material.add("library", name, found)
-    material.add("git", run_git(["--version"], corpus.sources[0].repository.toplevel).stdout)
+    git = shutil.which("git")  # the binary itself, by its stat: an upgrade in place moves it
+    material.add("git", git, *(signature_of(os.stat(git)) if git else ()))
     material.add(
         "environment",
         *(
