@@ -20,16 +20,45 @@ from context_doctor.model.project import Project
 from context_doctor.registry import CheckSpec, Context
 from context_doctor.report import Coverage, Report, SourceSummary
 
+_CONTEXT_GATE = -1  # the memo's key for the engine's own gate (rules are keyed by id)
 
-def _gate(spec: CheckSpec, project: Project) -> str | None:
+
+def _context_gate(project: Project) -> str | None:
+    """Is there a readable, non-empty CONTEXT.md at all? (asked before any check needing it)"""
+    if not project.directory_exists or not project.context.exists:
+        return "no CONTEXT.md"
+    if project.context.problem is not None:
+        return "unreadable"
+    if project.context.is_blank:
+        return "empty CONTEXT.md"
+    return None
+
+
+def _gate(spec: CheckSpec, project: Project, memo: dict[int, str | bool | None]) -> str | None:
+    """The engine's gate, then the check's skip rules in order: the first reason that applies.
+
+    ``memo`` holds what was already asked of this project (the gate and each skip rule,
+    by identity): 38 checks share a handful of rules, and a rule's answer is a property
+    of the project, so it is asked once per project, in the order the checks first ask
+    it (#13).  An answer that raised is not kept: the next check asks again and gets
+    the same exception, as before.
+    """
     if spec.needs_context:
-        if not project.directory_exists or not project.context.exists:
-            return "no CONTEXT.md"
-        if project.context.problem is not None:
-            return "unreadable"
-        if project.context.is_blank:
-            return "empty CONTEXT.md"
-    return spec.skip_reason(project)
+        if _CONTEXT_GATE in memo:
+            reason = memo[_CONTEXT_GATE]
+        else:
+            reason = memo[_CONTEXT_GATE] = _context_gate(project)
+        if isinstance(reason, str):
+            return reason
+    for rule in spec.skips:
+        key = id(rule)
+        if key in memo:
+            matches = memo[key]
+        else:
+            matches = memo[key] = rule.matches(project)
+        if matches:
+            return rule.reason
+    return None
 
 
 def _stamp(
@@ -57,10 +86,15 @@ SHALLOW_REMEDY = "Fetch full history (`git fetch --unshallow`, or `fetch-depth: 
 
 
 def _run_one(
-    spec: CheckSpec, project: Project, ctx: Context, coverage: Coverage, selected: set[str]
+    spec: CheckSpec,
+    project: Project,
+    ctx: Context,
+    coverage: Coverage,
+    selected: set[str],
+    memo: dict[int, str | bool | None],
 ) -> list[Finding]:
     try:
-        reason = _gate(spec, project)
+        reason = _gate(spec, project, memo)
         if reason is not None:
             coverage.skip(reason)
             return []
@@ -163,8 +197,11 @@ def run(
                     spec, spec.scoped_function, source, ctx, coverage[spec.name]
                 )
         for project in source.projects:
+            memo: dict[
+                int, str | bool | None
+            ] = {}  # the gate's and the skip rules' answers, per project
             for spec in project_checks:
-                findings += _run_one(spec, project, ctx, coverage[spec.name], selected)
+                findings += _run_one(spec, project, ctx, coverage[spec.name], selected, memo)
     findings.sort(key=Finding.sort_key)
     graded = [item for source in corpus.sources for item in source.graded_files(ctx.today)]
     stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache, cached_property
-from pathlib import Path
+from pathlib import Path, PurePath
 from threading import Thread
 from typing import IO, Any, Protocol
 
@@ -156,12 +156,23 @@ class Repository:
 
     def relative(self, path: Path) -> str:
         """Repository-relative POSIX path, the form every finding carries."""
+        prefix = self._inside_prefix
+        if isinstance(path, PurePath):
+            # A pathlib path's text has no `.` component, repeated or trailing slash
+            # already: when it is absolute and holds no `..`, it is what ``abspath`` gives.
+            text = str(path)
+            if (
+                text.startswith(prefix)
+                and prefix[0] == "/"
+                and ".." not in text
+                and not text.startswith("//")
+            ):
+                return text[len(prefix) :]
         absolute = os.path.abspath(path)
         # Lexically inside (the common case): the same answer as ``relative_to`` by
         # string slicing, without pathlib's parsing (#13).  ``abspath`` has already
         # folded ``.``, ``..`` and repeated slashes, as pathlib would; a ``//`` root is
         # a root of its own to pathlib, so it takes the general way.
-        prefix = self._inside_prefix
         if not absolute.startswith("//"):
             if absolute.startswith(prefix):
                 return absolute[len(prefix) :]

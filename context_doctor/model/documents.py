@@ -713,5 +713,12 @@ class Document:
         return [replace(comment, path=self.rel_path) for comment in self._readable().suppressions]
 
     def field_values(self, name: str) -> list[HeaderField]:
-        wanted = name.casefold()
-        return [field for field in self.header_fields if field.name.casefold() == wanted]
+        return list(self._fields_by_name.get(name.casefold(), ()))
+
+    @cached_property
+    def _fields_by_name(self) -> dict[str, list[HeaderField]]:
+        """The header fields grouped by casefolded name, in order (checks ask by name often)."""
+        grouped: dict[str, list[HeaderField]] = {}
+        for field in self.header_fields:
+            grouped.setdefault(field.name.casefold(), []).append(field)
+        return grouped

@@ -278,7 +278,12 @@ class Project:
         }
         paths = [p for p in self.durable_tier_paths if self.resolves_inside_repository(p)]
         artifacts = self.directory / "resources" / "artifacts"
-        if artifacts.is_dir() and not artifacts.is_symlink():
+        # Nothing at all named resources: no artifacts, without asking for them.
+        if (
+            not self._listing.absent("resources")
+            and artifacts.is_dir()
+            and not artifacts.is_symlink()
+        ):
             paths += sorted(
                 path for path in artifacts.glob("*.md") if path.is_file() and not path.is_symlink()
             )
@@ -298,6 +303,8 @@ class Project:
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
+        if self._listing.absent("resources"):  # what read_artifacts finds then, unasked
+            return []
         return read_artifacts(self.directory, self.relative)
 
     @property
