@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import cached_property
 
 from context_doctor.model.documents import Document
 from context_doctor.model.text import LEADING_DATE, ordinals, to_date
@@ -18,8 +19,12 @@ class SessionEntry:
     heading: str
     spelled: str  # the date as written, kept for impossible dates
     date: dt.date | None  # None: an impossible date such as 2026-02-30
-    ordinals: dict[str, int]
     file_order: int
+
+    @cached_property
+    def ordinals(self) -> dict[str, int]:
+        """The heading's ordinals, read when first asked: most entries are never asked (#13)."""
+        return ordinals(self.heading)
 
     def order_key(self) -> tuple[dt.date, int, int]:
         assert self.date is not None
@@ -41,7 +46,6 @@ def entries_of(document: Document, file_order: int) -> list[SessionEntry]:
                 heading=heading.text,
                 spelled=match.group(0).strip(),
                 date=to_date(*match.groups()),
-                ordinals=ordinals(heading.text),
                 file_order=file_order,
             )
         )
