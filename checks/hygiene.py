@@ -121,7 +121,7 @@ def context_template(project: Project, ctx: Context) -> Iterator[Issue]:
             where,
             remedy="Add `For session history: see [sessions/](sessions/)` under the header.",
         )
-    tail = context.lines[-FOOTER_WINDOW:]
+    tail = context.last_lines(FOOTER_WINDOW)
     if not any(_FOOTER.search(line) for line in tail):
         budget = ctx.settings.budget(
             "completed_context_lines" if project.reads_completed else "context_lines"

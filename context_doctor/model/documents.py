@@ -182,10 +182,19 @@ class DocumentFacts(NamedTuple):
     may_hold_markers: bool
     # model/attribution.py's pre-filter: only a line holding this can be an attribution.
     may_hold_attributions: bool
+    # The last TAIL_LINES lines (context-template's budget footer): a warm run need not
+    # read CONTEXT.md's text again for them.
+    tail: tuple[str, ...]
+
+
+# How many of a document's last lines its facts keep (``Document.last_lines``).
+TAIL_LINES = 5
 
 
 def _unreadable_facts(problem: str) -> DocumentFacts:
-    return DocumentFacts(problem, 0, True, (), (), (), (), (), None, (), (), (), (), False, False)
+    return DocumentFacts(
+        problem, 0, True, (), (), (), (), (), None, (), (), (), (), False, False, ()
+    )
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
@@ -239,6 +248,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         **_claim_facts(lines),
         may_hold_markers=may_hold_markers(text),
         may_hold_attributions=ATTRIBUTION_HINT in text,
+        tail=tuple(lines[-TAIL_LINES:]),
     )
 
 
@@ -434,6 +444,7 @@ def facts_to_wire(facts: DocumentFacts) -> list[Any]:
         [list(row) for row in facts.release_lines],
         facts.may_hold_markers,
         facts.may_hold_attributions,
+        list(facts.tail),
     ]
 
 
@@ -472,6 +483,7 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         release_lines,
         markers,
         attribution_hint,
+        tail,
     ) = value
     if not (problem is None or isinstance(problem, str)):
         raise ValueError("problem")
@@ -483,6 +495,8 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         raise ValueError("may_hold_markers")
     if not isinstance(attribution_hint, bool):
         raise ValueError("may_hold_attributions")
+    if type(tail) is not list or len(tail) > TAIL_LINES or not all(type(t) is str for t in tail):
+        raise ValueError("tail")
     none = type(None)
     return DocumentFacts(
         problem=problem,
@@ -515,6 +529,7 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         ),
         may_hold_markers=markers,
         may_hold_attributions=attribution_hint,
+        tail=tuple(tail),
     )
 
 
@@ -628,6 +643,12 @@ class Document:
     @cached_property
     def lines(self) -> list[str]:
         return split_lines(self.text)
+
+    def last_lines(self, count: int) -> list[str]:
+        """``lines[-count:]`` (count >= 1): from the facts when they keep that many."""
+        if 1 <= count <= TAIL_LINES:
+            return list(self._readable().tail[-count:])
+        return self.lines[-count:]
 
     @property
     def line_count(self) -> int:

@@ -102,6 +102,20 @@ def test_facts_survive_their_wire_form() -> None:
     assert facts_from_wire(facts_to_wire(commented)) == commented
 
 
+@pytest.mark.parametrize(
+    "text", ["", "one", "a\nb\n", "a\r\nb\rc\n\n\n", "\ufeff1\n2\n3\n4\n5\n6\n7", SAMPLE]
+)
+def test_last_lines_come_from_the_facts(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "CONTEXT.md"
+    path.write_bytes(text.encode("utf-8"))
+    document = Document(path, "CONTEXT.md")
+    wired = Document(path, "CONTEXT.md")
+    wired.__dict__["facts"] = facts_from_wire(facts_to_wire(document.facts))
+    for count in range(1, 9):
+        assert document.last_lines(count) == document.lines[-count:], count
+        assert wired.last_lines(count) == document.lines[-count:], count
+
+
 def test_list_items_take_one_pass_over_the_tokens() -> None:
     """Each item used to rescan the tokens from the start (#14: 80,000 items took 98 s)."""
     text = "# T\n\n## Next\n\n" + "".join(f"- [ ] item {n}\n" for n in range(20_000))
