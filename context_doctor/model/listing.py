@@ -28,12 +28,13 @@ from pathlib import Path
 class Listing:
     """The entries of one directory, by name, read once."""
 
-    __slots__ = ("_absent", "_paths", "directory", "entries", "listed")
+    __slots__ = ("_absent", "_markdown", "_paths", "directory", "entries", "listed")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._paths: dict[str, Path] = {}
         self._absent: dict[str, bool] = {}
+        self._markdown: list[str] | None = None
         try:
             with os.scandir(directory) as scan:
                 self.entries = {entry.name: entry for entry in scan}
@@ -92,8 +93,13 @@ class Listing:
         """The names ``sorted(p for p in directory.glob("*.md") if p.is_file())`` gives.
 
         ``glob`` matches dot-files too and lists nothing from an unreadable directory;
-        within one directory, paths sort as their names do.
+        within one directory, paths sort as their names do.  Worked out once: the
+        caller filters a copy.
         """
-        if not self.listed:
-            return sorted(path.name for path in self.directory.glob("*.md") if path.is_file())
-        return sorted(name for name in self.entries if name.endswith(".md") and self.is_file(name))
+        if self._markdown is None:
+            if not self.listed:
+                found = [path.name for path in self.directory.glob("*.md") if path.is_file()]
+            else:
+                found = [n for n in self.entries if n.endswith(".md") and self.is_file(n)]
+            self._markdown = sorted(found)
+        return list(self._markdown)

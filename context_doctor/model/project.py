@@ -16,7 +16,7 @@ from context_doctor.errors import HistoryUnavailable
 from context_doctor.gitfacts import ProjectCommit
 from context_doctor.limits import resolves_within
 from context_doctor.model import lifecycle
-from context_doctor.model.artifacts import Artifact, read_artifacts
+from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
@@ -277,13 +277,9 @@ class Project:
             for document in (self.context, self.reference, *self.topics, *self.session_logs)
         }
         paths = [p for p in self.durable_tier_paths if self.resolves_inside_repository(p)]
-        artifacts = self.directory / "resources" / "artifacts"
         # Nothing at all named resources: no artifacts, without asking for them.
-        if (
-            not self._listing.absent("resources")
-            and artifacts.is_dir()
-            and not artifacts.is_symlink()
-        ):
+        artifacts = None if self._listing.absent("resources") else self.directory / ARTIFACTS_DIR
+        if artifacts is not None and artifacts.is_dir() and not artifacts.is_symlink():
             paths += sorted(
                 path for path in artifacts.glob("*.md") if path.is_file() and not path.is_symlink()
             )
