@@ -180,6 +180,49 @@ class Repository:
                 return ""
         return self._relative_resolved(Path(absolute), path)
 
+    def lexically_relative(self, text: str) -> str | None:
+        """``relative`` of an absolute path's text that lies lexically inside the top level
+        and holds no ``.``/``..`` component or repeated slash (None otherwise): a name
+        joined to it gives the relative path of the joined path."""
+        prefix = self._inside_prefix
+        if (
+            prefix[0] != "/"
+            or text.startswith("//")
+            or ".." in text
+            or "/./" in text
+            or text.endswith("/.")
+        ):
+            return None
+        if text == prefix[:-1] or text == prefix:
+            return ""
+        if text.startswith(prefix) and not text.endswith("/") and "//" not in text:
+            return text[len(prefix) :]
+        return None
+
+    @cached_property
+    def _unlinked(self) -> dict[str, bool]:
+        return {}
+
+    def no_symlink_below_top(self, directory: str) -> bool:
+        """No component of ``directory`` below the top level is a symlink (nor ``..``), and
+        it lies lexically inside: a non-symlink entry in it resolves inside the repository.
+
+        One ``lstat`` per directory, remembered for this run: a project's directory asks
+        only about itself once its parent (the projects directory) is known (#13).
+        """
+        known = self._unlinked.get(directory)
+        if known is None:
+            relative = self.lexically_relative(directory)
+            if relative is None:
+                known = False
+            elif relative == "":
+                known = True
+            else:
+                parent, _, _ = directory.rpartition("/")
+                known = self.no_symlink_below_top(parent or "/") and not os.path.islink(directory)
+            self._unlinked[directory] = known
+        return known
+
     def _relative_resolved(self, absolute: Path, path: Path) -> str:
         try:
             relative = absolute.relative_to(self.toplevel).as_posix()

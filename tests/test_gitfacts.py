@@ -6,6 +6,7 @@ with git itself. Nothing here mocks git.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -403,3 +404,75 @@ def test_directory_outside_any_repository_is_a_doctor_error(tmp_path: Path) -> N
     with pytest.raises(DoctorError) as raised:
         repository_for(tmp_path)
     assert "not inside a git repository" in raised.value.problem
+
+
+def _relative_by_pathlib(top: Path, path: Path) -> str:
+    """What ``Repository.relative`` answered before its string fast path (#13)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(top).as_posix()
+    except ValueError:
+        try:
+            relative = absolute.resolve().relative_to(top).as_posix()
+        except (ValueError, OSError, RuntimeError):
+            return path.as_posix()
+    return "" if relative == "." else relative
+
+
+@pytest.mark.parametrize("top", ["/", "/tmp", "/tmp/kb", "//tmp", "tmp", "kb"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "/",
+        "/tmp",
+        "/tmp/kb/projects/p/CONTEXT.md",
+        "/tmp/kbx",
+        "//tmp/a",
+        "///tmp/a",
+        "/tmp/./kb/../kb/projects",
+        "rel/a",
+        "/tmp/kb/caf\udce9.md",
+        "..",
+        "/tmp/kb/projects/../..",
+        "/tmp//kb//projects/",
+        "/tmp/kb/..x/y",
+        "kb/x",
+    ],
+)
+def test_relative_paths_are_what_pathlib_gives(top: str, raw: str) -> None:
+    repository = Repository(Path(top))
+    path = Path(raw)
+    expected = _relative_by_pathlib(Path(top), path)
+    assert repository.relative(path) == expected
+    lexical = repository.lexically_relative(str(path))
+    if lexical is not None:
+        assert lexical == expected
+        assert repository.relative(path / "x.md") == "/".join(p for p in (lexical, "x.md") if p)
+
+
+def test_no_symlink_below_top_agrees_with_realpath(tmp_path: Path) -> None:
+    top = tmp_path / "kb"
+    (top / "projects" / "plain").mkdir(parents=True)
+    (top / "elsewhere" / "inner").mkdir(parents=True)
+    (top / "projects" / "linked").symlink_to(top / "elsewhere")
+    (top / "link-to-projects").symlink_to(top / "projects")
+    (top / "projects" / "loop").symlink_to(top / "projects" / "loop")
+    repository = Repository(top)
+    for directory in (
+        top,
+        top / "projects",
+        top / "projects" / "plain",
+        top / "projects" / "linked",
+        top / "projects" / "linked" / "inner",
+        top / "link-to-projects" / "plain",
+        top / "projects" / "loop",
+        top / "projects" / "missing",
+        top / "projects" / ".." / "elsewhere",
+        tmp_path,
+    ):
+        text = str(directory)
+        below = directory.relative_to(top).parts if directory.is_relative_to(top) else None
+        linked = below is None or ".." in below
+        for depth in range(1, len(below or ()) + 1):
+            linked = linked or top.joinpath(*below[:depth]).is_symlink()  # type: ignore[index]
+        assert repository.no_symlink_below_top(text) == (not linked), text

@@ -28,10 +28,11 @@ from pathlib import Path
 class Listing:
     """The entries of one directory, by name, read once."""
 
-    __slots__ = ("_absent", "_markdown", "_paths", "directory", "entries", "listed")
+    __slots__ = ("_absent", "_markdown", "_paths", "_text", "directory", "entries", "listed")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._text = str(directory)
         self._paths: dict[str, Path] = {}
         self._absent: dict[str, bool] = {}
         self._markdown: list[str] | None = None
@@ -63,7 +64,7 @@ class Listing:
             return False
         known = self._absent.get(name)
         if known is None:
-            known = self._absent[name] = not os.path.lexists(self.path(name))
+            known = self._absent[name] = not os.path.lexists(os.path.join(self._text, name))
         return known
 
     def is_file(self, name: str) -> bool:

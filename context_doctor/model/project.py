@@ -6,7 +6,6 @@ no file is read twice.
 
 from __future__ import annotations
 
-import os
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -64,7 +63,12 @@ class Project:
         return self._document(self.directory.joinpath(*parts), links)
 
     def _document(
-        self, path: Path, links: bool = False, *, plain_in: Listing | None = None
+        self,
+        path: Path,
+        links: bool = False,
+        *,
+        plain_in: Listing | None = None,
+        rel_path: str | None = None,
     ) -> Document:
         """A tier document that is never read through a symlink leaving the repository.
 
@@ -75,7 +79,7 @@ class Project:
         entry = plain_in.plain(path.name) if plain_in is not None else None
         document = Document(
             path,
-            self.relative(path),
+            self.relative(path) if rel_path is None else rel_path,
             self.source.repository.toplevel,
             links=links,
             listed_file=None if entry is None else entry.is_file(follow_symlinks=False),
@@ -99,13 +103,23 @@ class Project:
         """The directory lies lexically inside the repository and no symlink is on the way.
 
         Then a name its listing shows as no symlink resolves inside the repository
-        without a ``realpath`` of its own (one per project instead of one per file).
+        without a ``realpath`` of its own (one ``lstat`` per project instead of a
+        ``realpath`` per file).
         """
-        here = str(self.directory)
-        top = str(self.source.repository.toplevel)
-        if here != top and not here.startswith(top if top.endswith("/") else top + "/"):
-            return False
-        return os.path.realpath(here) == here
+        return self.source.repository.no_symlink_below_top(str(self.directory))
+
+    @cached_property
+    def _lexical_rel_dir(self) -> str | None:
+        """The directory's repository-relative path when it lies lexically inside."""
+        return self.source.repository.lexically_relative(str(self.directory))
+
+    def _rel_in(self, folder: str | None, name: str) -> str | None:
+        """The relative path of ``name`` in the directory (or its ``folder``), by joining."""
+        base = self._lexical_rel_dir
+        if base is None:
+            return None
+        parts = [part for part in (base, folder, name) if part]
+        return "/".join(parts)
 
     def _folder(self, name: str) -> Listing:
         """The listing of the project's ``name`` folder (sessions/ or reference/), read once."""
@@ -131,7 +145,9 @@ class Project:
 
     def _top_document(self, name: str, links: bool) -> Document:
         plain = self._listing if self._resolves_to_itself else None
-        return self._document(self._listing.path(name), links, plain_in=plain)
+        return self._document(
+            self._listing.path(name), links, plain_in=plain, rel_path=self._rel_in(None, name)
+        )
 
     @cached_property
     def context(self) -> Document:
@@ -154,7 +170,9 @@ class Project:
         folder = self._folder("reference")
         plain = self._plain_folder("reference")
         return [
-            self._document(folder.path(name), plain_in=plain)
+            self._document(
+                folder.path(name), plain_in=plain, rel_path=self._rel_in("reference", name)
+            )
             for name in folder.markdown_files()
             if not name.startswith(".")
         ]
@@ -170,7 +188,9 @@ class Project:
         folder = self._folder("sessions")
         plain = self._plain_folder("sessions")
         return [
-            self._document(folder.path(name), plain_in=plain)
+            self._document(
+                folder.path(name), plain_in=plain, rel_path=self._rel_in("sessions", name)
+            )
             for name in folder.markdown_files()
             if name.lower() not in NOT_LOGS
         ]
