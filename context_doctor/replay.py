@@ -291,7 +291,27 @@ def _add_git(material: _Material, toplevel: Path, watched: dict[bytes, Signature
         _watch_tree(watched, directory / "refs")
     material.add("refs", _git(toplevel, ["for-each-ref", "--format=%(refname)%00%(objectname)"]))
     material.add("index", _git(toplevel, ["ls-files", "--stage", "-z"]))
-    material.add("config", _git(toplevel, ["config", "--list", "-z"]))
+    config = _git(toplevel, ["config", "--list", "-z"])
+    material.add("config", config)
+    # Files the configuration only names: their contents change what `git status` lists.
+    for path in _named_by_config(config[2:]):
+        material.add("config file", os.fsencode(path), _file_bytes(path))
+
+
+def _named_by_config(listing: bytes) -> list[Path]:
+    """The user's excludes and attributes files (``core.*`` or git's XDG defaults)."""
+    values: dict[str, str] = {}
+    for entry in listing.split(b"\x00"):
+        key, _, value = entry.partition(b"\n")
+        values[key.decode("utf-8", "surrogateescape").lower()] = value.decode(
+            "utf-8", "surrogateescape"
+        )
+    configured = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(configured) if configured else Path.home() / ".config"
+    return [
+        Path(values[key]).expanduser() if values.get(key) else base / "git" / default
+        for key, default in (("core.excludesfile", "ignore"), ("core.attributesfile", "attributes"))
+    ]
 
 
 def _watch(watched: dict[bytes, Signature], path: Path) -> None:

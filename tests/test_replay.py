@@ -215,3 +215,17 @@ def test_a_racy_file_whose_bytes_moved_keeps_the_report_from_being_stored(root: 
     )
     replay.keep(key, report)
     assert not (cache_dir(root) / replay.REPORTS_FILE).exists()
+
+
+def test_the_users_excludes_file_is_part_of_the_key(
+    doctor: Doctor, root: Path, tmp_path: Path
+) -> None:
+    """git's global ignore file decides what `git status` calls untracked: its bytes count."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    project = a_context(root).parent
+    (project / "sessions").mkdir(exist_ok=True)
+    (project / "sessions" / "2026-06.md").write_text("# June\n", encoding="utf-8")
+    assert_audited_afresh(doctor, root, env=env)
+    (tmp_path / "config" / "git").mkdir(parents=True)
+    (tmp_path / "config" / "git" / "ignore").write_text("2026-06.md\n", encoding="utf-8")
+    assert_audited_afresh(doctor, root, env=env)
