@@ -524,23 +524,36 @@ def _commit_from_wire(row: Any) -> Commit:
     return Commit(*row)
 
 
-def _history_to_wire(head: str, history: History, scopes: tuple[Scope, ...]) -> dict[str, Any]:
-    index: dict[int, int] = {}
-    commits: list[list[Any]] = []
-    projects: list[list[Any]] = []
-    names: dict[frozenset[str], list[str]] = {}  # a few distinct file sets, each sorted once
-    for (scope, project_id), entries in history.by_project.items():
-        rows: list[list[Any]] = []
+class _EntryRows:
+    """Project commits as wire rows ``[commit position, sorted files]``, appending each
+    commit's own row to ``commits`` the first time an entry names it."""
+
+    def __init__(self, commits: list[Any]) -> None:
+        self.commits = commits
+        self.positions: dict[int, int] = {}
+        self.names: dict[frozenset[str], list[str]] = {}  # few distinct sets, each sorted once
+
+    def rows(self, entries: Iterable[ProjectCommit]) -> list[list[Any]]:
+        found: list[list[Any]] = []
         for entry in entries:
-            position = index.get(id(entry.commit))
+            position = self.positions.get(id(entry.commit))
             if position is None:
-                position = index[id(entry.commit)] = len(commits)
-                commits.append(_commit_to_wire(entry.commit))
-            files = names.get(entry.files)
+                position = self.positions[id(entry.commit)] = len(self.commits)
+                self.commits.append(_commit_to_wire(entry.commit))
+            files = self.names.get(entry.files)
             if files is None:
-                files = names[entry.files] = sorted(entry.files)
-            rows.append([position, files])
-        projects.append([scopes.index(scope), project_id, rows])
+                files = self.names[entry.files] = sorted(entry.files)
+            found.append([position, files])
+        return found
+
+
+def _history_to_wire(head: str, history: History, scopes: tuple[Scope, ...]) -> dict[str, Any]:
+    commits: list[list[Any]] = []
+    encoder = _EntryRows(commits)
+    projects = [
+        [scopes.index(scope), project_id, encoder.rows(entries)]
+        for (scope, project_id), entries in history.by_project.items()
+    ]
     return {"head": head, "count": history.commits, "commits": commits, "projects": projects}
 
 
@@ -563,8 +576,7 @@ def _history_extended(
     """
     commits: list[Any] = list(wire["commits"])
     stored_rows = {(item[0], item[1]): item[2] for item in wire["projects"]}
-    positions: dict[int, int] = {}
-    names: dict[frozenset[str], list[str]] = {}
+    encoder = _EntryRows(commits)
     projects: list[list[Any]] = []
     for (scope, project_id), entries in history.by_project.items():
         scope_at = scopes.index(scope)
@@ -574,17 +586,7 @@ def _history_extended(
         if fresh < 0 or len(rows) != len(kept) or not all(map(is_, entries[fresh:], kept)):
             return None
         if fresh:
-            added: list[list[Any]] = []
-            for entry in entries[:fresh]:
-                position = positions.get(id(entry.commit))
-                if position is None:
-                    position = positions[id(entry.commit)] = len(commits)
-                    commits.append(_commit_to_wire(entry.commit))
-                files = names.get(entry.files)
-                if files is None:
-                    files = names[entry.files] = sorted(entry.files)
-                added.append([position, files])
-            rows = added + rows
+            rows = encoder.rows(entries[:fresh]) + rows
         projects.append([scope_at, project_id, rows])
     if stored_rows:
         return None

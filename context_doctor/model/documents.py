@@ -26,8 +26,9 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache, cached_property
+from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
@@ -424,28 +425,37 @@ def links_of_text(text: str) -> tuple[Link, ...]:
 
 
 def facts_to_wire(facts: DocumentFacts) -> list[Any]:
-    """Plain lists and scalars (msgpack/JSON-ready)."""
+    """Plain lists and scalars (msgpack/JSON-ready).
+
+    Each field of records is stored by columns (``[[lines...], [texts...], ...]``,
+    ``[]`` when empty): a warm run reads some 200,000 rows back, and columns are
+    checked and turned back into records in C (:func:`_records`).
+    """
     return [
         facts.problem,
         facts.line_count,
         facts.blank,
-        [list(h) for h in facts.headings],
-        [list(i) for i in facts.list_items],
-        [list(r) for r in facts.code_ranges],
-        [list(f) for f in facts.header_fields],
-        [list(a) for a in facts.as_of_lines],
-        None if facts.links is None else [list(link) for link in facts.links],
+        _columns(facts.headings),
+        _columns(facts.list_items),
+        _columns(facts.code_ranges),
+        _columns(facts.header_fields),
+        _columns(facts.as_of_lines),
+        None if facts.links is None else _columns(facts.links),
         [
             [s.line, s.kind, list(s.checks), s.target_line, s.text, s.problem]
             for s in facts.suppressions
         ],
-        [[hit.line, hit.kind, hit.redacted] for hit in facts.secrets],
-        [list(row) for row in facts.claim_labels],
-        [list(row) for row in facts.release_lines],
+        _columns((hit.line, hit.kind, hit.redacted) for hit in facts.secrets),
+        _columns(facts.claim_labels),
+        _columns(facts.release_lines),
         facts.may_hold_markers,
         facts.may_hold_attributions,
         list(facts.tail),
     ]
+
+
+def _columns(rows: Iterable[tuple[Any, ...]]) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def _rows(value: Any, *shapes: tuple[type, ...]) -> list[Any]:
@@ -461,6 +471,43 @@ def _rows(value: Any, *shapes: tuple[type, ...]) -> list[Any]:
         if type(row) is not list or tuple(map(type, row)) not in allowed:
             raise ValueError("a row of the wrong shape")
     return value
+
+
+_INT, _STR = frozenset({int}), frozenset({str})
+_BOX_STATE: frozenset[type] = frozenset({bool, type(None)})
+_Record = TypeVar("_Record", bound=tuple[Any, ...])
+
+
+def _checked_columns(value: Any, kinds: tuple[frozenset[type], ...]) -> list[list[Any]]:
+    """``value`` when it is ``[]`` or one column per kind, of equal lengths, whose every
+    cell's exact type is of its kind (``bool`` is not an ``int``); else ValueError."""
+    if type(value) is not list:
+        raise ValueError("not a list of columns")
+    if not value:
+        return value
+    if len(value) != len(kinds) or type(value[0]) is not list:
+        raise ValueError("columns of the wrong number")
+    length = len(value[0])
+    for column, kind in zip(value, kinds, strict=True):
+        if type(column) is not list or len(column) != length:
+            raise ValueError("columns of the wrong shape")
+        if not kind.issuperset(map(type, column)):
+            raise ValueError("a cell of the wrong type")
+    return value
+
+
+def _records(record: type[_Record], value: Any, *kinds: frozenset[type]) -> tuple[_Record, ...]:
+    """The rows of checked columns as ``record`` tuples (``tuple.__new__`` over ``zip``: C)."""
+    if value == []:
+        return ()
+    columns = _checked_columns(value, kinds)
+    return tuple(map(tuple.__new__, repeat(record), zip(*columns, strict=True)))
+
+
+def _plain_rows(value: Any, *kinds: frozenset[type]) -> tuple[Any, ...]:
+    if value == []:
+        return ()
+    return tuple(zip(*_checked_columns(value, kinds), strict=True))
 
 
 def facts_from_wire(value: Any) -> DocumentFacts:
@@ -499,18 +546,16 @@ def facts_from_wire(value: Any) -> DocumentFacts:
         raise ValueError("tail")
     none = type(None)
     return DocumentFacts(
-        problem=problem,
-        line_count=line_count,
-        blank=blank,
-        headings=tuple(Heading(*row) for row in _rows(headings, (int, str, int))),
-        list_items=tuple(
-            ListItem(*row) for row in _rows(items, (int, str, bool), (int, str, none))
-        ),
-        code_ranges=tuple((a, b) for a, b in _rows(ranges, (int, int))),
-        header_fields=tuple(HeaderField(*row) for row in _rows(fields, (str, str, int))),
-        as_of_lines=tuple(AsOfLine(*row) for row in _rows(as_of, (int, str, str, str, str))),
-        links=None if links is None else tuple(Link(*row) for row in _rows(links, (str, int))),
-        suppressions=tuple(
+        problem,
+        line_count,
+        blank,
+        _records(Heading, headings, _INT, _STR, _INT),
+        _records(ListItem, items, _INT, _STR, _BOX_STATE),
+        _plain_rows(ranges, _INT, _INT),
+        _records(HeaderField, fields, _STR, _STR, _INT),
+        _records(AsOfLine, as_of, _INT, _STR, _STR, _STR, _STR),
+        None if links is None else _records(Link, links, _STR, _INT),
+        tuple(
             _suppression(*row)
             for row in _rows(
                 comments,
@@ -521,15 +566,12 @@ def facts_from_wire(value: Any) -> DocumentFacts:
                 ),
             )
         ),
-        secrets=tuple(SecretHit(*row) for row in _rows(secrets, (int, str, str))),
-        claim_labels=tuple((a, b, c) for a, b, c in _rows(claim_labels, (int, str, str))),
-        release_lines=tuple(
-            (a, b, c, d, e, f)
-            for a, b, c, d, e, f in _rows(release_lines, (int, str, int, int, int, int))
-        ),
-        may_hold_markers=markers,
-        may_hold_attributions=attribution_hint,
-        tail=tuple(tail),
+        tuple(SecretHit(*row) for row in _plain_rows(secrets, _INT, _STR, _STR)),
+        _plain_rows(claim_labels, _INT, _STR, _STR),
+        _plain_rows(release_lines, _INT, _STR, _INT, _INT, _INT, _INT),
+        markers,
+        attribution_hint,
+        tuple(tail),
     )
 
 

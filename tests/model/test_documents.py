@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from copy import deepcopy
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,38 @@ def test_last_lines_come_from_the_facts(tmp_path: Path, text: str) -> None:
     for count in range(1, 9):
         assert document.last_lines(count) == document.lines[-count:], count
         assert wired.last_lines(count) == document.lines[-count:], count
+
+
+def test_the_wire_form_keeps_record_types_and_refuses_forged_columns() -> None:
+    """Records are stored by columns; read back they are the same records, and a column
+    of the wrong type or length (a cache someone prepared) is refused."""
+    facts = facts_of_text(SAMPLE, links=True)
+    again = facts_from_wire(facts_to_wire(facts))
+    assert [type(item) for item in again.list_items] == [ListItem] * len(facts.list_items)
+    assert all(type(heading) is type(facts.headings[0]) for heading in again.headings)
+    assert all(type(row) is tuple for row in again.code_ranges)
+    wire = facts_to_wire(facts)
+    items = 4  # list_items' position in the wire form
+    assert len(wire[items]) == 3 and all(type(column) is list for column in wire[items])
+
+    def forged(change: object) -> list[object]:
+        copied = deepcopy(wire)
+        copied[items] = change
+        return copied
+
+    lines, texts, boxes = wire[items]
+    for change in (
+        [[True, *lines[1:]], texts, boxes],  # a bool is not a line number
+        [lines, texts, [1, *boxes[1:]]],  # nor an int a checkbox
+        [lines, texts[1:], boxes],  # columns of unequal length
+        [lines, texts],  # a column missing
+        [lines, "texts", boxes],
+        [[[1, "x", None]]],  # rows where columns belong
+        {"lines": lines},
+    ):
+        with pytest.raises(ValueError):
+            facts_from_wire(forged(change))
+    assert facts_from_wire(forged([])).list_items == ()
 
 
 def test_list_items_take_one_pass_over_the_tokens() -> None:
