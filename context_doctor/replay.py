@@ -62,6 +62,7 @@ import json
 import os
 import shutil
 import stat
+import struct
 import sys
 import time
 from collections import Counter
@@ -344,6 +345,11 @@ def _signatures(watched: Iterable[bytes]) -> dict[bytes, Signature]:
     return found
 
 
+# One entry of the work tree: its path's length, then mode, owner, group, size, mtime,
+# ctime and inode as fixed-width numbers (the path itself follows): one digest update each.
+_ENTRY = struct.Struct("<IIIIqqqQ")
+
+
 class _TreeWalk:
     """Every entry of a work tree (``.git`` directories left out) into the key."""
 
@@ -356,6 +362,8 @@ class _TreeWalk:
     def walk(self, root: Path) -> None:
         pending = [os.fsencode(root)]
         base = len(pending[0])
+        racy_after = _racy_after()
+        update = self.material.digest.update
         while pending:
             directory = pending.pop()
             try:
@@ -364,38 +372,30 @@ class _TreeWalk:
             except OSError as error:
                 self.material.add(b"unlistable", directory[base:], str(error.errno))
                 continue
+            self.entries += len(entries)
+            if self.entries > MAX_ENTRIES:
+                raise _Unkeyable(f"more than {MAX_ENTRIES} entries")
             for entry in entries:
-                if entry.name == b".git" and entry.is_dir(follow_symlinks=False):
-                    continue  # git's own state is keyed by what git reports (_add_git)
-                self.entries += 1
-                if self.entries > MAX_ENTRIES:
-                    raise _Unkeyable(f"more than {MAX_ENTRIES} entries")
-                if self._visit(entry, base):
-                    pending.append(entry.path)
-
-    def _visit(self, entry: os.DirEntry[bytes], base: int) -> bool:
-        """Add one entry; True for a directory to descend into."""
-        relative = entry.path[base:]
-        try:
-            status = entry.stat(follow_symlinks=False)
-        except OSError as error:
-            self.material.add(b"gone", relative, str(error.errno))
-            return False
-        mode = status.st_mode
-        self.material.add(b"entry", relative, mode, status.st_uid, status.st_gid)
-        self.watched[entry.path] = signature_of(status)
-        if stat.S_ISDIR(mode):
-            return True
-        if stat.S_ISLNK(mode):
-            self.material.add(b"link", _link_target(entry.path))
-        elif stat.S_ISREG(mode):
-            self._add_file(entry.path, status)
-        return False
-
-    def _add_file(self, path: bytes, status: os.stat_result) -> None:
-        self.material.add(b"stat", *signature_of(status))
-        if _is_racy(signature_of(status), _racy_after()):
-            self.racy.append(path)
+                path = entry.path
+                try:
+                    status = entry.stat(follow_symlinks=False)
+                except OSError as error:
+                    self.material.add(b"gone", path[base:], str(error.errno))
+                    continue
+                mode = status.st_mode
+                if stat.S_ISDIR(mode):
+                    if entry.name == b".git":
+                        continue  # git's own state is keyed by what git reports (_add_git)
+                    pending.append(path)
+                relative = path[base:]
+                sign = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+                update(_ENTRY.pack(len(relative), mode, status.st_uid, status.st_gid, *sign))
+                update(relative)
+                self.watched[path] = sign
+                if stat.S_ISLNK(mode):
+                    self.material.add(b"link", _link_target(path))
+                elif stat.S_ISREG(mode) and (sign[1] >= racy_after or sign[2] >= racy_after):
+                    self.racy.append(path)
 
 
 def _racy_after() -> int:
