@@ -7,6 +7,8 @@ from copy import deepcopy
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -235,6 +237,30 @@ def test_links_equal_a_full_parse(case: str) -> None:
     links = facts_of_text(text, links=True).links
     assert links == _links_of_a_full_parse(text)
     assert [tuple(link) for link in links or ()] == expected
+
+
+LINK_PIECES = st.sampled_from(
+    [
+        "[a](b)", "[a]", "[a][b]", "[a][]", "[A]", "![i](j)", "<http://x.io/y>", "<a@b.co>",
+        "<x>", "<!-- c -->", "<span>", "`[a](b)`", "`", "\\[", "\\]", "](", "]", "[", "(",
+        ")", "<", ">", "*", "_", "[a]: /u", "[b]: <v> \"t\"", "[ ]", "[x]", "- ", "1. ",
+        "> ", "## ", "| a | b |", "|---|---|", "---", "===", "```", "    ", "\t", " ",
+        "  \n", "\\\n", "\n", "\n\n", "word", "[a [b] c](d)", "[\na\n](b)", "<div>",
+        "\r\n", "\r", "\x00", "[ﬀ]: /l", "[ff]",
+    ]
+)  # fmt: skip
+
+
+LINK_LINES = st.one_of(
+    st.lists(LINK_PIECES, max_size=8).map("".join),
+    st.sampled_from(["", "[a]: /u", "[A]: <v> 'T'", "[b]:\n/w", "  [ff]: /l", "- [a]: /n"]),
+)
+
+
+@settings(max_examples=300)
+@given(text=st.lists(LINK_LINES, max_size=16).map("\n".join))
+def test_links_equal_a_full_parse_for_any_mix(text: str) -> None:
+    assert facts_of_text(text, links=True).links == _links_of_a_full_parse(text)
 
 
 def test_the_link_filter_is_used_only_over_the_inline_rules_it_knows() -> None:
