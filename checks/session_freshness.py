@@ -260,13 +260,14 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
 def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
     newest = project.newest_session
     assert newest is not None and newest.date is not None
+    # The cheap, selective questions first (each is a pure test of the commit).
     late = [
         entry
         for entry in project.commits
-        if entry.commit.is_session
-        and entry.touched("CONTEXT.md")
-        and not entry.touched_under("sessions")
+        if entry.touched("CONTEXT.md")
         and (entry.commit.work_date - newest.date).days > 1
+        and entry.commit.is_session
+        and not entry.touched_under("sessions")
     ]
     if late:
         first = late[0].commit

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
@@ -65,11 +66,12 @@ class Source:
     def is_single_project(self) -> bool:
         return self.projects_dir is None
 
-    @property
+    @cached_property
     def projects_path(self) -> Path:
+        # Cached (#13): checks ask for it per project, and root and projects_dir never change.
         return self.root / (self.projects_dir or ".")
 
-    @property
+    @cached_property
     def index_rel_path(self) -> str:
         return self.repository.relative(self.projects_path / "index.yaml")
 

@@ -60,19 +60,21 @@ class OpenItem:
 def open_items(document: Document) -> list[OpenItem]:
     """List items under an open ``##``/``###`` section (or a ``###`` inside an open ``##``)."""
     found: list[OpenItem] = []
+    is_open: dict[int, bool] = {}  # by the section heading's line: asked once per section
     for item in document.list_items:
         section = document.heading_above(item.line, max_level=3)
         if section is None or section.level < 2:
             continue
-        chain = [section]
-        if section.level == 3:
-            parent = document.heading_above(section.line, max_level=2)
-            if parent is not None and parent.level == 2:
-                chain.append(parent)
-        for heading in chain:
-            if is_open_title(heading.text):
-                found.append(OpenItem(item, section))
-                break
+        verdict = is_open.get(section.line)
+        if verdict is None:
+            chain = [section]
+            if section.level == 3:
+                parent = document.heading_above(section.line, max_level=2)
+                if parent is not None and parent.level == 2:
+                    chain.append(parent)
+            verdict = is_open[section.line] = any(is_open_title(h.text) for h in chain)
+        if verdict:
+            found.append(OpenItem(item, section))
     return found
 
 
