@@ -21,6 +21,7 @@ from context_doctor.registry import CheckSpec, Context
 from context_doctor.report import Coverage, Report, SourceSummary
 
 _CONTEXT_GATE = -1  # the memo's key for the engine's own gate (rules are keyed by id)
+_UNASKED = object()
 
 
 def _context_gate(project: Project) -> str | None:
@@ -44,18 +45,15 @@ def _gate(spec: CheckSpec, project: Project, memo: dict[int, str | bool | None])
     the same exception, as before.
     """
     if spec.needs_context:
-        if _CONTEXT_GATE in memo:
-            reason = memo[_CONTEXT_GATE]
-        else:
+        reason = memo.get(_CONTEXT_GATE, _UNASKED)
+        if reason is _UNASKED:
             reason = memo[_CONTEXT_GATE] = _context_gate(project)
         if isinstance(reason, str):
             return reason
     for rule in spec.skips:
-        key = id(rule)
-        if key in memo:
-            matches = memo[key]
-        else:
-            matches = memo[key] = rule.matches(project)
+        matches = memo.get(id(rule), _UNASKED)
+        if matches is _UNASKED:
+            matches = memo[id(rule)] = rule.matches(project)
         if matches:
             return rule.reason
     return None
@@ -129,6 +127,8 @@ def _run_one(
             )
         ]
     coverage.examined += 1
+    if not issues:  # most checks find nothing on most projects
+        return []
     return _stamp(spec, issues, project.source.name, project.id, ctx)
 
 
