@@ -313,8 +313,15 @@ class Project:
 
     @cached_property
     def structured_state(self) -> StructuredState:
+        listing = self._listing
+        path = listing.path(STATE_FILE)
+        rel_path = self._rel_in(None, STATE_FILE)
         return StructuredState(
-            self.directory, self.relative(self.directory / STATE_FILE), self.context
+            self.directory,
+            self.relative(path) if rel_path is None else rel_path,
+            self.context,
+            path=path,
+            absent=listing.absent(STATE_FILE),
         )
 
     @cached_property

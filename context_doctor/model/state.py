@@ -465,11 +465,24 @@ def content_hashes(directory: Path, plan: str | None) -> dict[str, str | None]:
 class StructuredState:
     """A project's state file and everything checked against it, read once."""
 
-    def __init__(self, directory: Path, rel_path: str, context: Document) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        rel_path: str,
+        context: Document,
+        *,
+        path: Path | None = None,
+        absent: bool = False,
+    ) -> None:
+        """``path``: ``directory / STATE_FILE`` when the caller has it already; ``absent``:
+        the caller knows nothing at all is there (its directory listing and an ``lexists``
+        said so), which is what :func:`read_state` would find first (#13)."""
         self.directory = directory
-        self.path = directory / STATE_FILE
+        self.path = directory / STATE_FILE if path is None else path
         self.rel_path = rel_path
         self.context = context
+        if absent:
+            self.__dict__["reading"] = StateReading(present=False)
 
     @cached_property
     def reading(self) -> StateReading:
