@@ -169,6 +169,11 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
         for projects with no session-log file.""",
 )
 def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
+    # Each log's dated entries, in order (what _dated gives per log), grouped in one pass.
+    dated: dict[str, list[tuple[SessionEntry, date]]] = {}
+    for found in project.session_entries:
+        if found.date is not None:
+            dated.setdefault(found.path, []).append((found, found.date))
     for log in project.session_logs:
         month = _month_of(log.path.name)
         if month is None:
@@ -177,7 +182,7 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
                 log.rel_path,
                 remedy=_monthly_files_remedy(project, log),
             )
-        entries = _dated(project.session_entries, log.rel_path)
+        entries = dated.get(log.rel_path, [])
         if month is not None:
             outside = [(e, d) for e, d in entries if (d.year, d.month) != month]
             if outside:

@@ -95,7 +95,7 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
         evidence.append(f"index.yaml last_session {index_last}")
     for pc in project.commits:
         commit = pc.commit
-        if commit.is_session and (commit.work_date - anchor).days > 1:
+        if (commit.work_date - anchor).days > 1 and commit.is_session:
             evidence.append(f"commit {commit.short} of {commit.work_date}")
     if evidence:
         more = len(evidence) - EVIDENCE_SHOWN
