@@ -21,6 +21,7 @@ bomb) or a large one can cost memory; every parse is bounded instead (SECURITY.m
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -35,13 +36,30 @@ class TooLarge(Exception):
         self.limit = limit
 
 
+READ_CHUNK = 1 << 16  # most tier files fit in one read; no 4 MiB buffer is asked for
+
+
 def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The file's bytes, never reading more than ``limit`` + 1 of them (``TooLarge`` if over)."""
-    with path.open("rb") as stream:
-        raw = stream.read(limit + 1)
-    if len(raw) > limit:
+    """The file's bytes, never reading more than ``limit`` + 1 of them (``TooLarge`` if over).
+
+    Plain ``os`` calls: a warm run reads every tier file (10,000 at 2,000 projects), and
+    ``Path.open`` adds a file object, a buffer, an ``fstat`` and an ``isatty`` to each.
+    """
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks: list[bytes] = []
+        total = 0
+        while total <= limit:
+            chunk = os.read(handle, min(limit + 1 - total, READ_CHUNK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(handle)
+    if total > limit:
         raise TooLarge(limit)
-    return raw
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def yaml_node_limit(text: str) -> int:

@@ -13,10 +13,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import MakeRepo
 
 from context_doctor.gitfacts import git_environment
-from context_doctor.limits import MAX_FILE_BYTES, MIN_YAML_NODES, yaml_node_limit
+from context_doctor.limits import (
+    MAX_FILE_BYTES,
+    MIN_YAML_NODES,
+    READ_CHUNK,
+    TooLarge,
+    read_limited,
+    yaml_node_limit,
+)
 from context_doctor.yamlio import YamlTooLarge, plain
 
 TODAY = "2026-06-15"
@@ -138,3 +146,22 @@ def test_yaml_warnings_never_print_the_tree_raw(make_repo: MakeRepo) -> None:
     done = check(str(root))
     assert done.returncode in (0, 1), done.stderr
     assert "Warning" not in done.stderr and "\x1b" not in done.stderr
+
+
+def test_read_limited_reads_whole_files_up_to_the_limit_and_refuses_past_it(
+    tmp_path: Path,
+) -> None:
+    sizes = (0, 1, READ_CHUNK - 1, READ_CHUNK, READ_CHUNK + 1, 3 * READ_CHUNK + 7)
+    for size in sizes:
+        path = tmp_path / f"f{size}"
+        data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+        path.write_bytes(data)
+        assert read_limited(path) == data
+        assert read_limited(path, limit=size) == data
+        if size:
+            with pytest.raises(TooLarge):
+                read_limited(path, limit=size - 1)
+    with pytest.raises(OSError):
+        read_limited(tmp_path)  # a directory
+    with pytest.raises(OSError):
+        read_limited(tmp_path / "missing")
