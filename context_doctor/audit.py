@@ -16,6 +16,7 @@ from context_doctor.config import Settings, resolve_settings
 from context_doctor.corpus import Corpus
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
+from context_doctor.freshness.grades import declares_in_bytes
 from context_doctor.model.documents import Document
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.github import render_github, render_github_error, step_summary
@@ -138,11 +139,20 @@ def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparat
         for project in source.projects:
             if project.directory_exists:
                 listed.extend(project.tier_documents())
+    # The freshness walk's first look at each tier file, from the bytes read here.
+    heads: dict[str, bool] = {}
+    for source in corpus.sources:
+        source.known_heads = heads
+
+    def look(document: Document, raw: bytes) -> None:
+        heads[str(document.path)] = declares_in_bytes(raw)
+
     return prepare(
         repositories.values(),
         [(repositories[key], listed) for key, listed in by_repository.items()],
         jobs=jobs,
         debug=stderr_debug if debug else lambda _: None,
+        look=look,
     )
 
 

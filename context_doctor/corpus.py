@@ -38,6 +38,9 @@ class Source:
     facts: RepositoryFacts | None = None
     registry: list[RegistryEntry] = field(default_factory=list)
     thresholds: dict[str, int] = field(default_factory=dict)  # [freshness.thresholds]
+    # Whether each file the run already read declares the freshness convention, by
+    # absolute path (audit.prepare_corpus fills it): the freshness walk opens them no more.
+    known_heads: dict[str, bool] = field(default_factory=dict)
     _graded: list[GradedFile] | None = None
 
     def graded_files(self, today: date) -> list[GradedFile]:
@@ -49,6 +52,7 @@ class Source:
                 today,
                 relative=self.repository.relative,
                 thresholds=self.thresholds,
+                known=self.known_heads,
             )
         return self._graded
 

@@ -742,6 +742,7 @@ def prepare(
     *,
     jobs: int | None = None,
     debug: Debug = _quiet,
+    look: Callable[[Document, bytes], None] | None = None,
 ) -> Preparation:
     """Fill in every document's facts before the checks ask, and start the history passes.
 
@@ -749,6 +750,7 @@ def prepare(
     when the bytes are unchanged and the history from the stored pass (see the
     module docstring).  What is left is parsed, in ``jobs`` worker processes when
     there is enough of it; meanwhile each repository's ``git log`` runs on a thread.
+    ``look`` is shown each document's bytes as they are read (nothing reads them twice).
     """
     preparation = Preparation()
     repositories = list(repositories)
@@ -767,6 +769,8 @@ def prepare(
             raw = document.read_bytes()
             if isinstance(raw, str):
                 continue  # unreadable: the document reports it itself when asked
+            if look is not None:
+                look(document, raw)
             key = _document_key(raw, document.wants_links) if store is not None else None
             if key is not None and key in stored:
                 try:

@@ -57,6 +57,7 @@ SLUG_THRESHOLDS: dict[str, int] = {
     "2036": 365,
 }
 SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "Backups", "__pycache__", ".venv"})
+HEAD_BYTES = 4096  # the first look at a file: does its frontmatter name the convention?
 
 
 # -- grading ----------------------------------------------------------------
@@ -209,12 +210,19 @@ def declares_convention(path: Path | str) -> bool:
     except OSError:
         return False
     try:
-        head = os.read(handle, 4096)
+        head = os.read(handle, HEAD_BYTES)
     except OSError:
         return False
     finally:
         os.close(handle)
     return _head_declares(head)
+
+
+def declares_in_bytes(raw: bytes) -> bool:
+    """:func:`declares_convention`'s answer for a file whose bytes (or first 4 KiB) are ``raw``."""
+    if not raw.startswith((b"---", b"\xef\xbb\xbf---")):
+        return False  # the common case, decided without decoding (or copying) anything
+    return _head_declares(raw[:HEAD_BYTES])
 
 
 def _head_declares(head: bytes) -> bool:
@@ -271,15 +279,19 @@ def _markdown_files(root: Path) -> list[tuple[str, bool]]:
     return found
 
 
-def discover_files(root: Path) -> Iterator[Path]:
+def discover_files(root: Path, known: Mapping[str, bool] | None = None) -> Iterator[Path]:
     """Markdown files under ``root`` that declare the convention (dot directories skipped).
 
     In path order (component by component, as ``Path`` sorts).  A symlink out of the
-    tree is never opened: only a file reached through a symlink is resolved.
+    tree is never opened: only a file reached through a symlink is resolved.  ``known``:
+    the answer for files whose bytes the run has already read (the tier files, read by
+    ``store.prepare``), by absolute path: they are not opened again.
     """
+    known = known or {}
     for name, plain in sorted(_markdown_files(root), key=lambda item: item[0].split("/")):
         if plain:
-            if declares_convention(name):
+            declares = known.get(name)
+            if declares if declares is not None else declares_convention(name):
                 yield Path(name)
             continue
         path = Path(name)
@@ -330,11 +342,12 @@ def grade_files(
     *,
     discover: bool = True,
     thresholds: Mapping[str, int] | None = None,
+    known: Mapping[str, bool] | None = None,
 ) -> list[GradedFile]:
     """Read and grade the registry's files plus every file under ``root`` declaring the convention.
 
     ``relative`` maps an absolute path to the path findings carry (defaults to
-    the path relative to ``root``).
+    the path relative to ``root``); ``known``: see :func:`discover_files`.
     """
 
     def rel(path: Path) -> str:
@@ -351,7 +364,7 @@ def grade_files(
         path = (root / registered.path).resolve()
         seen.add(path)
         entries.append((registered, path))
-    for path in discover_files(root) if discover else ():
+    for path in discover_files(root, known) if discover else ():
         if path.resolve() not in seen:
             seen.add(path.resolve())
             entries.append((None, path))

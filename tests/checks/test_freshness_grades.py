@@ -22,6 +22,8 @@ from conftest import Run
 from jsonschema import Draft202012Validator
 from support import Doctor, MakeRepo, load_report_validator
 
+from context_doctor.freshness.grades import declares_in_bytes, discover_files
+
 TODAY = "2026-06-20"
 NOW = "2026-06-20T07:30:00+00:00"
 CHECKS = (
@@ -1046,3 +1048,37 @@ def test_a_bad_threshold_is_exit_2_naming_the_key(
     run = doctor("freshness", str(tmp_path), "--today", TODAY)
     assert run.exit_code == 2
     assert f"key `{key}`" in run.stderr
+
+
+def test_tier_files_are_graded_from_the_bytes_the_run_already_read(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """The walk takes each tier file's first look from the bytes ``prepare`` read: a
+    tier file declaring the convention is graded, one that does not is not, cache or not."""
+    files = {
+        "projects/alpha/CONTEXT.md": front(last_reviewed="2026-06-01"),
+        "projects/alpha/sessions/2026-06.md": "# Log\n\n## 2026-06-01\n",
+        "projects/index.yaml": "projects:\n  - id: alpha\n    status: active\n",
+        "ctx/NOTES.md": front(last_reviewed="2026-06-01"),
+    }
+    root = make_repo(
+        {
+            "remote": True,
+            "commits": [
+                {"date": "2026-06-01T10:00:00+00:00", "message": "context", "files": files}
+            ],
+        }
+    )
+    reports = [check(doctor, root, *extra) for extra in (("--no-cache",), (), ())]
+    graded = [[entry["path"] for entry in run.json["freshness"]["files"]] for run in reports]
+    assert graded[0] == ["ctx/NOTES.md", "projects/alpha/CONTEXT.md"]
+    assert graded[1] == graded[2] == graded[0]
+
+
+def test_a_known_first_look_is_not_taken_again(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": front(last_reviewed="2026-06-01"), "b.md": "# plain\n"})
+    assert [p.name for p in discover_files(tmp_path)] == ["a.md"]
+    known = {str(tmp_path / "a.md"): False, str(tmp_path / "b.md"): True}
+    assert [p.name for p in discover_files(tmp_path, known)] == ["b.md"]  # the map decides
+    assert declares_in_bytes(front(last_reviewed="2026-06-01").encode())
+    assert not declares_in_bytes(b"# plain\n")
