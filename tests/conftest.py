@@ -48,15 +48,23 @@ class Run:
         ]
 
 
+@pytest.fixture(scope="session")
+def session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ``$XDG_CACHE_HOME`` for the session: the replay secret is made once, not per test."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    session_cache_home: Path,
 ) -> Path:
     """No test ever reads the developer's own ~/.synthesis/console.yaml."""
     home = tmp_path_factory.mktemp("synthesis-home")
     monkeypatch.setenv("SYNTHESIS_HOME", str(home))
     # Nor writes the replay secret (context_doctor/replay.py) into the developer's ~/.cache.
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_cache_home))
     # The suite itself runs in CI: `CI=true` would skip the durability checks on detached
     # checkouts under test. Tests that mean CI say so with ``env={"CI": "true"}``.
     monkeypatch.delenv("CI", raising=False)
