@@ -6,6 +6,7 @@ no file is read twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -167,15 +168,7 @@ class Project:
     def topics(self) -> list[Document]:
         if not self.is_sharded:
             return []
-        folder = self._folder("reference")
-        plain = self._plain_folder("reference")
-        return [
-            self._document(
-                folder.path(name), plain_in=plain, rel_path=self._rel_in("reference", name)
-            )
-            for name in folder.markdown_files()
-            if not name.startswith(".")
-        ]
+        return self._folder_documents("reference", lambda name: not name.startswith("."))
 
     @cached_property
     def has_sessions_dir(self) -> bool:
@@ -185,14 +178,18 @@ class Project:
     def session_logs(self) -> list[Document]:
         if not self.has_sessions_dir:
             return []
-        folder = self._folder("sessions")
-        plain = self._plain_folder("sessions")
+        return self._folder_documents("sessions", lambda name: name.lower() not in NOT_LOGS)
+
+    def _folder_documents(self, folder_name: str, keep: Callable[[str], bool]) -> list[Document]:
+        """The documents of a tier folder's Markdown files (listed once) that ``keep`` admits."""
+        folder = self._folder(folder_name)
+        plain = self._plain_folder(folder_name)
         return [
             self._document(
-                folder.path(name), plain_in=plain, rel_path=self._rel_in("sessions", name)
+                folder.path(name), plain_in=plain, rel_path=self._rel_in(folder_name, name)
             )
             for name in folder.markdown_files()
-            if name.lower() not in NOT_LOGS
+            if keep(name)
         ]
 
     def tier_documents(self) -> list[Document]:
