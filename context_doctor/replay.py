@@ -9,8 +9,9 @@ read is byte-for-byte the same as the stored one.  The key covers:
   package, the versions of the libraries it parses with, the git binary, Python;
 * the invocation: ``--today``, ``--readiness``, the checks chosen with their
   severities, the resolved settings, the corpus (sources, roots, projects, the
-  ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the whole
-  process environment (git inherits it), the user and groups the files are read as;
+  ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the process
+  environment (git inherits it) but for the shell's bookkeeping (``_``, ``SHLVL``,
+  ``PWD``, ``OLDPWD``), the working directory, the user and groups files are read as;
 * the bytes of every file outside the repositories the run read: the config file,
   the baseline, console.yaml, the registered freshness files;
 * per repository, the work tree: every entry under the top level except ``.git``
