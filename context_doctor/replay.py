@@ -70,6 +70,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -233,35 +234,48 @@ def _file_bytes(path: Path | str) -> bytes:
         return b"unreadable " + str(error).encode("utf-8", "surrogateescape")
 
 
-def _package_sources(checks: list[CheckSpec]) -> list[tuple[str, bytes]]:
+def _package_sources(checks: list[CheckSpec]) -> tuple[tuple[str, bytes], ...]:
     """The source of every package a check module lives in, outside the doctor's own.
 
     The doctor's own package is bound by the reports file's key (``Store.code``, a
     digest of its source).  Whole package directories, whatever this process happened
     to import, so the key does not depend on what an earlier run in the process loaded.
     """
+    return _sources_under(_plugin_directories(tuple(sorted({spec.module for spec in checks}))))
+
+
+@cache
+def _plugin_directories(modules: tuple[str, ...]) -> tuple[Path, ...]:
     own = Path(__file__).resolve().parent
     directories: set[Path] = set()
-    for spec in checks:
-        module = sys.modules.get(spec.module)
-        where = getattr(module, "__file__", None)
+    for name in modules:
+        where = getattr(sys.modules.get(name), "__file__", None)
         if where and not Path(where).resolve().is_relative_to(own):
             directories.add(Path(where).resolve().parent)
-    found: list[tuple[str, bytes]] = []
-    for directory in sorted(directories):
-        for path in sorted(directory.rglob("*.py")):
-            found.append((str(path), _file_bytes(path)))
-    return found
+    return tuple(sorted(directories))
 
 
-def _library_versions() -> list[tuple[str, str]]:
+# Read once per process, like the store's own code digest: the code a process runs is
+# the code it imported, and a second run in one process (``--fix``'s re-audit, the test
+# suite) need not read and ask for it all again.
+@cache
+def _sources_under(directories: tuple[Path, ...]) -> tuple[tuple[str, bytes], ...]:
+    return tuple(
+        (str(path), _file_bytes(path))
+        for directory in directories
+        for path in sorted(directory.rglob("*.py"))
+    )
+
+
+@cache
+def _library_versions() -> tuple[tuple[str, str], ...]:
     versions: list[tuple[str, str]] = []
     for name in LIBRARIES:
         try:
             versions.append((name, version(name)))
         except PackageNotFoundError:
             versions.append((name, "absent"))
-    return versions
+    return tuple(versions)
 
 
 def _git(toplevel: Path, args: list[str]) -> bytes:
