@@ -232,12 +232,25 @@ class _Locked:
     depth: int = 1
 
 
-_held: dict[tuple[int, int], _Locked] = {}
+class _HeldLocks(threading.local):
+    """The directory locks one thread holds.
+
+    Per thread, not per process: the history is cached from a reader thread while the
+    main thread may write the same cache directory, and a lock one thread holds must
+    not let another in as if it were re-entering.  Each thread takes its own flock on
+    its own descriptor, and flock serialises two descriptors even within one process.
+    """
+
+    def __init__(self) -> None:
+        self.by_directory: dict[tuple[int, int], _Locked] = {}
+
+
+_held = _HeldLocks()
 
 
 @contextmanager
 def _locked_directory(directory: Path) -> Iterator[int]:
-    """An exclusive flock on ``directory`` (re-entrant within this process); yields its fd.
+    """An exclusive flock on ``directory`` (re-entrant within a thread); yields its fd.
 
     The lock is on the directory itself, so no lock file is ever created. On
     taking it, named temporary files left by a killed writer are removed: a live
@@ -252,9 +265,10 @@ def _locked_directory(directory: Path) -> Iterator[int]:
         ) from error
     status = os.fstat(handle)
     key = (status.st_dev, status.st_ino)
-    if key in _held:
+    held_here = _held.by_directory
+    if key in held_here:
         os.close(handle)
-        held = _held[key]
+        held = held_here[key]
         held.depth += 1
         try:
             yield held.fd
@@ -266,13 +280,13 @@ def _locked_directory(directory: Path) -> Iterator[int]:
     except BaseException:
         os.close(handle)
         raise
-    _held[key] = _Locked(directory, handle)
+    held_here[key] = _Locked(directory, handle)
     try:
         if locked:  # only under the lock is every temporary file here an orphan
             _remove_orphans(handle)
         yield handle
     finally:
-        del _held[key]
+        del held_here[key]
         os.close(handle)  # closing the last descriptor releases the flock
 
 

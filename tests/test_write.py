@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime, timedelta
 from multiprocessing.synchronize import Barrier
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from context_doctor import write as write_module
 from context_doctor.cache import write_json
 from context_doctor.commands.freshness import freshness_group
 from context_doctor.errors import DoctorError
@@ -449,3 +451,36 @@ def test_a_writer_refuses_a_directory_symlinked_out_of_the_repository(tmp_path: 
         touch_file(repo / "kb" / "PROJECTS.md", "me", START)
     assert refused.value.rule == "outside"
     assert (elsewhere / "PROJECTS.md").read_bytes() == FRESHNESS_FILE.encode("utf-8")
+
+
+def test_two_threads_writing_one_directory_each_take_the_lock(tmp_path: Path) -> None:
+    """The history is cached from a reader thread beside the main thread's writes.
+
+    The directory lock is re-entrant per thread, not per process: while one thread
+    holds it the other waits on its own flock instead of walking in, so neither
+    thread's orphan sweep can meet the other's temporary file, and every write lands.
+    """
+    inside: list[int] = []
+    overlaps: list[int] = []
+    guard = threading.Lock()
+
+    def writer(number: int) -> None:
+        for round_number in range(40):
+            with write_module._locked_directory(tmp_path):
+                with guard:
+                    inside.append(number)
+                    if len(inside) > 1:
+                        overlaps.append(round_number)
+                time.sleep(0.0005)
+                with guard:
+                    inside.remove(number)
+            write_file(tmp_path / f"file-{number}", f"{number}:{round_number}\n".encode())
+
+    threads = [threading.Thread(target=writer, args=(number,)) for number in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert overlaps == []
+    assert (tmp_path / "file-1").read_bytes() == b"1:39\n"
+    assert (tmp_path / "file-2").read_bytes() == b"2:39\n"
