@@ -476,7 +476,7 @@ def run_key(
             racy += walk.racy
             _add_git(material, toplevel, watched)
         digests = _digests(racy)
-    except _Unkeyable as reason:
+    except (_Unkeyable, OSError) as reason:  # e.g. a deleted working directory, git gone
         debug(f"this run is not replayable: {reason}")
         return None
     store = stores[0]

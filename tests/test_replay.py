@@ -229,3 +229,16 @@ def test_the_users_excludes_file_is_part_of_the_key(
     (tmp_path / "config" / "git").mkdir(parents=True)
     (tmp_path / "config" / "git" / "ignore").write_text("2026-06.md\n", encoding="utf-8")
     assert_audited_afresh(doctor, root, env=env)
+
+
+def test_a_deleted_working_directory_is_audited_not_an_internal_error(
+    doctor: Doctor, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key names the working directory; one that no longer exists means no replay."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    data, replayed = audit(doctor, root)
+    assert not replayed
+    assert data == fresh(doctor, root)
