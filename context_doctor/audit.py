@@ -11,13 +11,14 @@ from typing import IO
 
 import click
 
-from context_doctor import replay, suppress
+from context_doctor import suppress
+from context_doctor.cache import replay
+from context_doctor.cache.store import stderr_debug
 from context_doctor.config import Settings, resolve_settings
-from context_doctor.corpus import Corpus
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
-from context_doctor.freshness.grades import declares_in_bytes
-from context_doctor.model.documents import Document
+from context_doctor.model.source import Corpus
+from context_doctor.prepare import paused_collection, prepare_corpus
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.github import render_github, render_github_error, step_summary
 from context_doctor.render.gitlab import render_gitlab
@@ -31,7 +32,6 @@ from context_doctor.render.text import (
     render_statistics,
 )
 from context_doctor.report import Report
-from context_doctor.store import Preparation, paused_collection, prepare, stderr_debug
 from context_doctor.write import WriteRefused, append_file, write_file
 
 FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
@@ -126,34 +126,6 @@ def require_something(corpus: Corpus, report: Report) -> None:
             f"nothing to audit: no projects found in {where}",
             "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
         )
-
-
-def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparation:
-    """Every tier document's facts (cached or parsed in parallel) before the checks ask."""
-    repositories = {
-        id(source.repository_facts()): source.repository_facts() for source in corpus.sources
-    }
-    by_repository: dict[int, list[Document]] = {key: [] for key in repositories}
-    for source in corpus.sources:
-        listed = by_repository[id(source.repository_facts())]
-        for project in source.projects:
-            if project.directory_exists:
-                listed.extend(project.tier_documents())
-    # The freshness walk's first look at each tier file, from the bytes read here.
-    heads: dict[str, bool] = {}
-    for source in corpus.sources:
-        source.known_heads = heads
-
-    def look(document: Document, raw: bytes) -> None:
-        heads[str(document.path)] = declares_in_bytes(raw)
-
-    return prepare(
-        repositories.values(),
-        [(repositories[key], listed) for key, listed in by_repository.items()],
-        jobs=jobs,
-        debug=stderr_debug if debug else lambda _: None,
-        look=look,
-    )
 
 
 def write_step_summary(report: Report) -> None:

@@ -24,7 +24,7 @@ from context_doctor.commands.report import report_command
 from context_doctor.commands.state import state_group
 from context_doctor.commands.sweep import sweep_command
 from context_doctor.errors import DoctorError
-from context_doctor.store import freeze_after_pauses
+from context_doctor.prepare import freeze_after_pauses
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -74,7 +74,7 @@ def main(args: list[str] | None = None) -> None:
     """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
     argv = list(sys.argv[1:] if args is None else args)
     # The process ends after this one command: an audit's objects are frozen, not
-    # walked by the collector again before exit (store.freeze_after_pauses).
+    # walked by the collector again before exit (prepare.freeze_after_pauses).
     freeze_after_pauses()
     try:
         code = cli.main(args=argv, prog_name="context-doctor", standalone_mode=False)

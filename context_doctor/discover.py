@@ -1,4 +1,4 @@
-"""Corpus discovery (SPEC §1 "Sources and projects").
+"""Discovery (SPEC §1 "Sources and projects"): which sources and projects a run audits.
 
 Where the sources come from, in order: ``--source``/``--project``/PATH
 arguments; else ``$SYNTHESIS_HOME/console.yaml``; else the current directory.
@@ -9,131 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date
-from functools import cached_property
 from pathlib import Path
 
+from context_doctor.cache.store import Store
 from context_doctor.errors import DoctorError
-from context_doctor.findings import Issue
-from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
-from context_doctor.gitfacts import Repository, RepositoryFacts, Scope, repository_for
-from context_doctor.model.index import Index, load_index
+from context_doctor.git.facts import RepositoryFacts
+from context_doctor.git.repository import repository_for
+from context_doctor.model.index import load_index
 from context_doctor.model.project import Project
-from context_doctor.store import Store
+from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
 from context_doctor.yamlio import load_yaml, plain, validator
-
-DEFAULT_PROJECTS_DIR = "projects"
-
-
-@dataclass
-class Source:
-    name: str
-    root: Path
-    projects_dir: str | None  # None: a single-project repository
-    repository: Repository
-    only: set[str] | None = None  # --project narrows a source to these ids
-    index: Index | None = None
-    projects: list[Project] = field(default_factory=list)
-    facts: RepositoryFacts | None = None
-    registry: list[RegistryEntry] = field(default_factory=list)
-    thresholds: dict[str, int] = field(default_factory=dict)  # [freshness.thresholds]
-    # Whether each file the run already read declares the freshness convention, by
-    # absolute path (audit.prepare_corpus fills it): the freshness walk opens them no more.
-    known_heads: dict[str, bool] = field(default_factory=dict)
-    _graded: list[GradedFile] | None = None
-
-    def graded_files(self, today: date) -> list[GradedFile]:
-        """Freshness-graded files under the source, read and graded once per run."""
-        if self._graded is None:
-            self._graded = grade_files(
-                self.root,
-                self.registry,
-                today,
-                relative=self.repository.relative,
-                thresholds=self.thresholds,
-                known=self.known_heads,
-            )
-        return self._graded
-
-    @property
-    def scope(self) -> Scope:
-        return Scope(self.repository.relative(self.projects_path), single=self.is_single_project)
-
-    def repository_facts(self) -> RepositoryFacts:
-        if self.facts is None:  # a source built outside discover(): give it its own facts
-            self.facts = RepositoryFacts(self.repository)
-            self.facts.add_scope(self.scope)
-        return self.facts
-
-    @property
-    def is_single_project(self) -> bool:
-        return self.projects_dir is None
-
-    @cached_property
-    def projects_path(self) -> Path:
-        # Cached (#13): checks ask for it per project, and root and projects_dir never change.
-        return self.root / (self.projects_dir or ".")
-
-    @cached_property
-    def index_rel_path(self) -> str:
-        return self.repository.relative(self.projects_path / "index.yaml")
-
-    def index_issues(self) -> list[Issue]:
-        """Index problems that belong to no single project (shape, entries without an id)."""
-        if self.index is None:
-            return []
-        issues = [
-            Issue(f"index.yaml {problem}", self.index.rel_path) for problem in self.index.problems
-        ]
-        for entry in self.index.entries:
-            if entry.project_id is None:
-                for problem in entry.problems or ["has no `id`"]:
-                    issues.append(
-                        Issue(
-                            f"index.yaml {entry.label()}: {problem}",
-                            self.index.rel_path,
-                            entry.line,
-                        )
-                    )
-        return issues
-
-
-@dataclass(frozen=True)
-class UnauditedSource:
-    """A console source the doctor lists but cannot audit, and why (e.g. ``no projects_dir``)."""
-
-    name: str
-    root: str
-    reason: str
-
-
-@dataclass
-class Corpus:
-    sources: list[Source]
-    from_console: bool = False
-    console_path: Path | None = None
-    unaudited: list[UnauditedSource] = field(default_factory=list)
-
-    def assign_registry(
-        self, registry: list[RegistryEntry], thresholds: dict[str, int] | None = None
-    ) -> None:
-        """Each registered file goes to the source whose root holds it, else to the first.
-
-        ``thresholds`` (the config's slug overrides) apply to every source.
-        """
-        for source in self.sources:
-            source.thresholds = dict(thresholds or {})
-        for entry in registry:
-            path = Path(entry.path)
-            owner = next((s for s in self.sources if path.is_relative_to(s.root)), None)
-            if owner is None and not self.sources:
-                continue  # no audited source at all: "nothing to audit" says so
-            (owner or self.sources[0]).registry.append(entry)
-
-    @property
-    def projects(self) -> list[Project]:
-        return [project for source in self.sources for project in source.projects]
 
 
 def synthesis_home() -> Path:

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from context_doctor.corpus import Corpus, Source
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.findings import Finding, Issue, Severity
 from context_doctor.freshness import summarize
 from context_doctor.model.project import Project
+from context_doctor.model.source import Corpus, Source
 from context_doctor.registry import CheckSpec, Context
 from context_doctor.report import Coverage, Report, SourceSummary
 

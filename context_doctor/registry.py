@@ -21,8 +21,8 @@ from context_doctor.findings import Issue, Severity
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings
-    from context_doctor.corpus import Source
     from context_doctor.model.project import Project
+    from context_doctor.model.source import Source
 
 ENTRY_POINT_GROUP = "context_doctor.checks"
 BUILTIN_MODULES = (

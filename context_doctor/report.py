@@ -8,8 +8,8 @@ from datetime import date
 from typing import Any
 
 from context_doctor import __version__
+from context_doctor.escape import clean_json
 from context_doctor.findings import Finding, Severity
-from context_doctor.render.escape import clean_json
 
 
 def plural(count: int, word: str) -> str:

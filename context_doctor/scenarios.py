@@ -36,7 +36,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from context_doctor.gitfacts import git_environment
+from context_doctor.git.run import git_environment
 
 _IDENTITY = [
     "-c",

@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor import __version__
-from context_doctor.corpus import Corpus
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.findings import Finding, Severity, fingerprints
 from context_doctor.model.documents import Document
-from context_doctor.model.suppressions import SuppressionComment
+from context_doctor.model.source import Corpus
+from context_doctor.model.suppression_comments import SuppressionComment
 from context_doctor.registry import CheckSpec, did_you_mean
 from context_doctor.report import Report
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import settings
 
 from context_doctor.cli import cli
-from context_doctor.testing import build_scenario
+from context_doctor.scenarios import build_scenario
 
 # Hypothesis: CI runs a fixed seed (derandomize) and, where a test names no count, a few
 # examples; `HYPOTHESIS_PROFILE=large` runs many, with fresh randomness, by hand.

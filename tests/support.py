@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO_ROOT, Run
 from jsonschema import Draft202012Validator
 
-from context_doctor.gitfacts import git_environment
+from context_doctor.git.run import git_environment
 
 Doctor = Callable[..., Run]
 """The ``doctor`` fixture: runs ``context-doctor ARGS`` in-process."""

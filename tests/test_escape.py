@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from support import Doctor, commit_tree
 
-from context_doctor.gitfacts import git_environment
-from context_doctor.render.escape import clean_json, escape_text, escape_undecodable
+from context_doctor.escape import clean_json, escape_text, escape_undecodable
+from context_doctor.git.run import git_environment
 
 TODAY = "2026-06-15"
 FAKE_VERDICT = "\x1b[2J\x1b[HHEALTHY"

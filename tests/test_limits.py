@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support import MakeRepo
 
-from context_doctor.gitfacts import git_environment
+from context_doctor.git.run import git_environment
 from context_doctor.limits import (
     MAX_FILE_BYTES,
     MIN_YAML_NODES,

@@ -11,7 +11,7 @@ import pytest
 from conftest import Run
 from support import load_report_validator, run_git
 
-from context_doctor.testing import remote_path
+from context_doctor.scenarios import remote_path
 
 Doctor = Callable[..., Run]
 MakeRepo = Callable[[Mapping[str, Any]], Path]

@@ -78,6 +78,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from context_doctor import __version__
+from context_doctor.cache.store import Store, cache_key, read_regular_file
 from context_doctor.errors import DoctorError
 from context_doctor.findings import (
     AppendLine,
@@ -88,14 +89,13 @@ from context_doctor.findings import (
     SetEntryField,
     Severity,
 )
-from context_doctor.gitfacts import run_git
+from context_doctor.git.run import run_git
 from context_doctor.report import Coverage, Report, SourceSummary
-from context_doctor.store import Store, cache_key, read_regular_file
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings
-    from context_doctor.corpus import Corpus
+    from context_doctor.model.source import Corpus
     from context_doctor.registry import CheckSpec, Context
 
 REPORTS_FILE = "reports.msgpack"
@@ -246,7 +246,7 @@ def _package_sources(checks: list[CheckSpec]) -> tuple[tuple[str, bytes], ...]:
 
 @cache
 def _plugin_directories(modules: tuple[str, ...]) -> tuple[Path, ...]:
-    own = Path(__file__).resolve().parent
+    own = Path(__file__).resolve().parent.parent
     directories: set[Path] = set()
     for name in modules:
         where = getattr(sys.modules.get(name), "__file__", None)

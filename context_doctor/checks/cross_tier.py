@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.terminal import completed_date_remedy
-
-from context_doctor.corpus import Source
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
+from context_doctor.model.source import Source
 from context_doctor.model.text import is_valid_unicode
 from context_doctor.registry import NO_INDEX, NOT_TERMINAL, Context, check
 

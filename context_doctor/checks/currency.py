@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.session_freshness import NO_LOG
-
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.currency import header_lag as header_lag_of

@@ -22,7 +22,7 @@ from context_doctor.model.claims import (
 )
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
-from context_doctor.model.state import STATE_FILE, StructuredState, render_block
+from context_doctor.model.state_file import STATE_FILE, StructuredState, render_block
 from context_doctor.registry import Context, check
 
 COMPILE = "context-doctor state compile"

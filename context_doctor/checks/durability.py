@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.corpus import Source
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
+from context_doctor.model.source import Source
 from context_doctor.registry import Context, SkipRule, check, repository_check
 
 

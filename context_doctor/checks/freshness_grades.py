@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.corpus import Source
 from context_doctor.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
 from context_doctor.freshness import threshold_for_slug
+from context_doctor.model.source import Source
 from context_doctor.registry import Context, scoped_check
 
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from datetime import date
 
 from context_doctor.checks.structure import log_for
-
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from context_doctor.checks.hygiene import NO_LOG_FILES
 from context_doctor.checks.structure import log_for
-
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.attribution import REQUIRED_FIELDS
 from context_doctor.model.project import Project

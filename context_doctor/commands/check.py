@@ -10,19 +10,20 @@ from pathlib import Path
 import click
 
 from context_doctor.audit import audit, emit, require_something, write_step_summary, write_whole
-from context_doctor.cache import REPORT_CACHE_NAME, write_json
+from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
+from context_doctor.cache.store import stderr_debug
 from context_doctor.commands.common import guarded, output_options, split_names
+from context_doctor.commands.hook_install import BYPASS, REFUSED
 from context_doctor.config import Settings
-from context_doctor.corpus import Corpus, discover, synthesis_home
+from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
-from context_doctor.fixes import apply_plan, plan_fixes
-from context_doctor.hooks import BYPASS, REFUSED
+from context_doctor.escape import escape_text
+from context_doctor.model.source import Corpus
 from context_doctor.registry import CheckSpec
-from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
-from context_doctor.store import stderr_debug
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 from context_doctor.write import WriteRefused
+from context_doctor.write.fixes import apply_plan, plan_fixes
 
 
 def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:

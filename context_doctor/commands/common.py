@@ -15,7 +15,7 @@ import click
 
 from context_doctor.audit import FORMATS, emit_error
 from context_doctor.errors import DoctorError
-from context_doctor.render.escape import escape_text
+from context_doctor.escape import escape_text
 from context_doctor.render.jsonout import error_json
 from context_doctor.write import WriteRefused
 

@@ -11,8 +11,8 @@ import click
 
 from context_doctor.audit import FORMATS, audit, emit
 from context_doctor.commands.common import guarded
-from context_doctor.corpus import discover
-from context_doctor.testing import build_scenario, scenario_today
+from context_doctor.discover import discover
+from context_doctor.scenarios import build_scenario, scenario_today
 
 DEMO = "demo"
 

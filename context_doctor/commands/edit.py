@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 
-from context_doctor import edit
 from context_doctor.commands.common import guarded
-from context_doctor.render.escape import escape_text
+from context_doctor.escape import escape_text
+from context_doctor.write import edit
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
 

@@ -19,6 +19,7 @@ import click
 
 from context_doctor.commands.common import guarded, parse_now, parse_today
 from context_doctor.errors import DoctorError
+from context_doctor.escape import clean_json, escape_text
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, summarize
 from context_doctor.freshness.summary import (
@@ -38,7 +39,6 @@ from context_doctor.freshness.writers import (
     timestamp_text,
     touch_file,
 )
-from context_doctor.render.escape import clean_json, escape_text
 
 
 class FreshnessGroup(click.Group):

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from context_doctor.commands.common import guarded
+from context_doctor.commands.hook_install import install_hook, uninstall_hook
 from context_doctor.errors import DoctorError
-from context_doctor.hooks import install_hook, uninstall_hook
-from context_doctor.render.escape import escape_text
+from context_doctor.escape import escape_text
 
 
 @click.group("hook")

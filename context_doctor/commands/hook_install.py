@@ -23,9 +23,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from context_doctor.corpus import discover
+from context_doctor.discover import discover
 from context_doctor.errors import DoctorError
-from context_doctor.gitfacts import repository_for, run_git
+from context_doctor.git.repository import repository_for
+from context_doctor.git.run import run_git
 from context_doctor.write import (
     WriteRefused,
     default_mode,

@@ -14,11 +14,10 @@ from pathlib import Path
 import click
 
 from context_doctor.commands.common import guarded, parse_now
-from context_doctor.corpus import discover
+from context_doctor.discover import discover
 from context_doctor.errors import DoctorError, Unreadable
+from context_doctor.escape import escape_text
 from context_doctor.model.project import Project
-from context_doctor.render.escape import escape_text
-from context_doctor.structured_state import PlannedWrite, plan_compile, plan_init
 from context_doctor.write import (
     FileSnapshot,
     WriteRefused,
@@ -26,6 +25,7 @@ from context_doctor.write import (
     replace_file,
     write_file,
 )
+from context_doctor.write.state import PlannedWrite, plan_compile, plan_init
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 _NOW = click.option(

@@ -18,12 +18,12 @@ from pathlib import Path
 import click
 
 from context_doctor.audit import audit, require_something
-from context_doctor.cache import REPORT_CACHE_NAME, write_json
+from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
+from context_doctor.cache.store import stderr_debug
 from context_doctor.commands.common import guarded, parse_today
-from context_doctor.corpus import discover, synthesis_home
+from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
-from context_doctor.store import stderr_debug
 
 
 @click.command("sweep")

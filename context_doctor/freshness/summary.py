@@ -10,9 +10,9 @@ from typing import Any
 
 from context_doctor.config import FreshnessConfig, find_config, read_freshness, validate_config
 from context_doctor.errors import DoctorError
+from context_doctor.escape import clean_json, escape_undecodable
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files, summarize
-from context_doctor.render.escape import clean_json, escape_undecodable
 from context_doctor.write import ensure_directory, repository_root, write_file
 
 CACHE_LIMIT = 4096

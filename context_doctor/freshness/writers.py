@@ -52,7 +52,7 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
-from context_doctor.gitfacts import run_git
+from context_doctor.git.run import run_git
 from context_doctor.write import (
     WriteRefused,
     ensure_directory,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from context_doctor.model.documents import Document
-from context_doctor.model.state import symlink_on_the_way
+from context_doctor.model.state_file import symlink_on_the_way
 
 ARTIFACTS_DIR = "resources/artifacts"
 SCRIPTS_DIR = "resources/scripts"

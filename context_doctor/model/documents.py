@@ -35,7 +35,11 @@ from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.secrets import SecretHit, load_detectors, scan_lines
-from context_doctor.model.suppressions import MARKER, SuppressionComment, markdown_suppressions
+from context_doctor.model.suppression_comments import (
+    MARKER,
+    SuppressionComment,
+    markdown_suppressions,
+)
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

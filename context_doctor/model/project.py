@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from context_doctor.errors import HistoryUnavailable
-from context_doctor.gitfacts import ProjectCommit
+from context_doctor.git.history import ProjectCommit
 from context_doctor.limits import resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
@@ -26,11 +26,11 @@ from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.secrets import SecretHit
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
-from context_doctor.model.state import STATE_FILE, StructuredState
+from context_doctor.model.state_file import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
 
 if TYPE_CHECKING:
-    from context_doctor.corpus import Source
+    from context_doctor.model.source import Source
 
 
 class Project:
@@ -337,7 +337,7 @@ class Project:
         """
         return self.structured_state.valid
 
-    # -- history (read once per repository by gitfacts) -------------------
+    # -- history (read once per repository by context_doctor.git) -------------------
 
     @property
     def history_available(self) -> bool:

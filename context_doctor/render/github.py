@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from context_doctor.escape import escape_text
 from context_doctor.findings import Finding, Severity
-from context_doctor.render.escape import escape_text
 from context_doctor.render.text import verdict_text
 from context_doctor.report import Report, plural
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from context_doctor.escape import clean_json
 from context_doctor.findings import Severity, fingerprints
-from context_doctor.render.escape import clean_json
 from context_doctor.report import Report
 
 _SEVERITY = {Severity.DEFECT: "major", Severity.WARNING: "minor"}

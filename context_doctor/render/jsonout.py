@@ -6,8 +6,8 @@ import json
 from json.encoder import encode_basestring
 from typing import Any
 
+from context_doctor.escape import SURROGATE, clean_json
 from context_doctor.findings import Finding
-from context_doctor.render.escape import SURROGATE, clean_json
 from context_doctor.report import Report
 
 _EMPTY_TAIL = "[]\n}"

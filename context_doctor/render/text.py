@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+from context_doctor.escape import escape_text
 from context_doctor.findings import Applicability, Finding, Severity
-from context_doctor.render.escape import escape_text
 from context_doctor.report import Report, plural
 
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}

@@ -43,6 +43,7 @@ from pathlib import Path
 from context_doctor import write
 from context_doctor.config import DEFAULT_BUDGETS
 from context_doctor.errors import DoctorError
+from context_doctor.escape import escape_text
 from context_doctor.model.currency import (
     AsOfMarker,
     as_of_markers,
@@ -53,7 +54,6 @@ from context_doctor.model.currency import (
 from context_doctor.model.documents import Document
 from context_doctor.model.header import completion_reading
 from context_doctor.model.text import first_date, ordinals
-from context_doctor.render.escape import escape_text
 
 BODY_CURRENT = "as-of markers current"
 BODY_LAGS = "body lags"

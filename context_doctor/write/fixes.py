@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor import write
-from context_doctor.corpus import Corpus, Source
-from context_doctor.edit import decode, split_lines, unified_diff
 from context_doctor.findings import (
     AppendLine,
     Applicability,
@@ -35,6 +33,8 @@ from context_doctor.findings import (
     SetEntryField,
 )
 from context_doctor.freshness.frontmatter import read_frontmatter
+from context_doctor.model.source import Corpus, Source
+from context_doctor.write.edit import decode, split_lines, unified_diff
 from context_doctor.yamlio import lenient_loader, plain
 
 _PLAIN_END = re.compile(r"\s+#|\s*$")

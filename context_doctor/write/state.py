@@ -42,7 +42,7 @@ from context_doctor.model.claims import is_history
 from context_doctor.model.currency import WHATS_NEXT_TITLE, as_of_markers, without_stamp
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
-from context_doctor.model.state import (
+from context_doctor.model.state_file import (
     FIELD_ORDER,
     STATE_FILE,
     content_hashes,

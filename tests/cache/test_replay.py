@@ -17,12 +17,12 @@ import pytest
 from support import Doctor, MakeRepo
 from test_store import TODAY, a_context, cache_dir, git
 
-from context_doctor import replay
 from context_doctor.audit import audit as run_audit
+from context_doctor.cache import replay
 from context_doctor.config import resolve_settings
-from context_doctor.corpus import discover
+from context_doctor.discover import discover
 from context_doctor.registry import Context, load_checks
-from context_doctor.testing import load_scenario, scenario_path
+from context_doctor.scenarios import load_scenario, scenario_path
 
 REPLAYED = "its report is replayed"
 

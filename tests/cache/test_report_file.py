@@ -205,7 +205,7 @@ def test_crash_mid_write_leaves_no_truncated_cache_and_no_temp_file(
         raise error
 
     # The rename is the write path's last step (relative to the directory's descriptor).
-    monkeypatch.setattr("context_doctor.write.os.rename", crash)
+    monkeypatch.setattr("context_doctor.write.atomic.os.rename", crash)
     run = doctor("check", "--today", TODAY, "--json", "--no-cache")  # the report cache only
     assert run.exit_code == 2
     assert run.json["ok"] is False

@@ -17,9 +17,13 @@ import msgpack
 import pytest
 from support import IDENTITY, Doctor, MakeRepo
 
-from context_doctor import gitfacts, replay, store
-from context_doctor.gitfacts import Repository, Scope, git_environment
-from context_doctor.testing import load_scenario, scenario_path
+from context_doctor import prepare
+from context_doctor.cache import codec, replay, store
+from context_doctor.git import history as git_history
+from context_doctor.git.history import Scope
+from context_doctor.git.repository import Repository
+from context_doctor.git.run import git_environment
+from context_doctor.scenarios import load_scenario, scenario_path
 
 TODAY = "2026-06-15"
 
@@ -244,8 +248,8 @@ def test_the_worker_pool_gives_the_same_facts(
     doctor: Doctor, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     serial = report(doctor, root, "--no-cache", "--jobs", "1")
-    monkeypatch.setattr(store, "POOL_MIN_FILES", 0)
-    monkeypatch.setattr(store, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(prepare, "POOL_MIN_FILES", 0)
+    monkeypatch.setattr(prepare, "POOL_MIN_BYTES", 0)
     assert report(doctor, root, "--no-cache", "--jobs", "2") == serial
     assert report(doctor, root, "--jobs", "2") == serial
 
@@ -259,8 +263,8 @@ def test_the_history_cache_round_trips(doctor: Doctor, root: Path) -> None:
     assert_cache_agrees(doctor, root)
     raw = (cache_dir(root) / store.HISTORY_FILE).read_bytes()
     data = msgpack.unpackb(raw, strict_map_key=False)["data"]
-    head, history = store._history_from_wire(data, (Scope("projects"),))
-    again = store._history_to_wire(head, history, (Scope("projects"),))
+    head, history = codec._history_from_wire(data, (Scope("projects"),))
+    again = codec._history_to_wire(head, history, (Scope("projects"),))
     assert json.dumps(again, sort_keys=True) == json.dumps(data, sort_keys=True)
 
 
@@ -295,9 +299,9 @@ def test_values_round_trip_with_their_types() -> None:
         "pair": (1, "two"),
         "nested": [{"x": None, "y": 1.5, 3: True}],
     }
-    assert store.decode_value(store.encode_value(value)) == value
+    assert codec.decode_value(codec.encode_value(value)) == value
     with pytest.raises(TypeError):
-        store.encode_value({"a set": {1, 2}})
+        codec.encode_value({"a set": {1, 2}})
 
 
 def test_under_the_console_script_a_pause_freezes_what_it_built(
@@ -306,19 +310,19 @@ def test_under_the_console_script_a_pause_freezes_what_it_built(
     """The collector never walks an audit's objects again; a second audit lets them go."""
     import gc
 
-    monkeypatch.setattr(store._Collector, "freeze_after", True)
-    monkeypatch.setattr(store._Collector, "frozen", False)
+    monkeypatch.setattr(prepare._Collector, "freeze_after", True)
+    monkeypatch.setattr(prepare._Collector, "frozen", False)
     try:
-        with store.paused_collection():
+        with prepare.paused_collection():
             assert not gc.isenabled()
             built = [[n] for n in range(1000)]
         assert gc.isenabled()
         assert gc.get_freeze_count() >= len(built)
-        with store.paused_collection():  # check --fix audits again: the first audit is let go
+        with prepare.paused_collection():  # check --fix audits again: the first audit is let go
             assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
-        store._Collector.frozen = False
+        prepare._Collector.frozen = False
     assert gc.isenabled()
 
 
@@ -328,7 +332,7 @@ def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path
     raw = (cache_dir(root) / store.HISTORY_FILE).read_bytes()
     scopes = (Scope("projects"),)
     good = msgpack.unpackb(raw, strict_map_key=False)["data"]
-    store._history_from_wire(good, scopes)  # the real thing reads
+    codec._history_from_wire(good, scopes)  # the real thing reads
 
     def forged(change: Any) -> Any:
         data = msgpack.unpackb(raw, strict_map_key=False)["data"]
@@ -352,9 +356,9 @@ def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path
         forged(lambda data: data["projects"][0].__setitem__(0, 5)),
     ):
         with pytest.raises((ValueError, IndexError)):
-            store._history_from_wire(data, scopes)
+            codec._history_from_wire(data, scopes)
     with pytest.raises(TypeError):  # an unhashable cell: load_history ignores the file
-        store._history_from_wire(files([["CONTEXT.md"]]), scopes)
+        codec._history_from_wire(files([["CONTEXT.md"]]), scopes)
     path = cache_dir(root) / store.HISTORY_FILE
     stored = msgpack.unpackb(raw, strict_map_key=False)
     stored["data"] = files([["CONTEXT.md"]])
@@ -413,6 +417,6 @@ def test_a_saved_history_is_the_one_git_gives(
     assert loaded is not None
     head, stored = loaded
     assert head == git(root, "rev-parse", "HEAD")
-    fresh = gitfacts.read_history(repository, scopes)
+    fresh = git_history.read_history(repository, scopes)
     assert stored.commits == fresh.commits
     assert _history_as_data(stored) == _history_as_data(fresh)

@@ -27,7 +27,7 @@ from support import (
     state_object,
 )
 
-from context_doctor.model.state import content_hashes, render_block
+from context_doctor.model.state_file import content_hashes, render_block
 
 TODAY = "2026-06-20"
 CHECK = "semantic-current-state"

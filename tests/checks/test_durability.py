@@ -16,7 +16,7 @@ import pytest
 from conftest import Run
 from support import INDEX, Doctor, MakeRepo, git, template_tail
 
-from context_doctor.testing import remote_path
+from context_doctor.scenarios import remote_path
 
 TODAY = "2026-06-02"
 DURABILITY = "untracked-context,uncommitted-context,unpushed-context"

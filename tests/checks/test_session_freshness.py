@@ -32,7 +32,7 @@ from support import (
     template_tail,
 )
 
-from context_doctor.gitfacts import git_environment
+from context_doctor.git.run import git_environment
 
 TODAY = "2026-06-20"
 SCENARIO = "freshness"

@@ -36,8 +36,8 @@ from support import (
     sole,
 )
 
-from context_doctor.gitfacts import git_environment
-from context_doctor.testing import build_scenario
+from context_doctor.git.run import git_environment
+from context_doctor.scenarios import build_scenario
 
 TODAY = "2026-06-20"
 SCENARIO = "terminal"

@@ -22,9 +22,9 @@ from ruamel.yaml import YAML
 from support import Doctor, MakeRepo, run_git, template_tail
 
 from context_doctor.cli import cli
-from context_doctor.gitfacts import git_environment
-from context_doctor.hooks import MARKER, install_hook
-from context_doctor.testing import remote_path
+from context_doctor.commands.hook_install import MARKER, install_hook
+from context_doctor.git.run import git_environment
+from context_doctor.scenarios import remote_path
 
 TODAY = "2026-06-02"
 CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n" + template_tail()

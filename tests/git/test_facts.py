@@ -1,4 +1,4 @@
-"""context_doctor.gitfacts on real repositories (SPEC §1 "Git history").
+"""context_doctor.git on real repositories (SPEC §1 "Git history").
 
 Repositories are built with the scenario builder; merges and clones are made
 with git itself. Nothing here mocks git.
@@ -17,18 +17,10 @@ import support
 from support import MakeRepo, head
 
 from context_doctor.errors import DoctorError
-from context_doctor.gitfacts import (
-    LOG_FIELDS,
-    Commit,
-    History,
-    Repository,
-    RepositoryFacts,
-    Scope,
-    git_environment,
-    is_shallow,
-    read_history,
-    repository_for,
-)
+from context_doctor.git.facts import RepositoryFacts
+from context_doctor.git.history import LOG_FIELDS, Commit, History, Scope, is_shallow, read_history
+from context_doctor.git.repository import Repository, repository_for
+from context_doctor.git.run import git_environment
 
 PROJECTS = Scope("projects")
 

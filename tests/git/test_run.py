@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 from support import Doctor, MakeRepo, run_git
 
-from context_doctor.gitfacts import Repository, RepositoryFacts, Scope, read_history
+from context_doctor.git.facts import RepositoryFacts
+from context_doctor.git.history import Scope, read_history
+from context_doctor.git.repository import Repository
 
 TODAY = "2026-06-15"
 CONTEXT = "# Alpha\n\n**Status:** active\n**Last session:** 2026-06-01\n"

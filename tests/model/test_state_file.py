@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import state_object
 
-from context_doctor.model.state import (
+from context_doctor.model.state_file import (
     BLOCK_END,
     BLOCK_START,
     MAX_DEPTH,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from context_doctor.model.documents import Document
-from context_doctor.model.suppressions import NEXT_LINE, REST_OF_FILE, yaml_suppressions
+from context_doctor.model.suppression_comments import NEXT_LINE, REST_OF_FILE, yaml_suppressions
 
 
 def comments(text: str) -> list[tuple[int, str, tuple[str, ...], int | None, str | None]]:

@@ -20,7 +20,7 @@ from support import Doctor, MakeRepo, template_tail
 from syrupy.assertion import SnapshotAssertion
 
 from context_doctor.registry import load_checks
-from context_doctor.testing import build_scenario
+from context_doctor.scenarios import build_scenario
 
 TODAY = "2026-06-20"
 FINGERPRINT = "contextDoctor/v1"

@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from context_doctor import write as write_module
-from context_doctor.cache import write_json
+from context_doctor.cache.report_file import write_json
 from context_doctor.commands.freshness import freshness_group
 from context_doctor.errors import DoctorError
 from context_doctor.freshness import read_frontmatter
@@ -38,6 +37,7 @@ from context_doctor.write import (
     update_file,
     write_file,
 )
+from context_doctor.write import atomic as write_module
 
 FORK = multiprocessing.get_context("fork")
 ORPHAN = re.compile(r"^\..*\.context-doctor-[0-9a-f]{8}\.tmp$")
@@ -149,7 +149,7 @@ def test_a_file_held_open_for_writing_elsewhere_is_refused(
 ) -> None:
     target = tmp_path / "log.md"
     target.write_bytes(b"keep\n")
-    monkeypatch.setattr("context_doctor.write.WRITER_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr("context_doctor.write.atomic.WRITER_WAIT_SECONDS", 0.2)
     opened = FORK.Barrier(2)
     holder = FORK.Process(target=_hold_open_for_writing, args=(target, opened, 3.0))
     holder.start()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from context_doctor import edit
 from context_doctor.errors import DoctorError
+from context_doctor.write import edit
 
 NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
 

@@ -14,10 +14,10 @@ import pytest
 from conftest import SCENARIOS
 from support import Doctor
 
-from context_doctor import fixes
 from context_doctor.findings import AppendLine, RemoveFrontmatterKey, SetEntryField
-from context_doctor.gitfacts import git_environment
-from context_doctor.testing import build_scenario
+from context_doctor.git.run import git_environment
+from context_doctor.scenarios import build_scenario
+from context_doctor.write import fixes
 
 TODAY = "2026-06-20"
 SAFE = {"status-vocabulary", "last-session-freshness", "freshness-derived-reviewed"}

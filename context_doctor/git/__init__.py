@@ -1,0 +1,1 @@
+"""The only place git runs: the hardened runner, repositories, the history pass, repository facts."""

@@ -1,0 +1,133 @@
+"""Every git call the doctor makes goes through this module: the hardened runner.
+
+Git runs with ``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_INDEX_FILE`` removed from
+its environment (a pre-push hook exports them, and they would silently point
+the doctor at the wrong repository or index) and with ``LC_ALL=C`` so messages
+are stable.  The single place that spawns git uses :mod:`subprocess` directly:
+a wrapper that merges its environment on top of ``os.environ`` cannot *remove*
+a variable.
+
+The audited repository is not trusted (SECURITY.md): its own config could name
+programs for git to run (an fsmonitor hook, clean/smudge/process filters, a
+signature verifier, an ssh command for a lazy fetch).  Every command therefore
+runs with those keys pinned to harmless values through ``GIT_CONFIG_COUNT``
+(command-line scope, which beats the repository's config and, unlike ``-c``,
+takes any byte in a key), and, inside a repository, with every filter driver
+the config defines blanked: git then compares a stat-dirty file's own bytes
+with its blob, the comparison ``git hash-object --no-filters`` would make.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from context_doctor.errors import DoctorError
+
+_HOOK_EXPORTED = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+)
+
+ConfigPairs = tuple[tuple[str, str], ...]
+
+NEUTRALISED_CONFIG: ConfigPairs = (
+    ("core.fsmonitor", "false"),  # a hook program `git status` would run
+    ("core.untrackedCache", "false"),
+    ("log.showSignature", "false"),  # would run gpg.program / gpg.ssh.program
+    ("diff.external", ""),  # patches are never produced, but an external diff never runs
+    ("core.pager", "cat"),
+    ("credential.helper", ""),  # the empty value clears the helper list
+    ("core.askPass", ""),
+    ("core.sshCommand", "false"),
+    ("protocol.allow", "never"),  # no transport: a partial clone's lazy fetch fails instead
+    *(
+        (f"protocol.{name}.allow", "never")
+        for name in ("file", "git", "http", "https", "ssh", "ext")
+    ),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+)
+"""Keys pinned for every git command the doctor runs (SECURITY.md lists why each)."""
+
+
+def git_environment() -> dict[str, str]:
+    """The caller's environment minus the variables a git hook exports, in the C locale."""
+    env = {key: value for key, value in os.environ.items() if key not in _HOOK_EXPORTED}
+    env["LC_ALL"] = "C"
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    return env
+
+
+def with_config(env: dict[str, str], pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """``env`` with ``pairs`` appended to git's ``GIT_CONFIG_COUNT`` command-line config."""
+    try:
+        count = int(env.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        count = 0
+    for key, value in pairs:
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
+    return env
+
+
+def hardened_environment(extra: ConfigPairs = ()) -> dict[str, str]:
+    """The environment every doctor git command runs in: nothing from the repository executes."""
+    env = git_environment()
+    env["GIT_NO_LAZY_FETCH"] = "1"  # git >= 2.45; protocol.allow=never covers older ones
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    return with_config(env, (*NEUTRALISED_CONFIG, *extra))
+
+
+def run_git(
+    args: list[str], cwd: Path, stdin: bytes | None = None, *, config: ConfigPairs = ()
+) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in ``cwd`` under :func:`hardened_environment` (plus ``config``)."""
+    try:
+        return subprocess.run(
+            ["git", "--no-pager", *args],
+            cwd=cwd,
+            env=hardened_environment(config),
+            input=stdin,
+            capture_output=True,
+            check=False,
+        )
+    except FileNotFoundError as error:
+        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
+
+
+@cache
+def neutralised_filters(toplevel: Path) -> ConfigPairs:
+    """Blank every filter driver the repository's config defines (clean, smudge, process).
+
+    Drivers are named by ``.gitattributes`` and defined by ``filter.<name>.*``
+    config; listing that config runs nothing.  With the commands empty and
+    ``required`` false git reads the work tree's bytes as they are.
+    """
+    result = run_git(["config", "-z", "--get-regexp", r"^filter\."], toplevel)
+    drivers: set[str] = set()
+    for entry in result.stdout.split(b"\x00"):
+        key = entry.partition(b"\n")[0].decode("utf-8", "surrogateescape")
+        section, dot, rest = key.partition(".")
+        name, _, _variable = rest.rpartition(".")
+        if section.lower() == "filter" and dot and name:
+            drivers.add(name)
+    return tuple(
+        (f"filter.{name}.{variable}", value)
+        for name in sorted(drivers)
+        for variable, value in (
+            ("clean", ""),
+            ("smudge", ""),
+            ("process", ""),
+            ("required", "false"),
+        )
+    )

@@ -1,0 +1,226 @@
+"""Prepare a corpus (DESIGN "the one pipeline"): read each tier file once, take its facts from the cache or parse them, in parallel when it pays."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from context_doctor.cache.store import MAX_KEPT_DOCUMENTS, Debug, Store, _quiet, stderr_debug
+from context_doctor.freshness.grades import declares_in_bytes
+from context_doctor.git.facts import RepositoryFacts
+from context_doctor.model import documents
+from context_doctor.model.documents import Document, DocumentFacts, facts_from_wire, facts_to_wire
+from context_doctor.model.source import Corpus
+
+# -- document facts: the cache, then parsing (in parallel when it pays) --------------
+
+# A pool pays for its start-up only over enough work.
+POOL_MIN_FILES = 200
+POOL_MIN_BYTES = 1 << 20
+
+
+def _parse(job: tuple[bytes, bool]) -> DocumentFacts:
+    """Runs in a worker process: pure, so nothing but the bytes crosses over."""
+    raw, links = job
+    return documents.facts_of_bytes(raw, links)
+
+
+def _document_key(raw: bytes, links: bool) -> bytes:
+    return hashlib.blake2b(raw, digest_size=20).digest() + (b"L" if links else b"-")
+
+
+class _Collector:
+    """How :func:`paused_collection` leaves the collector (process-wide, like ``gc`` itself)."""
+
+    freeze_after = False  # set by the console script: the process ends after its command
+    frozen = False  # a pause froze what it built (so a later pause lets it go first)
+
+
+def freeze_after_pauses() -> None:
+    """The console script's promise: the process ends soon after its audit.
+
+    Then what a pause built is frozen (``gc.freeze``) rather than handed back to the
+    collector: it stays alive until the report is out anyway, and the full passes the
+    collector would make over it (one as soon as it is enabled again, one each time
+    the objects move up a generation, one at interpreter exit) cost about 1.2 s of
+    CPU after a warm run at 2,000 projects, for nothing (#13).
+    """
+    _Collector.freeze_after = True
+
+
+@contextmanager
+def paused_collection() -> Iterator[None]:
+    """The cyclic garbage collector off while the facts and findings are built.
+
+    A run allocates millions of small tuples (facts, tokens in the workers, YAML
+    nodes) and almost no reference cycles, so each of CPython's generation-2
+    passes walks everything for nothing: with the collector paused a warm run at
+    2,000 projects takes about a quarter less CPU (benchmarks/README.md).  It runs
+    again when the audit is done; under the console script
+    (:func:`freeze_after_pauses`) the audit's objects are frozen first, so it never
+    walks them.  A second pause in one process (``check --fix`` audits again)
+    unfreezes and collects the first one's objects before it starts.
+    """
+    was_enabled = gc.isenabled()
+    if _Collector.frozen:
+        _Collector.frozen = False
+        gc.unfreeze()
+        gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if _Collector.freeze_after:
+            gc.freeze()
+            _Collector.frozen = True
+        if was_enabled:
+            gc.enable()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _start_parsing(
+    todo: list[tuple[bytes, bool]], jobs: int
+) -> tuple[Iterator[DocumentFacts], ProcessPoolExecutor | None]:
+    """The facts of ``todo`` in order: lazily in this process, or already under way in a pool.
+
+    The pool is used only when it pays (enough files and bytes, more than one job).
+    Its workers are forked here, at once (``map`` submits every chunk), so they start
+    with markdown-it imported and configured, and before the caller starts any thread.
+    """
+    size = sum(len(raw) for raw, _ in todo)
+    if jobs <= 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
+        return map(_parse, todo), None
+    documents.load_parsers()  # once, here: every forked worker starts with them
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
+    chunk = max(8, len(todo) // (jobs * 8))
+    return pool.map(_parse, todo, chunksize=chunk), pool
+
+
+@dataclass
+class Preparation:
+    """What :func:`prepare` set up; :meth:`finish` writes the caches back."""
+
+    stores: dict[Path, Store] = field(default_factory=dict)
+    documents: dict[Path, dict[bytes, Any]] = field(default_factory=dict)
+    dirty: set[Path] = field(default_factory=set)
+
+    def finish(self) -> None:
+        """Write back what changed: document facts, memos (the history writes itself)."""
+        for toplevel, store in sorted(self.stores.items()):
+            if toplevel in self.dirty:
+                store.save_documents(self.documents[toplevel])
+            store.save_memos()
+
+
+def prepare(
+    repositories: Iterable[RepositoryFacts],
+    documents_by_repository: Iterable[tuple[RepositoryFacts, list[Document]]],
+    *,
+    jobs: int | None = None,
+    debug: Debug = _quiet,
+    look: Callable[[Document, bytes], None] | None = None,
+) -> Preparation:
+    """Fill in every document's facts before the checks ask, and start the history passes.
+
+    Where a repository has a store (``discover(cache=True)``), facts come from it
+    when the bytes are unchanged and the history from the stored pass (see the
+    module docstring).  What is left is parsed, in ``jobs`` worker processes when
+    there is enough of it; meanwhile each repository's ``git log`` runs on a thread.
+    ``look`` is shown each document's bytes as they are read (nothing reads them twice).
+    """
+    preparation = Preparation()
+    repositories = list(repositories)
+    for facts in repositories:
+        if isinstance(facts.store, Store):
+            preparation.stores[facts.repository.toplevel] = facts.store
+    todo: list[tuple[bytes, bool]] = []
+    waiting: list[tuple[Document, bytes | None, Path]] = []
+    used: dict[Path, dict[bytes, Any]] = {}
+    for facts, listed in documents_by_repository:
+        toplevel = facts.repository.toplevel
+        store = preparation.stores.get(toplevel)
+        stored = store.load_documents() if store is not None else {}
+        kept = used.setdefault(toplevel, {})
+        for document in listed:
+            raw = document.read_bytes()
+            if isinstance(raw, str):
+                continue  # unreadable: the document reports it itself when asked
+            if look is not None:
+                look(document, raw)
+            key = _document_key(raw, document.wants_links) if store is not None else None
+            if key is not None and key in stored:
+                try:
+                    document.__dict__["facts"] = facts_from_wire(stored[key])
+                    kept[key] = stored[key]
+                    continue
+                except (ValueError, TypeError) as error:
+                    debug(f"a cached entry ignored: {error}")
+            waiting.append((document, key, toplevel))
+            todo.append((raw, document.wants_links))
+        if store is not None:
+            preparation.documents[toplevel] = stored
+    results, pool = _start_parsing(todo, jobs or default_jobs())
+    try:
+        for facts in repositories:
+            facts.start_history()  # after the pool has forked: no thread exists in a fork
+        for (document, digest, toplevel), parsed in zip(waiting, results, strict=True):
+            document.__dict__["facts"] = parsed
+            if digest is not None:
+                used[toplevel][digest] = facts_to_wire(parsed)
+                preparation.dirty.add(toplevel)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    # Entries of other runs (other --project selections, older contents) are kept until
+    # the file would pass MAX_KEPT_DOCUMENTS; then only this run's are.
+    for toplevel in preparation.dirty:
+        stored, kept = preparation.documents[toplevel], used[toplevel]
+        too_many = len(stored) + len(kept) > MAX_KEPT_DOCUMENTS
+        preparation.documents[toplevel] = kept if too_many else {**stored, **kept}
+    # Nothing new for a repository: its file still serves, so what was read is let go
+    # now rather than held (tens of MB at 2,000 projects) until the audit ends.
+    for toplevel in set(preparation.documents) - preparation.dirty:
+        del preparation.documents[toplevel]
+    return preparation
+
+
+def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparation:
+    """Every tier document's facts (cached or parsed in parallel) before the checks ask."""
+    repositories = {
+        id(source.repository_facts()): source.repository_facts() for source in corpus.sources
+    }
+    by_repository: dict[int, list[Document]] = {key: [] for key in repositories}
+    for source in corpus.sources:
+        listed = by_repository[id(source.repository_facts())]
+        for project in source.projects:
+            if project.directory_exists:
+                listed.extend(project.tier_documents())
+    # The freshness walk's first look at each tier file, from the bytes read here.
+    heads: dict[str, bool] = {}
+    for source in corpus.sources:
+        source.known_heads = heads
+
+    def look(document: Document, raw: bytes) -> None:
+        heads[str(document.path)] = declares_in_bytes(raw)
+
+    return prepare(
+        repositories.values(),
+        [(repositories[key], listed) for key, listed in by_repository.items()],
+        jobs=jobs,
+        debug=stderr_debug if debug else lambda _: None,
+        look=look,
+    )

@@ -1,0 +1,42 @@
+"""The one write path (SPEC §4) and the writers built on it: every byte the doctor writes goes through here.
+
+The core is :mod:`context_doctor.write.atomic`, re-exported here; the editor
+(:mod:`.edit`), the fixes (:mod:`.fixes`) and the state compiler (:mod:`.state`)
+write only through it.
+"""
+
+from context_doctor.write.atomic import (
+    LOCK_TIMEOUT_SECONDS,
+    UPDATE_ATTEMPTS,
+    WRITER_WAIT_SECONDS,
+    FileSnapshot,
+    WriteRefused,
+    append_file,
+    default_mode,
+    ensure_directory,
+    move_aside,
+    read_snapshot,
+    remove_file,
+    replace_file,
+    repository_root,
+    update_file,
+    write_file,
+)
+
+__all__ = [
+    "LOCK_TIMEOUT_SECONDS",
+    "UPDATE_ATTEMPTS",
+    "WRITER_WAIT_SECONDS",
+    "FileSnapshot",
+    "WriteRefused",
+    "append_file",
+    "default_mode",
+    "ensure_directory",
+    "move_aside",
+    "read_snapshot",
+    "remove_file",
+    "replace_file",
+    "repository_root",
+    "update_file",
+    "write_file",
+]
