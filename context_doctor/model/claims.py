@@ -28,10 +28,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the documents' facts are built with this module's grammar
-    from context_doctor.model.documents import Document, Heading
 
 _LABEL = re.compile(
     r"^\s{0,3}(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[[ xX]\]\s+)?[*_]{0,3}\s*"
@@ -39,7 +35,7 @@ _LABEL = re.compile(
     r"\s*[*_]{0,3}\s*:(?P<value>.*)$",
     re.IGNORECASE,
 )
-_HISTORY = re.compile(
+HISTORY_TITLE = re.compile(
     r"\b(?:history|historical|archived?|archives|superseded|previous|former|past|changelog"
     r"|retrospective)\b",
     re.IGNORECASE,
@@ -114,39 +110,3 @@ def affirmative_versions(text: str) -> list[Version]:
     if not _AFFIRMATIVE.search(text) or _PROSPECTIVE.search(text):
         return []
     return [version for version in versions(text) if not version.candidate]
-
-
-def heading_chain(headings: list[Heading], line: int) -> list[Heading]:
-    """The headings ``line`` sits under: the nearest one, then each shallower one above it."""
-    chain: list[Heading] = []
-    for heading in reversed([h for h in headings if h.line <= line]):
-        if not chain or heading.level < chain[-1].level:
-            chain.append(heading)
-    return chain
-
-
-def is_history(document: Document, line: int) -> bool:
-    return any(_HISTORY.search(h.text) for h in heading_chain(document.headings, line))
-
-
-def labels(document: Document, skip: range = range(0)) -> list[Label]:
-    """Current-looking labels of a document, outside code, ``skip`` and history sections."""
-    found = [Label(*row) for row in document.claim_labels if row[0] not in skip]
-    if not found:
-        return found  # the usual case: no need to parse the document for its code blocks
-    code = document.code_lines
-    return [
-        label for label in found if label.line not in code and not is_history(document, label.line)
-    ]
-
-
-def releases(document: Document) -> list[Release]:
-    """Releases the document records affirmatively (claim lines excluded)."""
-    found = [
-        Release(Version(spelled, (a, b, c, d), False), document.rel_path, number)
-        for number, spelled, a, b, c, d in document.release_lines
-    ]
-    if not found:
-        return found  # parse for code blocks only when a line qualifies
-    code = document.code_lines
-    return [release for release in found if release.line not in code]

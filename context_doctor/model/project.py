@@ -10,10 +10,12 @@ from collections.abc import Callable
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from context_doctor.errors import HistoryUnavailable
-from context_doctor.git.history import ProjectCommit
+from context_doctor.git.facts import RepositoryFacts
+from context_doctor.git.history import ProjectCommit, Scope
+from context_doctor.git.repository import Repository
 from context_doctor.limits import resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
@@ -21,7 +23,7 @@ from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
 from context_doctor.model.header import completion_reading
-from context_doctor.model.index import IndexEntry
+from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.secrets import SecretHit
@@ -29,14 +31,34 @@ from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, ne
 from context_doctor.model.state_file import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
 
-if TYPE_CHECKING:
-    from context_doctor.model.source import Source
+
+class ProjectSource(Protocol):
+    """What a project asks of the source holding it (:class:`context_doctor.model.source.Source`).
+
+    A protocol rather than an import, so the source (which lists its projects) and the
+    project do not import each other.
+    """
+
+    name: str
+    repository: Repository
+    index: Index | None
+
+    @property
+    def is_single_project(self) -> bool: ...
+
+    @property
+    def scope(self) -> Scope: ...
+
+    @property
+    def index_rel_path(self) -> str: ...
+
+    def repository_facts(self) -> RepositoryFacts: ...
 
 
 class Project:
     def __init__(
         self,
-        source: Source,
+        source: ProjectSource,
         project_id: str,
         directory: Path,
         entry: IndexEntry | None,
@@ -371,7 +393,14 @@ class Project:
 
     @cached_property
     def post_close_review(self) -> PostCloseReview:
-        return review_of(self)
+        return review_of(
+            self.entry,
+            self.source.repository_facts(),
+            index_rel_path=self.source.index_rel_path,
+            scope=self.source.scope,
+            project_id=self.id,
+            has_uncommitted=lambda: bool(self.uncommitted_paths),
+        )
 
     # -- durability (one git status and one git ls-files per repository) --
 

@@ -13,18 +13,17 @@ itself be a new project commit.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from context_doctor.git.facts import RepositoryFacts
+from context_doctor.git.history import Scope
+from context_doctor.model.index import IndexEntry
 from context_doctor.model.text import parse_iso_date
-
-if TYPE_CHECKING:
-    from context_doctor.model.project import Project
-
 
 _HEX = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -37,9 +36,10 @@ class PostCloseReview:
     why_not: str | None = None
 
 
-def _entry_at(project: Project, sha: str) -> dict[str, object] | None:
-    facts = project.source.repository_facts()
-    raw = facts.file_at(sha, project.source.index_rel_path)
+def _entry_at(
+    facts: RepositoryFacts, index_rel_path: str, project_id: str, sha: str
+) -> dict[str, object] | None:
+    raw = facts.file_at(sha, index_rel_path)
     if raw is None:
         return None
     memo = facts.store
@@ -48,7 +48,7 @@ def _entry_at(project: Project, sha: str) -> dict[str, object] | None:
         entries = _entries_by_id(raw)
         if memo is not None:
             memo.keep("index-at", raw, entries)
-    return None if entries is None else entries.get(project.id)
+    return None if entries is None else entries.get(project_id)
 
 
 @lru_cache(maxsize=8)
@@ -73,13 +73,20 @@ def _entries_by_id(raw: bytes) -> dict[str, dict[str, object]] | None:
     return found
 
 
-def review_of(project: Project) -> PostCloseReview:
-    entry = project.entry
+def review_of(
+    entry: IndexEntry | None,
+    facts: RepositoryFacts,
+    *,
+    index_rel_path: str,
+    scope: Scope,
+    project_id: str,
+    has_uncommitted: Callable[[], bool],
+) -> PostCloseReview:
+    """The review recorded in a project's index ``entry``, judged against the repository."""
     raw = entry.fields.get("post_close_reviewed_through") if entry else None
     if raw is None or entry is None:
         return PostCloseReview(None, None, False, "no review recorded")
     recorded = str(raw).strip()
-    facts = project.source.repository_facts()
     # Only a hex object name counts: a branch or tag name would move under the review.
     resolved = facts.resolve_commit(recorded) if _HEX.fullmatch(recorded) else None
     if resolved is None:
@@ -89,12 +96,12 @@ def review_of(project: Project) -> PostCloseReview:
         return PostCloseReview(
             recorded, resolved, False, "the history is incomplete (shallow clone)"
         )
-    commits = history.of(project.source.scope, project.id)
+    commits = history.of(scope, project_id)
     if commits and not facts.all_ancestors([pc.commit.sha for pc in commits], resolved):
         return PostCloseReview(recorded, resolved, False, "the project has commits after it")
-    if project.uncommitted_paths:
+    if has_uncommitted():
         return PostCloseReview(recorded, resolved, False, "the project has uncommitted changes")
-    then = _entry_at(project, resolved)
+    then = _entry_at(facts, index_rel_path, project_id, resolved)
     if then is None:
         return PostCloseReview(recorded, resolved, False, "the index at that commit has no entry")
     for name in ("completed_date", "last_session"):

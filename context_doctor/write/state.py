@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from context_doctor.model.claims import is_history
 from context_doctor.model.currency import WHATS_NEXT_TITLE, as_of_markers, without_stamp
+from context_doctor.model.document_claims import is_history
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.state_file import (
