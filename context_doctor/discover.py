@@ -152,7 +152,7 @@ def discover(
     debug: Callable[[str], None] | None = None,
     audit: bool = False,
 ) -> Corpus:
-    """The sources and their projects; ``cache``: use the persistent cache (``store.py``).
+    """The sources and their projects; ``cache``: use the persistent cache (``cache/store.py``).
 
     ``audit``: the corpus is about to be audited, so a history pass that will be read
     afresh is started at once (``RepositoryFacts.begin_history``) and git walks while

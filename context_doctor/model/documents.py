@@ -163,7 +163,7 @@ class DocumentFacts(NamedTuple):
 
     ``problem`` is set (and everything else empty) for bytes that are not
     UTF-8 text.  ``links`` is None unless they were asked for.  Adding a field
-    changes the persistent cache's format key by itself (see ``store.py``).
+    changes the persistent cache's format key by itself (see ``cache/store.py``).
     """
 
     problem: str | None
