@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 from conftest import REPO_ROOT, Run
 from jsonschema import Draft202012Validator
@@ -259,3 +260,36 @@ def template_tail(as_of: str = "2026-06-01") -> str:
         f"## What's Next\nNothing open.\n\n*State as of: {as_of}*\n\n"
         "---\n*This file follows the Tiered Context Architecture. Budget: ≤150 lines.*\n"
     )
+
+
+# -- the doctor's own cache files (SPEC §8: each carries the user's tag) ----------
+
+
+def read_cache(path: Path) -> Any:
+    """A cache file's contents as the user's doctor reads them: its tag must verify."""
+    from context_doctor.cache.secret import machine_secret
+    from context_doctor.cache.store import unseal
+
+    secret = machine_secret()
+    assert secret is not None
+    body = unseal(secret, path.name, path.read_bytes())
+    assert body is not None, f"{path}: the tag does not verify"
+    return msgpack.unpackb(body, raw=False, strict_map_key=False)
+
+
+def write_cache(path: Path, stored: Any) -> None:
+    """Write a cache file with the user's own tag: what lies behind the tag is still checked."""
+    from context_doctor.cache.secret import machine_secret
+    from context_doctor.cache.store import seal
+
+    secret = machine_secret()
+    assert secret is not None
+    path.write_bytes(seal(secret, path.name, msgpack.packb(stored, use_bin_type=True)))
+
+
+def forge_cache(path: Path, stored: Any) -> None:
+    """Write a cache file as someone without the user's secret can: the old tag, a new body."""
+    from context_doctor.cache.store import TAG_BYTES, seal
+
+    header = len(seal(bytes(TAG_BYTES), path.name, b""))  # the format's header and the tag
+    path.write_bytes(path.read_bytes()[:header] + msgpack.packb(stored, use_bin_type=True))

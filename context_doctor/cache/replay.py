@@ -79,7 +79,6 @@ import msgpack
 
 from context_doctor import __version__
 from context_doctor.cache.store import Store, cache_key, read_regular_file
-from context_doctor.errors import DoctorError
 from context_doctor.findings import (
     AppendLine,
     Applicability,
@@ -91,7 +90,6 @@ from context_doctor.findings import (
 )
 from context_doctor.git.run import run_git
 from context_doctor.report import Coverage, Report, SourceSummary
-from context_doctor.write import WriteRefused, ensure_directory, write_file
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings
@@ -103,8 +101,6 @@ KEPT_REPORTS = 4  # one per way of running (a hook, a sweep, CI...), the newest 
 RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
 MAX_ENTRIES = 100_000  # bounds what a miss costs (~0.3 s) in a huge tree
 MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read at once
-SECRET_NAME = "replay-secret"
-SECRET_BYTES = 32
 # The libraries whose behaviour shapes the facts and findings.
 LIBRARIES = (
     "click",
@@ -161,44 +157,6 @@ class RunKey:
     def unchanged(self) -> bool:
         """Whether every entry the key saw still has the size, times and inode it had."""
         return _signatures(self.watched) == self.watched
-
-
-# -- the secret ---------------------------------------------------------------------
-
-
-def secret_directory() -> Path:
-    configured = os.environ.get("XDG_CACHE_HOME")
-    base = Path(configured) if configured and os.path.isabs(configured) else Path.home() / ".cache"
-    return base / "context-doctor"
-
-
-def machine_secret(debug: Debug = _quiet) -> bytes | None:
-    """The per-user secret the run keys are made with, created on first use; None if unusable."""
-    path = secret_directory() / SECRET_NAME
-    for _ in range(2):
-        try:
-            secret = read_regular_file(path)
-        except FileNotFoundError:
-            secret = b""
-        except (OSError, ValueError) as error:
-            debug(f"replay off: {path} cannot be read ({error})")
-            return None
-        if len(secret) == SECRET_BYTES:
-            return secret
-        if secret:
-            debug(f"replay off: {path} is not a secret of ours")
-            return None
-        try:
-            ensure_directory(path.parent)
-            write_file(path, os.urandom(SECRET_BYTES), mode=0o600, exclusive=True)
-        except WriteRefused as refused:
-            if refused.rule != "exists":  # another run made it first: read theirs
-                debug(f"replay off: {path} not written ({refused.message})")
-                return None
-        except (DoctorError, OSError) as error:
-            debug(f"replay off: {path} not written ({error})")
-            return None
-    return None
 
 
 # -- the key ------------------------------------------------------------------------
@@ -460,7 +418,9 @@ def run_key(
     stores = [source.repository_facts().store for source in corpus.sources]
     if not stores or not all(isinstance(store, Store) and store.directory for store in stores):
         return None  # --no-cache, or a source outside git: no store to keep a report in
-    secret = machine_secret(debug)
+    store = stores[0]
+    assert isinstance(store, Store)
+    secret = store.secret  # every store is made with the user's secret (cache_secret.py)
     if secret is None:
         return None
     material = _Material(secret)
@@ -479,8 +439,6 @@ def run_key(
     except (_Unkeyable, OSError) as reason:  # e.g. a deleted working directory, git gone
         debug(f"this run is not replayable: {reason}")
         return None
-    store = stores[0]
-    assert isinstance(store, Store)
     return RunKey(material.digest.digest(), secret, store, watched, digests)
 
 

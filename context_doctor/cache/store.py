@@ -16,7 +16,11 @@ Where: ``<git-common-dir>/context-doctor/cache/``, one directory per repository
   <stored>..HEAD`` (``git.history.resumable``); otherwise (an amend, a rebase, a
   reset, a new merge) it is read afresh.
 
-Each file holds ``{"key": ..., "data": ...}``.  The key names the doctor's
+Each file is a header line, a tag, then the msgpack of ``{"key": ..., "data": ...}``.
+The tag is a keyed BLAKE2b of the body and the file's name under the user's secret
+(:mod:`context_doctor.cache.secret`, outside every repository): a file that does not
+verify (planted in a prepared ``.git``, edited, written by someone else) is ignored
+and rebuilt, and without a usable secret nothing is cached.  The key names the doctor's
 version, :data:`CACHE_FORMAT` and a digest of the source of the modules that
 compute what is stored (so a changed parser never trusts an old cache), plus
 the scopes for the history.  A file whose key differs is foreign and ignored.
@@ -33,6 +37,7 @@ Writes go through :mod:`context_doctor.write` like every byte the doctor writes.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import stat
 import sys
@@ -52,6 +57,7 @@ from context_doctor.cache.codec import (
     decode_value,
     encode_value,
 )
+from context_doctor.cache.secret import machine_secret
 from context_doctor.errors import DoctorError
 from context_doctor.git import history as git_history
 from context_doctor.git.history import Commit, History, Scope
@@ -60,7 +66,9 @@ from context_doctor.git.run import run_git
 from context_doctor.model.documents import DocumentFacts
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: every file carries a tag (a keyed BLAKE2b) ahead of its body
+_MAGIC = b"context-doctor cache 2\n"
+TAG_BYTES = 32
 MAX_CACHE_BYTES = 256 << 20  # a larger file is not one of ours: ignored, then rewritten
 MAX_KEPT_DOCUMENTS = 200_000  # entries kept across runs before only this run's are kept
 DOCUMENTS_FILE = "documents.msgpack"
@@ -105,8 +113,15 @@ def stderr_debug(message: str) -> None:
 class Store:
     """The cache files of one repository; every failure is a miss or a skipped write."""
 
-    def __init__(self, directory: Path | None, debug: Debug = _quiet) -> None:
-        self.directory = directory
+    def __init__(
+        self, directory: Path | None, debug: Debug = _quiet, secret: bytes | None = None
+    ) -> None:
+        """``secret``: the key of the entries' tags; by default the user's (cache_secret.py).
+        Without one nothing is read or written."""
+        if directory is not None and secret is None:
+            secret = machine_secret(debug)
+        self.directory = directory if secret is not None else None
+        self.secret = secret
         self.debug = debug
         self.code = _code_digest()
         self._memos: dict[str, dict[bytes, bytes]] | None = None
@@ -127,8 +142,12 @@ class Store:
         return cls(repository.toplevel / common / "context-doctor" / "cache", debug)
 
     def read(self, name: str, key: str) -> Any | None:
-        """The data stored under ``key`` in ``name``, or None (and why, under --debug)."""
-        if self.directory is None:
+        """The data stored under ``key`` in ``name``, or None (and why, under --debug).
+
+        Nothing is believed that does not carry this user's tag (:func:`_tag`): a cache
+        planted in a prepared ``.git`` is ignored and rebuilt, whatever it holds.
+        """
+        if self.directory is None or self.secret is None:
             return None
         path = self.directory / name
         try:
@@ -138,8 +157,12 @@ class Store:
         except (OSError, ValueError) as error:
             self.debug(f"{path} ignored: {error}")
             return None
+        body = unseal(self.secret, name, raw)
+        if body is None:
+            self.debug(f"{path} ignored: its tag does not verify (not written by you)")
+            return None
         try:
-            stored = msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+            stored = msgpack.unpackb(body, raw=False, strict_map_key=False, use_list=True)
         except Exception as error:  # msgpack raises several unrelated types on bad bytes
             self.debug(f"{path} ignored: not a cache file ({error.__class__.__name__})")
             return None
@@ -149,13 +172,13 @@ class Store:
         return stored.get("data")
 
     def write(self, name: str, key: str, data: Any) -> None:
-        if self.directory is None:
+        if self.directory is None or self.secret is None:
             return
         path = self.directory / name
         try:
-            packed = msgpack.packb({"key": key, "data": data}, use_bin_type=True)
+            body = msgpack.packb({"key": key, "data": data}, use_bin_type=True)
             ensure_directory(self.directory)
-            write_file(path, packed)
+            write_file(path, seal(self.secret, name, body))
         except (WriteRefused, DoctorError, OSError, ValueError, TypeError) as error:
             self.debug(f"{path} not written: {error}")
         except Exception as error:  # the cache is optional: it never fails a run
@@ -284,6 +307,32 @@ class Store:
 
     def save_documents(self, entries: dict[bytes, Any]) -> None:
         self.write(DOCUMENTS_FILE, self._documents_key(), entries)
+
+
+def _tag(secret: bytes, name: str, body: bytes | memoryview) -> bytes:
+    """The keyed BLAKE2b tag of a cache file's body, bound to the file's name (the body of
+    one cache file cannot be passed off as another's)."""
+    mac = hashlib.blake2b(key=secret, digest_size=TAG_BYTES, person=b"cd-cache")
+    encoded = name.encode("utf-8")
+    mac.update(len(encoded).to_bytes(8, "little") + encoded)
+    mac.update(body)
+    return mac.digest()
+
+
+def seal(secret: bytes, name: str, body: bytes) -> bytes:
+    """A cache file's bytes: a header naming the format, the body's tag, the body."""
+    return b"".join((_MAGIC, _tag(secret, name, body), body))
+
+
+def unseal(secret: bytes, name: str, raw: bytes) -> memoryview | None:
+    """The body of a cache file :func:`seal` made with ``secret`` for ``name``, else None."""
+    head = len(_MAGIC) + TAG_BYTES
+    if len(raw) < head or not raw.startswith(_MAGIC):
+        return None
+    body = memoryview(raw)[head:]
+    if not hmac.compare_digest(raw[len(_MAGIC) : head], _tag(secret, name, body)):
+        return None
+    return body
 
 
 def read_regular_file(path: Path) -> bytes:

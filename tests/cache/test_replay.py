@@ -14,7 +14,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from support import Doctor, MakeRepo
+from support import Doctor, MakeRepo, read_cache, write_cache
 from test_store import TODAY, a_context, cache_dir, git
 
 from context_doctor.audit import audit as run_audit
@@ -150,12 +150,12 @@ def test_a_forged_report_is_never_replayed(doctor: Doctor, root: Path) -> None:
     """A report planted in the repository's cache carries no valid tag: the tree is audited."""
     expected, _ = audit(doctor, root)
     path = cache_dir(root) / replay.REPORTS_FILE
-    stored = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+    stored = read_cache(path)
     for entry in stored["data"].values():
         wire = msgpack.unpackb(entry[1], raw=False, strict_map_key=False)
         wire[-1] = []  # "no findings"
         entry[1] = msgpack.packb(wire, use_bin_type=True)
-    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    write_cache(path, stored)  # even under the user's own file tag, each report has its own
     data, replayed = audit(doctor, root)
     assert not replayed
     assert data == expected

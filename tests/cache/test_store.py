@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from support import IDENTITY, Doctor, MakeRepo
+from support import IDENTITY, Doctor, MakeRepo, read_cache, write_cache
 
 from context_doctor import prepare
 from context_doctor.cache import codec, replay, store
@@ -164,7 +164,7 @@ def test_a_corrupt_cache_is_ignored_and_rewritten(
     debug = doctor("check", "--source", str(root), "--today", TODAY, "--debug", "--no-cache")
     assert "cache" not in debug.stderr
     for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE):
-        assert msgpack.unpackb((cache_dir(root) / name).read_bytes(), strict_map_key=False)
+        assert read_cache(cache_dir(root) / name)
 
 
 def test_a_truncated_cache_is_ignored_with_at_most_a_debug_line(doctor: Doctor, root: Path) -> None:
@@ -183,14 +183,14 @@ def test_entries_of_the_wrong_types_are_ignored(doctor: Doctor, root: Path) -> N
     """A cache someone prepared with well-formed msgpack but facts of the wrong types."""
     fresh = assert_cache_agrees(doctor, root)
     path = cache_dir(root) / store.DOCUMENTS_FILE
-    stored = msgpack.unpackb(path.read_bytes(), strict_map_key=False)
+    stored = read_cache(path)
     for key in stored["data"]:
         stored["data"][key] = [None, "many", True, [[2, 3, "x"]], [], [], [], [], None, []]
-    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    write_cache(path, stored)
     history = cache_dir(root) / store.HISTORY_FILE
-    stored = msgpack.unpackb(history.read_bytes(), strict_map_key=False)
+    stored = read_cache(history)
     stored["data"]["commits"] = [["x"] * 3 for _ in stored["data"]["commits"]]
-    history.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    write_cache(history, stored)
     assert report(doctor, root)[0] == fresh
 
 
@@ -201,8 +201,7 @@ def test_a_cache_of_another_version_is_ignored(
     fresh = assert_cache_agrees(doctor, root)
     monkeypatch.setattr(store, "__version__", version)
     # Facts that would change every finding, stored by "another version" of the doctor.
-    empty = msgpack.packb({"key": store.cache_key("x"), "data": {}}, use_bin_type=True)
-    (cache_dir(root) / store.HISTORY_FILE).write_bytes(empty)
+    write_cache(cache_dir(root) / store.HISTORY_FILE, {"key": store.cache_key("x"), "data": {}})
     assert report(doctor, root)[0] == fresh
     monkeypatch.undo()
     assert report(doctor, root)[0] == fresh
@@ -261,8 +260,7 @@ def test_no_cache_writes_nothing(doctor: Doctor, root: Path) -> None:
 
 def test_the_history_cache_round_trips(doctor: Doctor, root: Path) -> None:
     assert_cache_agrees(doctor, root)
-    raw = (cache_dir(root) / store.HISTORY_FILE).read_bytes()
-    data = msgpack.unpackb(raw, strict_map_key=False)["data"]
+    data = read_cache(cache_dir(root) / store.HISTORY_FILE)["data"]
     head, history = codec._history_from_wire(data, (Scope("projects"),))
     again = codec._history_to_wire(head, history, (Scope("projects"),))
     assert json.dumps(again, sort_keys=True) == json.dumps(data, sort_keys=True)
@@ -281,12 +279,12 @@ def test_an_edited_index_is_parsed_again(doctor: Doctor, root: Path) -> None:
 def test_a_memo_of_the_wrong_types_is_ignored(doctor: Doctor, root: Path) -> None:
     fresh = assert_cache_agrees(doctor, root)
     path = cache_dir(root) / store.MEMO_FILE
-    stored = msgpack.unpackb(path.read_bytes(), strict_map_key=False)
+    stored = read_cache(path)
     forged = msgpack.ExtType(5, msgpack.packb(["IndexEntry", {"position": "one"}]))
     for entries in stored["data"].values():
         for key in entries:
             entries[key] = msgpack.packb(forged)
-    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    write_cache(path, stored)
     assert report(doctor, root) == (fresh, "")
 
 
@@ -329,13 +327,13 @@ def test_under_the_console_script_a_pause_freezes_what_it_built(
 def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path) -> None:
     """Each cell's exact type is checked: a bool is no int, a list no file name."""
     assert_cache_agrees(doctor, root)
-    raw = (cache_dir(root) / store.HISTORY_FILE).read_bytes()
+    path = cache_dir(root) / store.HISTORY_FILE
     scopes = (Scope("projects"),)
-    good = msgpack.unpackb(raw, strict_map_key=False)["data"]
+    good = read_cache(path)["data"]
     codec._history_from_wire(good, scopes)  # the real thing reads
 
     def forged(change: Any) -> Any:
-        data = msgpack.unpackb(raw, strict_map_key=False)["data"]
+        data = read_cache(path)["data"]
         change(data)
         return data
 
@@ -359,10 +357,9 @@ def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path
             codec._history_from_wire(data, scopes)
     with pytest.raises(TypeError):  # an unhashable cell: load_history ignores the file
         codec._history_from_wire(files([["CONTEXT.md"]]), scopes)
-    path = cache_dir(root) / store.HISTORY_FILE
-    stored = msgpack.unpackb(raw, strict_map_key=False)
+    stored = read_cache(path)
     stored["data"] = files([["CONTEXT.md"]])
-    path.write_bytes(msgpack.packb(stored, use_bin_type=True))
+    write_cache(path, stored)
     assert stored_head(root) is None
 
 
