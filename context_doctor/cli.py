@@ -20,6 +20,7 @@ from context_doctor.commands.edit import edit_group
 from context_doctor.commands.explain import explain_command
 from context_doctor.commands.freshness import freshness_group
 from context_doctor.commands.hook import hook_group
+from context_doctor.commands.log import log_group
 from context_doctor.commands.report import report_command
 from context_doctor.commands.state import state_group
 from context_doctor.commands.sweep import sweep_command
@@ -43,6 +44,7 @@ for _command in (
     sweep_command,
     state_group,
     edit_group,
+    log_group,
 ):
     cli.add_command(_command)
 

@@ -1,16 +1,40 @@
 """The fail-closed editor's Python API (SPEC §4), raising :class:`EditRefused` instead of writing.
 
-The editor lives in :mod:`context_doctor.write.edit` with the rest of the write path;
-this module is the stable import path for Python callers.
+The editor lives in :mod:`context_doctor.write.edit` (the verbs and the gates) and
+:mod:`context_doctor.write.apply` (batches) with the rest of the write path; this
+module is the stable import path for Python callers.
 """
 
-from context_doctor.write.edit import (
-    EditRefused,
-    EditResult,
-    Gates,
+from context_doctor.write.apply import (
+    ApplyResult,
+    Edit,
+    apply,
+    delete_line,
     insert_before,
     replace_once,
     set_field,
 )
+from context_doctor.write.edit import (
+    BODY_CURRENT,
+    BODY_LAGS,
+    BODY_UNVERIFIABLE,
+    EditRefused,
+    EditResult,
+    Gates,
+)
 
-__all__ = ["EditRefused", "EditResult", "Gates", "insert_before", "replace_once", "set_field"]
+__all__ = [
+    "BODY_CURRENT",
+    "BODY_LAGS",
+    "BODY_UNVERIFIABLE",
+    "ApplyResult",
+    "Edit",
+    "EditRefused",
+    "EditResult",
+    "Gates",
+    "apply",
+    "delete_line",
+    "insert_before",
+    "replace_once",
+    "set_field",
+]

@@ -75,17 +75,26 @@ def isolated_home(
 def doctor() -> Callable[..., Run]:
     """Run ``context-doctor ARGS`` in-process; ``cwd`` changes directory for auto-detection."""
 
-    def invoke(*args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Run:
+    def invoke(
+        *args: str,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        input: bytes | str | None = None,  # stdin
+    ) -> Run:
         runner = CliRunner()
         if cwd is not None:
             previous = Path.cwd()
             os.chdir(cwd)
             try:
-                result = runner.invoke(cli, list(args), env=dict(env or {}), catch_exceptions=False)
+                result = runner.invoke(
+                    cli, list(args), input=input, env=dict(env or {}), catch_exceptions=False
+                )
             finally:
                 os.chdir(previous)
         else:
-            result = runner.invoke(cli, list(args), env=dict(env or {}), catch_exceptions=False)
+            result = runner.invoke(
+                cli, list(args), input=input, env=dict(env or {}), catch_exceptions=False
+            )
         return Run(result.exit_code, result.stdout, result.stderr)
 
     return invoke

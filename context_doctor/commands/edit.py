@@ -1,14 +1,15 @@
-"""``context-doctor edit set-field | replace | insert-before FILE``: fail-closed edits (SPEC §4).
+"""``context-doctor edit set-field | replace | insert-before | delete-line FILE`` and ``edit apply``.
 
 Thin: parse the options, call :mod:`context_doctor.edit`, say what happened in
 one line. Exit 0 written (with ``--dry-run``: would be written, and the diff is
-printed), 1 refused (one line naming the rule and its override flag, nothing
-written), 2 a usage error or a file that is missing, a directory, unreadable or
-not UTF-8 text. Every success line names the body state.
+printed), 1 refused (one line naming the rule and the flag or command that would
+pass, nothing written), 2 a usage error or a file that is missing, a directory,
+unreadable or not UTF-8 text. Every success line names the body state.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,14 +17,31 @@ from typing import Any
 
 import click
 
+from context_doctor import edit
 from context_doctor.commands.common import guarded
+from context_doctor.commands.text_input import (
+    TextSource,
+    read_file,
+    read_input,
+    read_stdin,
+    text_option,
+)
 from context_doctor.escape import escape_text
-from context_doctor.write import edit
+from context_doctor.write.apply import ApplyResult, read_edits
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
+_COUNT = click.option(
+    "--count",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="How many times the anchor occurs (anything else is refused).",
+)
 
 
-def _common(function: Callable[..., Any]) -> Callable[..., Any]:
+def gate_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The overrides every editing command takes, and --dry-run."""
     options = [
         click.option(
             "--max-lines",
@@ -47,6 +65,11 @@ def _common(function: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help="Record that a section whose marker advances was re-read and still holds.",
         ),
+        click.option(
+            "--allow-header-ahead",
+            is_flag=True,
+            help="Record that moving Last session past the newest log entry is intended.",
+        ),
         click.option("--dry-run", is_flag=True, help="Print the diff; write nothing."),
     ]
     for option in reversed(options):
@@ -54,9 +77,61 @@ def _common(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
+def gates_of(options: dict[str, Any]) -> dict[str, Any]:
+    """The gate keywords of the editing API, taken from a command's parsed options."""
+    names = (
+        "max_lines",
+        "allow_header_lag",
+        "allow_stale_body",
+        "state_reviewed",
+        "allow_header_ahead",
+        "dry_run",
+    )
+    return {name: options[name] for name in names}
+
+
 @click.group("edit")
 def edit_group() -> None:
-    """Fail-closed edits of durable context files: refuse rather than assert a false change."""
+    """Fail-closed edits of durable context files: refuse rather than assert a false change.
+
+    Every text option also takes `-` (read from stdin) and has a `--…-file`
+    twin that reads a file byte for byte (trailing spaces, tabs, CRLF kept).
+    """
+
+
+def shown(path: Path) -> str:
+    """A path as the user would type it: relative to the working directory when inside it."""
+    absolute = Path(os.path.abspath(path))
+    here = Path.cwd()
+    text = str(absolute.relative_to(here)) if absolute.is_relative_to(here) else str(path)
+    return escape_text(text)
+
+
+def describe(results: list[edit.EditResult]) -> str:
+    """The files of a batch, each CONTEXT.md with its body state (else the first file's)."""
+    has_context = any(item.path.name == "CONTEXT.md" for item in results)
+    parts = []
+    for number, item in enumerate(results):
+        notes = ["created"] if item.created else []
+        if item.path.name == "CONTEXT.md" or (number == 0 and not has_context):
+            notes.append(item.body_state)
+        parts.append(shown(item.path) + (f" ({'; '.join(notes)})" if notes else ""))
+    return ", ".join(parts)
+
+
+def report_batch(result: ApplyResult, dry_run: bool, done: str = "") -> None:
+    """What a batch wrote (or, dry, the combined diff and what it would write)."""
+    parts = describe(result.files)
+    if dry_run:
+        click.echo(result.diff(Path.cwd()), nl=False)
+        click.echo(f"would write {parts} (dry run)")
+    else:
+        click.echo(f"{done}wrote {parts}")
+
+
+def report_refusal(refused: edit.EditRefused) -> None:
+    click.echo(f"context-doctor: {escape_text(refused.one_line())}", err=True)
+    sys.exit(1)
 
 
 def _run(file: Path, attempt: Callable[[], edit.EditResult], dry_run: bool) -> None:
@@ -64,121 +139,160 @@ def _run(file: Path, attempt: Callable[[], edit.EditResult], dry_run: bool) -> N
         try:
             result = attempt()
         except edit.EditRefused as refused:
-            click.echo(f"context-doctor: {escape_text(refused.one_line())}", err=True)
-            sys.exit(1)
-    shown = escape_text(str(file))
+            report_refusal(refused)
+    name = escape_text(str(file))
     if dry_run:
         click.echo(result.diff(str(file)), nl=False)
-        click.echo(f"would write {shown} (dry run; {result.body_state})")
+        click.echo(f"would write {name} (dry run; {result.body_state})")
     else:
-        click.echo(f"wrote {shown} ({result.body_state})")
+        click.echo(f"wrote {name} ({result.body_state})")
 
 
 @edit_group.command("set-field")
 @_FILE
 @click.option("--field", required=True, metavar="NAME", help="The header field, e.g. Phase.")
-@click.option("--value", required=True, metavar="TEXT", help="Its new one-line value.")
-@_common
+@text_option("value", "TEXT", "Its new one-line value (a final line break is dropped).")
+@click.option(
+    "--whole-value",
+    is_flag=True,
+    help="Replace a date-led value whole (default: a bare new date keeps the text after it).",
+)
+@gate_options
 def set_field_command(
-    file: Path,
-    field: str,
-    value: str,
-    max_lines: int | None,
-    allow_header_lag: bool,
-    allow_stale_body: bool,
-    state_reviewed: bool,
-    dry_run: bool,
+    file: Path, field: str, value: TextSource, whole_value: bool, **options: Any
 ) -> None:
-    """Set the one `**NAME:**` header field of FILE to TEXT."""
+    """Set the one `**NAME:**` header field of FILE to TEXT.
+
+    Refused when the field shares its line with another field (use `edit
+    replace`), appears twice, or is spelled in another case.
+
+    \b
+    Example (keeps " — shipped the parser" after the date):
+      context-doctor edit set-field projects/atlas/CONTEXT.md \\
+        --field 'Last session' --value 2026-06-19
+    """
     _run(
         file,
         lambda: edit.set_field(
             file,
             field,
-            value,
-            max_lines=max_lines,
-            allow_header_lag=allow_header_lag,
-            allow_stale_body=allow_stale_body,
-            state_reviewed=state_reviewed,
-            dry_run=dry_run,
+            read_input(value, one_line=True),
+            whole_value=whole_value,
+            **gates_of(options),
         ),
-        dry_run,
+        options["dry_run"],
     )
 
 
 @edit_group.command("replace")
 @_FILE
-@click.option("--anchor", required=True, metavar="OLD", help="The exact text to replace.")
-@click.option("--replacement", required=True, metavar="NEW", help="The text to put there.")
-@click.option(
-    "--count",
-    type=int,
-    default=1,
-    show_default=True,
-    metavar="N",
-    help="How many times the anchor occurs (anything else is refused).",
-)
-@_common
+@text_option("anchor", "OLD", "The exact text to replace.")
+@text_option("replacement", "NEW", "The text to put there.")
+@_COUNT
+@gate_options
 def replace_command(
-    file: Path,
-    anchor: str,
-    replacement: str,
-    count: int,
-    max_lines: int | None,
-    allow_header_lag: bool,
-    allow_stale_body: bool,
-    state_reviewed: bool,
-    dry_run: bool,
+    file: Path, anchor: TextSource, replacement: TextSource, count: int, **options: Any
 ) -> None:
-    """Replace OLD with NEW in FILE; OLD must occur exactly --count times."""
+    """Replace OLD with NEW in FILE; OLD must occur exactly --count times.
+
+    \b
+    Example:
+      context-doctor edit replace projects/atlas/CONTEXT.md \\
+        --anchor '- Indexer rewritten; query path next.' \\
+        --replacement '- Query path ported.'
+    """
     _run(
         file,
         lambda: edit.replace_once(
-            file,
-            anchor,
-            replacement,
-            count=count,
-            max_lines=max_lines,
-            allow_header_lag=allow_header_lag,
-            allow_stale_body=allow_stale_body,
-            state_reviewed=state_reviewed,
-            dry_run=dry_run,
+            file, read_input(anchor), read_input(replacement), count=count, **gates_of(options)
         ),
-        dry_run,
+        options["dry_run"],
     )
 
 
 @edit_group.command("insert-before")
 @_FILE
-@click.option(
-    "--anchor", required=True, metavar="LINE_START", help="The start of the line to insert before."
-)
-@click.option(
-    "--text", "text", required=True, metavar="TEXT", help="Whole lines, ending with a newline."
-)
-@_common
+@text_option("anchor", "LINE_START", "The start of the line to insert before.")
+@text_option("text", "TEXT", "Whole lines, ending with a newline.")
+@_COUNT
+@gate_options
 def insert_before_command(
-    file: Path,
-    anchor: str,
-    text: str,
-    max_lines: int | None,
-    allow_header_lag: bool,
-    allow_stale_body: bool,
-    state_reviewed: bool,
-    dry_run: bool,
+    file: Path, anchor: TextSource, text: TextSource, count: int, **options: Any
 ) -> None:
-    """Insert TEXT before the one line of FILE that starts with LINE_START."""
+    """Insert TEXT before the line of FILE that starts with LINE_START.
+
+    \b
+    Example (a session entry from a file, kept byte for byte):
+      context-doctor edit insert-before projects/atlas/sessions/2026-06.md \\
+        --anchor '## 2026-06-20' --text-file entry.md
+    """
     _run(
         file,
         lambda: edit.insert_before(
-            file,
-            anchor,
-            text,
-            max_lines=max_lines,
-            allow_header_lag=allow_header_lag,
-            allow_stale_body=allow_stale_body,
-            state_reviewed=state_reviewed,
-            dry_run=dry_run,
+            file, read_input(anchor), read_input(text), count=count, **gates_of(options)
         ),
-        dry_run,
+        options["dry_run"],
     )
+
+
+@edit_group.command("delete-line")
+@_FILE
+@text_option("anchor", "LINE_START", "The start of the line to delete.")
+@_COUNT
+@gate_options
+def delete_line_command(file: Path, anchor: TextSource, count: int, **options: Any) -> None:
+    """Delete the line of FILE that starts with LINE_START (--count of them).
+
+    \b
+    Example:
+      context-doctor edit delete-line projects/atlas/CONTEXT.md \\
+        --anchor '**Open items added:**'
+    """
+    _run(
+        file,
+        lambda: edit.delete_line(file, read_input(anchor), count=count, **gates_of(options)),
+        options["dry_run"],
+    )
+
+
+@edit_group.command("apply")
+@click.option(
+    "--edits",
+    "edits_path",
+    required=True,
+    metavar="EDITS.json",
+    help="A JSON list of edits (`-` reads it from stdin).",
+)
+@gate_options
+def apply_command(edits_path: str, **options: Any) -> None:
+    """Apply a JSON list of edits to one project: every gate once, every file or none.
+
+    Each edit is an object with `op` (set-field, replace, insert-before,
+    delete-line), `file` (relative to the working directory, or absolute) and
+    the verb's options by their long names: field, value, whole_value, anchor,
+    replacement, count, text.
+
+    \b
+    Example (a session's end: header, marker and log entry in one write):
+      [
+        {"op": "set-field", "file": "projects/atlas/CONTEXT.md",
+         "field": "Last session", "value": "2026-06-19 (round 4)", "whole_value": true},
+        {"op": "replace", "file": "projects/atlas/CONTEXT.md",
+         "anchor": "*State as of: 2026-06-18 (round 3)*",
+         "replacement": "*State as of: 2026-06-19 (round 4)*"},
+        {"op": "insert-before", "file": "projects/atlas/sessions/2026-06.md",
+         "anchor": "## 2026-06-20", "text": "## 2026-06-19 — query path\\n\\nPorted.\\n\\n"}
+      ]
+      context-doctor edit apply --edits EDITS.json --dry-run
+    """
+    dry_run = options["dry_run"]
+    with guarded(False, False):
+        if edits_path == "-":
+            edits = read_edits(read_stdin("--edits"), "EDITS.json (stdin)")
+        else:
+            edits = read_edits(read_file(Path(edits_path)), edits_path)
+        try:
+            result = edit.apply(edits, **gates_of(options))
+        except edit.EditRefused as refused:
+            report_refusal(refused)
+    report_batch(result, dry_run)

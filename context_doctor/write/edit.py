@@ -1,14 +1,17 @@
 """Fail-closed edits of durable context files (SPEC §4, seed "Editing a Durable Context File").
 
-A scripted edit is a claim that a specific change was made. Each edit here
-reads the file once, computes the new bytes, and refuses (``EditRefused``,
-nothing written) when the change cannot be proved to be the one intended:
-an absent or miscounted anchor, a byte-identical result, a result over the
-line budget, an insert that is not at a line start or does not end a line, a
-replace that would fuse surviving lines, a header left lagging, a header
-advanced past an as-of marker, or a marker advanced over untouched prose.
-Only then does it write, through ``write.replace_file`` (temp file, fsync,
-rename, re-read).
+A scripted edit is a claim that a specific change was made. Each verb here
+turns its options into *splices* of a file's text (where, what goes) or refuses
+(``EditRefused``, nothing written) when the change cannot be proved to be the
+one intended: an absent or miscounted anchor, a field that shares its line or
+appears twice, a date-led value whose text would be lost, an insert that is not
+at a line start or does not end a line, a replace that would fuse surviving
+lines. :func:`judge` then refuses a file's final text when a rule says so: a
+byte-identical result, a result over the line budget, a change inside the
+generated state block, a broken pipe table, a header left lagging, a header
+advanced past an as-of marker, a marker advanced over untouched prose.
+:mod:`context_doctor.write.apply` runs the verbs in memory, judges every file
+once, and writes through :mod:`context_doctor.write.atomic`.
 
 Everything is judged with the model's own parsers (header fields, ordinals,
 as-of markers, the completion reading): the editor and the doctor can never
@@ -16,10 +19,11 @@ disagree about what a header says.
 
 Decisions where the spec is silent (also in CHANGELOG.md):
 
-- In a file whose line breaks are all CRLF, a bare LF in an anchor,
-  replacement or inserted text stands for the file's CRLF (a bare LF can never
-  match there, and writing one would mix separators). Any other file is
-  matched and written byte for byte.
+- Line endings: in a file whose line breaks are all CRLF, a bare LF in given
+  text stands for CRLF; in a file whose breaks are all LF (or that has none), a
+  CRLF stands for LF. A file with mixed breaks is matched and written byte for
+  byte. So an LF anchor matches a CRLF file and written text takes the file's
+  line ending, while the rest of the given bytes (trailing spaces, tabs) stay.
 - The header-lag rule refuses an edit whose result has Phase ahead of Last
   session when the original did not, or when the edit changed either field;
   an unrelated edit to a file that already lags is not blocked by it (the
@@ -29,21 +33,27 @@ Decisions where the spec is silent (also in CHANGELOG.md):
 - The body state compares every as-of marker with the file's own ``**Last
   session:**``: no header date, no markers, an impossible marker date, or an
   operational section without a marker is "body currency unverifiable".
+- ``set-field`` matches the field's name as written: a header that spells it in
+  another case is refused (``field-case``) with the spelling to pass, so a
+  script never edits a field it did not name exactly.
+- A date-led value with text after its date (``2026-04-18 — shipped the
+  parser``): a bare new date replaces the date and keeps the text; any other
+  new value is refused (``date-led-value``) unless ``--whole-value``.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from itertools import zip_longest
 from pathlib import Path
 
-from context_doctor import write
 from context_doctor.config import DEFAULT_BUDGETS
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
+from context_doctor.model import tables
 from context_doctor.model.currency import (
     AsOfMarker,
     as_of_markers,
@@ -53,35 +63,62 @@ from context_doctor.model.currency import (
 )
 from context_doctor.model.documents import Document
 from context_doctor.model.header import completion_reading
-from context_doctor.model.text import first_date, ordinals
+from context_doctor.model.state_file import find_block
+from context_doctor.model.text import LEADING_DATE, first_date, ordinals
+from context_doctor.write.atomic import WriteRefused
 
 BODY_CURRENT = "as-of markers current"
 BODY_LAGS = "body lags"
 BODY_UNVERIFIABLE = "body currency unverifiable"
 
-# The override flag of each rule that has one; the others cannot be overridden.
+# The override flag of each rule that has a fixed one; ``anchor-count`` and
+# ``max-lines`` name theirs with the number that would pass.
 OVERRIDES: dict[str, str] = {
-    "anchor-count": "--count N",
-    "max-lines": "--max-lines N",
     "header-lag": "--allow-header-lag",
     "stale-body": "--allow-stale-body",
     "marker-without-review": "--state-reviewed",
+    "header-ahead-of-log": "--allow-header-ahead",
+    "date-led-value": "--whole-value",
 }
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _BARE_LF = re.compile(r"(?<!\r)\n")
+_FIELD = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
+_BARE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_BLOCK_FIELDS = {
+    "phase": "phase",
+    "status": "status",
+    "last session": "last_session",
+    "accepted baseline": "accepted_baseline",
+    "controlling plan": "controlling_plan",
+}
 
 
-class EditRefused(write.WriteRefused):
-    """An edit the editor will not make; nothing was written."""
+class EditRefused(WriteRefused):
+    """An edit the editor will not make; nothing was written.
+
+    ``override`` is the flag that would make it pass (one the verb has), and
+    ``remedy`` the command or change that would, when there is one.
+    """
+
+    def __init__(
+        self, rule: str, message: str, *, override: str | None = None, remedy: str | None = None
+    ) -> None:
+        super().__init__(rule, message)
+        self._override = override
+        self.remedy = remedy
 
     @property
     def override(self) -> str | None:
-        return OVERRIDES.get(self.rule)
+        return self._override or OVERRIDES.get(self.rule)
 
     def one_line(self) -> str:
-        flag = f" (override: {self.override})" if self.override else ""
-        return f"refused [{self.rule}]: {self.message}{flag}"
+        text = f"refused [{self.rule}]: {self.message}"
+        if self.override:
+            text += f" (override: {self.override})"
+        if self.remedy:
+            text += f"; {self.remedy}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -92,6 +129,7 @@ class Gates:
     allow_header_lag: bool = False
     allow_stale_body: bool = False
     state_reviewed: bool = False
+    allow_header_ahead: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,6 +139,7 @@ class EditResult:
     after: bytes
     body_state: str
     written: bool
+    created: bool = False
 
     def diff(self, label: str | None = None) -> str:
         return unified_diff(self.before, self.after, label or str(self.path))
@@ -132,18 +171,27 @@ def split_lines(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class DecodedText:
-    """A text file's bytes as text: its BOM, its body, and whether its line breaks are all CRLF."""
+    """A text file's bytes as text: its BOM, its body, and the line breaks it uses."""
 
     bom: str
     body: str
     crlf: bool  # every line break is CRLF (and there is at least one)
+    lf: bool = False  # every line break is LF, or there is none
 
     def encode(self, body: str) -> bytes:
         return (self.bom + body).encode("utf-8")
 
     def native(self, given: str) -> str:
-        """``given`` with bare LFs written as the file's CRLF, in an all-CRLF file."""
-        return _BARE_LF.sub("\r\n", given) if self.crlf else given
+        """``given`` with its line breaks written as the file's, when the file uses one kind."""
+        if self.crlf:
+            return _BARE_LF.sub("\r\n", given)
+        if self.lf:
+            return given.replace("\r\n", "\n")
+        return given
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if self.crlf else "\n"
 
 
 def decode(path: Path, data: bytes) -> DecodedText:
@@ -159,21 +207,68 @@ def decode(path: Path, data: bytes) -> DecodedText:
         raise DoctorError(
             f"{path} is not valid UTF-8 (byte {error.start})", "re-save the file as UTF-8"
         ) from error
+    return decoded_text(text)
+
+
+def decoded_text(text: str) -> DecodedText:
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     body = text.removeprefix("\ufeff")
-    breaks = re.findall(r"\r\n|\r|\n", body)
-    return DecodedText(bom, body, bool(breaks) and all(item == "\r\n" for item in breaks))
+    breaks = set(re.findall(r"\r\n|\r|\n", body))
+    return DecodedText(bom, body, breaks == {"\r\n"}, breaks <= {"\n"})
 
 
 def _document(path: Path, body: str) -> Document:
     return Document.from_text(body, path, path.name)
 
 
-# -- planning: the new text, or a refusal ------------------------------------------
+# -- splices: what a verb changes ----------------------------------------------------
 
 
-def plan_set_field(path: Path, body: str, field: str, value: str) -> str:
-    """``body`` with the header field ``**field:**`` set to ``value``."""
+@dataclass(frozen=True)
+class Splice:
+    """Replace ``body[start:end]`` with ``new`` (``start == end``: an insertion)."""
+
+    start: int
+    end: int
+    new: str
+
+
+def apply_splices(body: str, splices: list[Splice]) -> str:
+    """``body`` with non-overlapping ``splices`` applied (any order given)."""
+    pieces: list[str] = []
+    cursor = 0
+    for splice in sorted(splices, key=lambda s: (s.start, s.end)):
+        pieces.append(body[cursor : splice.start])
+        pieces.append(splice.new)
+        cursor = splice.end
+    pieces.append(body[cursor:])
+    return "".join(pieces)
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line)
+    return starts
+
+
+def _line_number(body: str, position: int) -> int:
+    return len(split_lines(body[:position])) + (
+        1 if position == 0 or body[position - 1] in "\r\n" else 0
+    )
+
+
+def _quoted(text: str) -> str:
+    """``text`` as one shell word (for the commands a refusal proposes)."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def plan_set_field(
+    path: Path, body: str, field: str, value: str, *, whole_value: bool = False
+) -> list[Splice]:
+    """Where ``**field:**``'s value is and what replaces it."""
     name = field.strip()
     if not name or "*" in name or ":" in name or "\n" in name or "\r" in name:
         raise DoctorError(
@@ -187,36 +282,79 @@ def plan_set_field(path: Path, body: str, field: str, value: str) -> str:
         )
     fields = _document(path, body).field_values(name)
     if not fields:
-        raise EditRefused("anchor-absent", f"{path.name} has no `**{name}:**` header field")
+        raise EditRefused(
+            "anchor-absent",
+            f"{path.name} has no `**{name}:**` header field",
+            remedy=f"re-read {path.name}; add the field with `context-doctor edit insert-before`",
+        )
     if len(fields) > 1:
         numbers = ", ".join(str(item.line) for item in fields)
+        lines = split_lines(body)
+        second = lines[fields[1].line - 1].rstrip("\r\n")
         raise EditRefused(
-            "anchor-count",
+            "field-duplicated",
             f"{path.name} has {len(fields)} `**{name}:**` header fields (lines {numbers}); "
             "set-field needs exactly one",
+            remedy=f"keep one first: `context-doctor edit delete-line {_quoted(str(path))} "
+            f"--anchor {_quoted(second)}`",
         )
     target = fields[0]
+    if target.name != name:
+        raise EditRefused(
+            "field-case",
+            f"{path.name} spells the field `**{target.name}:**` (line {target.line}), "
+            f"not `**{name}:**`",
+            remedy=f"name it as written: --field {_quoted(target.name)}",
+        )
     lines = split_lines(body)
     line = lines[target.line - 1]
-    marker = f"**{target.name}:**"
-    start = line.index(marker) + len(marker)
+    on_line = list(_FIELD.finditer(line))
+    if len(on_line) > 1:
+        names = ", ".join(f"`**{match.group(1).strip()}:**`" for match in on_line)
+        old = f"**{target.name}:** {target.value}".rstrip()
+        new = f"**{target.name}:** {value.strip()}"
+        raise EditRefused(
+            "field-shares-line",
+            f"line {target.line} of {path.name} holds {names}; set-field will not guess "
+            "where one ends",
+            remedy=f"use `context-doctor edit replace {_quoted(str(path))} --anchor "
+            f"{_quoted(old)} --replacement {_quoted(new)}`",
+        )
+    new_value = _new_value(target.name, target.value, value.strip(), whole_value)
+    marker = on_line[0]
+    start = marker.end()
     content_end = len(line.rstrip("\r\n"))
+    offset = _line_starts(lines)[target.line - 1]
     if target.value:
         at = line.index(target.value, start)
-        new_line = line[:at] + value.strip() + line[at + len(target.value) :]
+        splice = Splice(offset + at, offset + at + len(target.value), new_value)
     else:
         gap = " " if start >= content_end or line[start] != " " else ""
-        new_line = line[:start] + gap + value.strip() + line[start:]
-    lines[target.line - 1] = new_line
-    result = "".join(lines)
-    after = _document(path, result).field_values(name)
-    if len(after) != 1 or after[0].value != value.strip():
+        splice = Splice(offset + start, offset + start, gap + new_value)
+    after = _document(path, apply_splices(body, [splice])).field_values(name)
+    if len(after) != 1 or after[0].value != new_value:
         raise EditRefused(
             "value-unreadable",
-            f"`**{name}:** {value.strip()}` would not read back as that field's value "
+            f"`**{name}:** {new_value}` would not read back as that field's value "
             "(does the value hold another `**Field:**`?)",
         )
-    return result
+    return [splice]
+
+
+def _new_value(name: str, old: str, new: str, whole_value: bool) -> str:
+    """The value to write: a bare new date keeps the text after an old leading date."""
+    leading = LEADING_DATE.match(old)
+    rest = old[leading.end() :] if leading else ""
+    if whole_value or leading is None or not rest.strip() or new == old:
+        return new
+    if _BARE_DATE.fullmatch(new):
+        return new + rest
+    raise EditRefused(
+        "date-led-value",
+        f"`**{name}:**` carries text after its date (`{rest.strip()}`), which this value "
+        "would replace",
+        remedy="give only the new date to keep that text",
+    )
 
 
 def _at_line_start(text: str, position: int) -> bool:
@@ -278,33 +416,53 @@ def _fusion(body: str, starts: list[int], anchor: str, replacement: str) -> str 
     return None
 
 
-def plan_replace(path: Path, text: DecodedText, anchor: str, replacement: str, count: int) -> str:
-    if not anchor:
-        raise DoctorError("--anchor is empty", "give the exact text to replace")
+def _check_count(count: int) -> None:
     if count < 1:
         raise DoctorError(
             f"--count {count} declares no match",
-            "--count is how many times the anchor occurs (at least 1); nothing to replace is no edit",
+            "--count is how many times the anchor occurs (at least 1); nothing to change is no edit",
         )
-    body = text.body
+
+
+def _miscounted(path: Path, found: int, count: int, what: str) -> EditRefused:
+    return EditRefused(
+        "anchor-count",
+        f"the anchor {what} {found} time{'s' if found != 1 else ''} in {path.name}, not {count}",
+        override=f"--count {found}",
+        remedy="or lengthen the anchor until it is unique",
+    )
+
+
+def _absent(path: Path) -> EditRefused:
+    return EditRefused(
+        "anchor-absent",
+        f"the anchor does not occur in {path.name}",
+        remedy=f"re-read {path.name} and build the anchor from what it says now",
+    )
+
+
+def plan_replace(
+    path: Path, text: DecodedText, body: str, anchor: str, replacement: str, count: int
+) -> list[Splice]:
+    if not anchor:
+        raise DoctorError("--anchor is empty", "give the exact text to replace")
+    _check_count(count)
     anchor = text.native(anchor)
     replacement = text.native(replacement)
     starts = _occurrences(body, anchor)
     if not starts:
-        raise EditRefused("anchor-absent", f"the anchor does not occur in {path.name}")
+        raise _absent(path)
     if len(starts) != count:
-        raise EditRefused(
-            "anchor-count",
-            f"the anchor occurs {len(starts)} times in {path.name}, not {count}",
-        )
+        raise _miscounted(path, len(starts), count, "occurs")
     fused = _fusion(body, starts, anchor, replacement)
     if fused is not None:
         raise EditRefused(
             "fused-boundary",
-            f"{fused}; include the neighbouring line in both anchor and replacement to change "
+            fused,
+            remedy="include the neighbouring line in both anchor and replacement to change "
             "a boundary on purpose",
         )
-    return body.replace(anchor, replacement)
+    return [Splice(start, start + len(anchor), replacement) for start in starts]
 
 
 def _occurrences(body: str, anchor: str) -> list[int]:
@@ -317,42 +475,73 @@ def _occurrences(body: str, anchor: str) -> list[int]:
     return found
 
 
-def plan_insert_before(path: Path, text: DecodedText, anchor: str, insert: str) -> str:
+def plan_insert_before(
+    path: Path, text: DecodedText, body: str, anchor: str, insert: str, count: int = 1
+) -> list[Splice]:
     if not anchor:
         raise DoctorError("--anchor is empty", "give the start of the line to insert before")
     if not insert:
         raise DoctorError("--text is empty", "give the text to insert, ending with a newline")
-    body = text.body
+    _check_count(count)
     anchor = text.native(anchor)
     insert = text.native(insert)
     starts = _occurrences(body, anchor)
     if not starts:
-        raise EditRefused("anchor-absent", f"the anchor does not occur in {path.name}")
-    if len(starts) != 1:
-        raise EditRefused(
-            "anchor-count",
-            f"the anchor occurs {len(starts)} times in {path.name}; insert-before needs exactly "
-            "one (lengthen it until it is unique)",
-        )
-    start = starts[0]
-    if not _at_line_start(body, start):
-        line = body.count("\n", 0, start) + 1
-        raise EditRefused(
-            "anchor-not-at-line-start",
-            f"the anchor starts mid-line (line {line}); insert-before inserts whole lines",
-        )
+        raise _absent(path)
+    if len(starts) != count:
+        raise _miscounted(path, len(starts), count, "occurs")
+    for start in starts:
+        if not _at_line_start(body, start):
+            raise EditRefused(
+                "anchor-not-at-line-start",
+                f"the anchor starts mid-line (line {_line_number(body, start)}); insert-before "
+                "inserts whole lines",
+                remedy="anchor on the start of the line to insert before",
+            )
     if not insert.endswith(("\n", "\r")):
         raise EditRefused(
             "text-without-newline",
             "the inserted text does not end with a newline, so it would fuse with the anchor's line",
+            remedy="end the text with a newline",
         )
-    return body[:start] + insert + body[start:]
+    return [Splice(start, start, insert) for start in starts]
 
 
-# -- the gates every edit passes ---------------------------------------------------
+def plan_delete_line(
+    path: Path, text: DecodedText, body: str, anchor: str, count: int = 1
+) -> list[Splice]:
+    """Delete each whole line that starts with ``anchor`` (there must be ``count`` of them)."""
+    if not anchor:
+        raise DoctorError("--anchor is empty", "give the start of the line to delete")
+    _check_count(count)
+    anchor = text.native(anchor)
+    if "\n" in anchor.rstrip("\r\n") or "\r" in anchor.rstrip("\r\n"):
+        raise DoctorError(
+            "delete-line's --anchor spans more than one line",
+            "delete one line per edit, or use `edit replace` for a block",
+        )
+    lines = split_lines(body)
+    starts = _line_starts(lines)
+    matching = [n for n, line in enumerate(lines) if line.startswith(anchor)]
+    if not matching:
+        mid = body.find(anchor)
+        if mid >= 0:
+            raise EditRefused(
+                "anchor-not-at-line-start",
+                f"no line starts with the anchor (it occurs mid-line, line "
+                f"{_line_number(body, mid)}); delete-line deletes whole lines",
+                remedy="anchor on the start of the line to delete",
+            )
+        raise _absent(path)
+    if len(matching) != count:
+        raise _miscounted(path, len(matching), count, "starts a line")
+    return [Splice(starts[n], starts[n] + len(lines[n]), "") for n in matching]
 
 
-def _last_session(document: Document) -> tuple[date | None, dict[str, int]] | None:
+# -- the gates every file's final text passes -------------------------------------
+
+
+def last_session(document: Document) -> tuple[date | None, dict[str, int]] | None:
     for field in document.field_values("Last session"):
         found = first_date(field.value)
         if found is not None:
@@ -395,7 +584,7 @@ def _keyed(markers: list[AsOfMarker]) -> dict[tuple[str, int], AsOfMarker]:
 
 def body_state(document: Document) -> str:
     """What the file's own as-of markers say against its own ``**Last session:**``."""
-    last = _last_session(document)
+    last = last_session(document)
     markers = as_of_markers(document)
     if last is None or last[0] is None or not markers:
         return BODY_UNVERIFIABLE
@@ -421,7 +610,11 @@ def default_max_lines(path: Path, after: Document) -> int | None:
 def judge(path: Path, before_body: str, after_body: str, gates: Gates) -> str:
     """Refuse the edit ``before_body`` -> ``after_body`` if a rule says so; else the body state."""
     if after_body == before_body:
-        raise EditRefused("no-change", f"the edit would leave {path.name} byte-identical")
+        raise EditRefused(
+            "no-change",
+            f"the edit would leave {path.name} byte-identical",
+            remedy="nothing to write: the file already says this",
+        )
     before = _document(path, before_body)
     after = _document(path, after_body)
     budget = gates.max_lines if gates.max_lines is not None else default_max_lines(path, after)
@@ -430,11 +623,57 @@ def judge(path: Path, before_body: str, after_body: str, gates: Gates) -> str:
         raise EditRefused(
             "max-lines",
             f"the result would be {after.line_count} lines, over the {budget}-line budget{already}",
+            override=f"--max-lines {after.line_count}",
+            remedy="or archive cold content to sessions/ or REFERENCE.md first",
         )
+    _judge_generated_block(path, before, after)
+    _judge_tables(before, after)
     _judge_header_lag(before, after, gates)
     _judge_stale_body(before, after, gates)
     _judge_marker_review(before, after, gates)
     return body_state(after)
+
+
+def _block_lines(document: Document) -> list[str] | None:
+    lines = [line.rstrip("\r\n") for line in document.lines]
+    found = find_block(lines)
+    if found is None:
+        return None
+    end = found.end if found.end is not None else len(lines)
+    return lines[max(found.start, 1) - 1 : end]
+
+
+def _judge_generated_block(path: Path, before: Document, after: Document) -> None:
+    old = _block_lines(before)
+    if old is None:
+        return
+    new = _block_lines(after)
+    if new == old:
+        return
+    pairs = zip_longest(old, new or [], fillvalue="")
+    changed = next((o or n for o, n in pairs if o != n), "")
+    match = _FIELD.match(changed.strip())
+    if match is not None:
+        field = _BLOCK_FIELDS.get(match.group(1).strip().casefold(), "phase")
+    else:
+        field = "next_actions"
+    project = path.parent
+    raise EditRefused(
+        "generated-block",
+        f"the edit changes {path.name}'s generated state block, which CURRENT_STATE.json owns",
+        remedy=f"use `context-doctor state set {_quoted(str(project))} --field {field} --value …`",
+    )
+
+
+def _judge_tables(before: Document, after: Document) -> None:
+    broken = tables.damage(before.lines, before.code_lines, after.lines, after.code_lines)
+    if broken is not None:
+        raise EditRefused(
+            "table-broken",
+            f"the edit breaks a pipe table: {broken}",
+            remedy="keep every row's cell count and the delimiter row (write a literal pipe "
+            "as `\\|`)",
+        )
 
 
 def _judge_header_lag(before: Document, after: Document, gates: Gates) -> None:
@@ -456,10 +695,10 @@ def _judge_header_lag(before: Document, after: Document, gates: Gates) -> None:
 
 
 def _judge_stale_body(before: Document, after: Document, gates: Gates) -> None:
-    new_last = _last_session(after)
+    new_last = last_session(after)
     if gates.allow_stale_body or new_last is None:
         return
-    if not _advanced(_last_session(before), new_last):
+    if not _advanced(last_session(before), new_last):
         return
     behind = [
         marker
@@ -472,7 +711,9 @@ def _judge_stale_body(before: Document, after: Document, gates: Gates) -> None:
         raise EditRefused(
             "stale-body",
             f"the header advances Last session but the as-of marker under {where} "
-            f"(line {marker.line}, {marker.spelled}) stays behind it; update that section too",
+            f"(line {marker.line}, {marker.spelled}) stays behind it",
+            remedy="or update that section and its marker in the same `context-doctor edit "
+            "apply` batch",
         )
 
 
@@ -495,91 +736,3 @@ def _judge_marker_review(before: Document, after: Document, gates: Gates) -> Non
                 f"the as-of marker under {where} advances from {old.spelled} to "
                 f"{marker.spelled} but the section's prose is byte-identical",
             )
-
-
-# -- the API: read once, plan, judge, write ----------------------------------------
-
-
-def _edit(
-    path: Path | str, plan: Callable[[Path, DecodedText], str], gates: Gates, dry_run: bool
-) -> EditResult:
-    target = Path(path)
-    try:
-        snapshot = write.read_snapshot(target)
-    except EditRefused:
-        raise
-    except write.WriteRefused as refused:  # e.g. a symlink: callers catch one exception type
-        raise EditRefused(refused.rule, refused.message) from refused
-    text = decode(target, snapshot.data)
-    new_body = plan(target, text)
-    state = judge(target, text.body, new_body, gates)
-    new_data = text.encode(new_body)
-    if not dry_run:
-        try:
-            write.replace_file(snapshot, new_data)
-        except EditRefused:
-            raise
-        except write.WriteRefused as refused:  # changed on disk, or not on disk after the rename
-            raise EditRefused(refused.rule, refused.message) from refused
-    return EditResult(target, snapshot.data, new_data, state, written=not dry_run)
-
-
-def set_field(
-    path: Path | str,
-    field: str,
-    value: str,
-    *,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    dry_run: bool = False,
-) -> EditResult:
-    """Set the one ``**field:**`` header field to ``value``; raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed)
-    return _edit(
-        path, lambda target, text: plan_set_field(target, text.body, field, value), gates, dry_run
-    )
-
-
-def replace_once(
-    path: Path | str,
-    anchor: str,
-    replacement: str,
-    *,
-    count: int = 1,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    dry_run: bool = False,
-) -> EditResult:
-    """Replace ``anchor``, which must occur exactly ``count`` times; raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed)
-    return _edit(
-        path,
-        lambda target, text: plan_replace(target, text, anchor, replacement, count),
-        gates,
-        dry_run,
-    )
-
-
-def insert_before(
-    path: Path | str,
-    anchor: str,
-    text: str,
-    *,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    dry_run: bool = False,
-) -> EditResult:
-    """Insert whole lines before the one line starting with ``anchor``; raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed)
-    return _edit(
-        path,
-        lambda target, current: plan_insert_before(target, current, anchor, text),
-        gates,
-        dry_run,
-    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,12 @@ def context_file(tmp_path: Path, nl: str) -> Path:
 
 REFUSED = [
     (["replace", "--anchor", "wave 9", "--replacement", "x"], "anchor-absent", None),
-    (["replace", "--anchor", "wave 3", "--replacement", "x"], "anchor-count", "--count N"),
+    (["replace", "--anchor", "wave 3", "--replacement", "x"], "anchor-count", "--count 3"),
     (["set-field", "--field", "Status", "--value", "Active"], "no-change", None),
     (
         ["set-field", "--field", "Status", "--value", "Paused", "--max-lines", "5"],
         "max-lines",
-        "--max-lines N",
+        "--max-lines 10",
     ),
     (["insert-before", "--anchor", "is live", "--text", "x\n"], "anchor-not-at-line-start", None),
     (
@@ -54,7 +55,7 @@ REFUSED = [
         "--allow-header-lag",
     ),
     (
-        ["set-field", "--field", "Last session", "--value", "2026-06-18 (wave 4)"],
+        ["set-field", "--field", "Last session", "--value", "2026-06-18 (wave 4)", "--whole-value"],
         "stale-body",
         "--allow-stale-body",
     ),
@@ -107,6 +108,7 @@ def test_a_success_writes_exactly_the_edit_and_names_the_body_state(
         "Last session",
         "--value",
         "2026-06-18 (wave 4)",
+        "--whole-value",
         "--allow-stale-body",
     )
     assert (run.exit_code, run.stdout) == (0, f"wrote {path} (body lags)\n")
@@ -194,3 +196,172 @@ def test_every_edit_subcommand_lists_its_options(doctor: Doctor) -> None:
             "--dry-run",
         ):
             assert option in help_text
+
+
+def test_every_override_a_refusal_names_is_an_option_of_its_verb(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    from context_doctor.commands.edit import edit_group
+
+    for args, _rule, override in REFUSED:
+        if override is None:
+            continue
+        command = edit_group.commands[args[0]]
+        flags = {flag for param in command.params for flag in getattr(param, "opts", [])}
+        assert override.split()[0] in flags, (args[0], override)
+
+
+@pytest.mark.parametrize(
+    "command", ["set-field", "replace", "insert-before", "delete-line", "apply"]
+)
+def test_every_edit_verb_shows_a_worked_example(doctor: Doctor, command: str) -> None:
+    help_text = doctor("edit", command, "--help").stdout
+    assert "Example" in help_text and "context-doctor edit" in help_text
+    assert "--allow-header-ahead" in help_text
+
+
+# -- exact bytes in: `-` (stdin) and the --…-file twins -------------------------------
+
+
+@NEWLINES
+def test_stdin_and_file_twins_carry_exact_bytes_in_the_files_line_ending(
+    doctor: Doctor, tmp_path: Path, nl: str
+) -> None:
+    path = tmp_path / "notes.md"
+    path.write_bytes(f"# N{nl}{nl}## B{nl}".encode())
+    text = b"a\t \r\nb  \n"
+    run = doctor("edit", "insert-before", str(path), "--anchor", "## B", "--text", "-", input=text)
+    assert run.exit_code == 0, run.stderr
+    assert path.read_bytes() == f"# N{nl}{nl}a\t {nl}b  {nl}## B{nl}".encode()
+    (tmp_path / "anchor.txt").write_bytes(b"a\t \n")
+    (tmp_path / "new.txt").write_bytes(b"c\t\t\n")
+    run = doctor(
+        "edit",
+        "replace",
+        str(path),
+        "--anchor-file",
+        str(tmp_path / "anchor.txt"),
+        "--replacement-file",
+        str(tmp_path / "new.txt"),
+    )
+    assert run.exit_code == 0, run.stderr
+    assert path.read_bytes() == f"# N{nl}{nl}c\t\t{nl}b  {nl}## B{nl}".encode()
+    run = doctor(
+        "edit",
+        "set-field",
+        str(context_file(tmp_path, nl)),
+        "--field",
+        "Status",
+        "--value",
+        "-",
+        input=b"Paused\n",
+    )
+    assert run.exit_code == 0, run.stderr
+    assert f"**Status:** Paused{nl}".encode() in (tmp_path / "CONTEXT.md").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "says"),
+    [
+        (["--anchor", "-", "--replacement", "x"], b"\xff\xfeActive", "not UTF-8"),
+        (["--anchor", "-", "--replacement", "-"], b"Active", "stdin was already read"),
+        (
+            ["--anchor", "Active", "--anchor-file", "a.txt", "--replacement", "x"],
+            b"",
+            "cannot both",
+        ),
+        (["--replacement", "x"], b"", "Missing option '--anchor'"),
+        (["--anchor-file", "missing.txt", "--replacement", "x"], b"", "missing.txt"),
+    ],
+    ids=["not-utf8", "stdin-twice", "both", "neither", "missing-file"],
+)
+def test_text_that_cannot_be_read_is_exit_2_and_touches_nothing(
+    doctor: Doctor, tmp_path: Path, args: list[str], stdin: bytes, says: str
+) -> None:
+    path = context_file(tmp_path, "\n")
+    (tmp_path / "a.txt").write_text("Active")
+    run = doctor("edit", "replace", str(path), *args, input=stdin, cwd=tmp_path)
+    assert run.exit_code == 2
+    assert says in run.stderr
+    assert path.read_text() == CONTEXT
+
+
+# -- edit apply ----------------------------------------------------------------------
+
+
+def _edits(tmp_path: Path, edits: object) -> Path:
+    path = tmp_path / "EDITS.json"
+    path.write_text(json.dumps(edits))
+    return path
+
+
+@NEWLINES
+def test_apply_writes_the_batch_and_names_the_body_state(
+    doctor: Doctor, tmp_path: Path, nl: str
+) -> None:
+    path = context_file(tmp_path, nl)
+    edits = _edits(
+        tmp_path,
+        [
+            {
+                "op": "set-field",
+                "file": "CONTEXT.md",
+                "field": "Last session",
+                "value": "2026-06-18 (wave 4)",
+                "whole_value": True,
+            },
+            {
+                "op": "replace",
+                "file": "CONTEXT.md",
+                "anchor": "Wave 3 is live.\n\n*State as of: 2026-06-17 (wave 3)*",
+                "replacement": "Wave 4 is live.\n\n*State as of: 2026-06-18 (wave 4)*",
+            },
+        ],
+    )
+    before = path.read_bytes()
+    run = doctor("edit", "apply", "--edits", str(edits), "--dry-run", cwd=tmp_path)
+    assert run.exit_code == 0, run.stderr
+    assert "+*State as of: 2026-06-18 (wave 4)*" in run.stdout
+    assert run.stdout.endswith("would write CONTEXT.md (as-of markers current) (dry run)\n")
+    assert path.read_bytes() == before
+    run = doctor("edit", "apply", "--edits", "-", input=edits.read_bytes(), cwd=tmp_path)
+    assert (run.exit_code, run.stdout) == (0, "wrote CONTEXT.md (as-of markers current)\n")
+    assert f"Wave 4 is live.{nl}".encode() in path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("edits", "code", "says"),
+    [
+        ('{"op": "replace"}', 2, "not a list"),
+        ("[1, 2", 2, "not JSON"),
+        (b"\xff[]", 2, "not UTF-8"),
+        (
+            '[{"op": "replace", "file": "/etc/hostname", "anchor": "a", "replacement": "b"},'
+            ' {"op": "replace", "file": "CONTEXT.md", "anchor": "a", "replacement": "b"}]',
+            2,
+            "outside the project",
+        ),
+        (
+            '[{"op": "replace", "file": "CONTEXT.md", "anchor": "wave 3", "replacement": "x"}]',
+            1,
+            "refused [anchor-count]",
+        ),
+        (
+            '[{"op": "replace", "file": "CONTEXT.md", "anchor": "Active", "replacement": "x"},'
+            ' {"op": "set-field", "file": "CONTEXT.md", "field": "Status", "value": "y"}]',
+            1,
+            "refused [edits-overlap]",
+        ),
+    ],
+    ids=["not-a-list", "not-json", "not-utf8", "outside", "refused", "overlap"],
+)
+def test_apply_bad_input_is_one_line_and_every_file_is_byte_identical(
+    doctor: Doctor, tmp_path: Path, edits: str | bytes, code: int, says: str
+) -> None:
+    path = context_file(tmp_path, "\n")
+    target = tmp_path / "EDITS.json"
+    target.write_bytes(edits if isinstance(edits, bytes) else edits.encode())
+    run = doctor("edit", "apply", "--edits", str(target), cwd=tmp_path)
+    assert run.exit_code == code
+    assert says in run.stderr and len(run.stderr.splitlines()) == 1
+    assert path.read_text() == CONTEXT

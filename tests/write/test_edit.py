@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from context_doctor import edit
 from context_doctor.errors import DoctorError
-from context_doctor.write import edit
 
 NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
 
@@ -101,12 +101,12 @@ REFUSALS: list[tuple[str, str, Edit]] = [
     (
         "stale-body",
         "stale-body",
-        lambda p: edit.set_field(p, "Last session", "2026-06-19 (round 4)"),
+        lambda p: edit.set_field(p, "Last session", "2026-06-19 (round 4)", whole_value=True),
     ),
     (
         "stale-body-same-day",
         "stale-body",
-        lambda p: edit.set_field(p, "Last session", "2026-06-18 (round 4)"),
+        lambda p: edit.set_field(p, "Last session", "2026-06-18 (round 4)", whole_value=True),
     ),
     (
         "marker-without-review",
@@ -309,7 +309,7 @@ def test_a_whole_header_advance_with_its_sections_succeeds(tmp_path: Path, nl: s
         "1. [ ] Port the query path (as of 2026-06-18)\n\n*State as of: 2026-06-18 (round 3)*\n",
         "1. [ ] Ship it (as of 2026-06-19)\n\n*State as of: 2026-06-19 (round 4)*\n",
     )
-    result = edit.set_field(path, "Last session", "2026-06-19 (round 4)")
+    result = edit.set_field(path, "Last session", "2026-06-19 (round 4)", whole_value=True)
     assert result.body_state == edit.BODY_CURRENT
     result = edit.set_field(path, "Phase", "Build (round 4)")
     expected = (
@@ -327,7 +327,9 @@ def test_overrides_record_the_claim_and_the_success_names_the_body_state(
     tmp_path: Path, nl: str
 ) -> None:
     path = write(tmp_path, CONTEXT, nl)
-    result = edit.set_field(path, "Last session", "2026-06-19 (round 4)", allow_stale_body=True)
+    result = edit.set_field(
+        path, "Last session", "2026-06-19 (round 4)", whole_value=True, allow_stale_body=True
+    )
     assert result.body_state == edit.BODY_LAGS
     result = edit.set_field(path, "Phase", "Build (round 5)", allow_header_lag=True)
     assert b"**Phase:** Build (round 5)" + nl.encode() in path.read_bytes()
@@ -397,3 +399,183 @@ def test_the_body_state_names_markers_that_lag_or_are_missing(tmp_path: Path) ->
     path = write(tmp_path, CONTEXT.replace("*State as of: 2026-06-18 (round 3)*\n", ""), "\n")
     result = edit.set_field(path, "Status", "Active")
     assert result.body_state == edit.BODY_UNVERIFIABLE
+
+
+# -- the rules that keep every word and every structure (issue #20) ------------------
+
+REAL = """# Parser — Working Context
+
+**Phase:** Build (round 2)
+**Status:** Active — parser
+**Last session:** 2026-04-15 — shipped the parser **Open items added:** two
+**Owner:** Ana
+
+## Current State
+| Part | State |
+|---|---|
+| lexer | done |
+| parser \\| printer | in review |
+
+*State as of: 2026-04-15*
+"""
+
+DATE_LED = """# P
+
+**Status:** Active
+**Last session:** 2026-04-15 — shipped the parser
+**Owner:** Ana
+
+## Notes
+Plain.
+"""
+
+BLOCK = """# P
+
+<!-- synthesis-current-state:start -->
+**Phase:** Build
+**Status:** Active
+**Last session:** 2026-04-15
+**Accepted baseline:** none recorded
+**Controlling plan:** [plan.md](plan.md)
+**Next actions:**
+- ship it
+<!-- synthesis-current-state:end -->
+
+## Notes
+Plain.
+"""
+
+NEW_RULES: list[tuple[str, str, str, Edit]] = [
+    (
+        "shares-line",
+        REAL,
+        "field-shares-line",
+        lambda p: edit.set_field(p, "Last session", "2026-04-16"),
+    ),
+    (
+        "duplicated",
+        DATE_LED + "",
+        "field-duplicated",
+        lambda p: edit.set_field(p, "Owner", "Bo"),
+    ),
+    ("case", DATE_LED, "field-case", lambda p: edit.set_field(p, "last session", "2026-04-16")),
+    (
+        "date-led",
+        DATE_LED,
+        "date-led-value",
+        lambda p: edit.set_field(p, "Last session", "2026-04-16 — new work"),
+    ),
+    (
+        "row-cells",
+        REAL,
+        "table-broken",
+        lambda p: edit.replace_once(p, "| lexer | done |", "| lexer | done | yes |"),
+    ),
+    (
+        "escaped-pipe-cells",
+        REAL,
+        "table-broken",
+        lambda p: edit.replace_once(p, "parser \\| printer", "parser | printer"),
+    ),
+    ("delimiter-cut", REAL, "table-broken", lambda p: edit.delete_line(p, "|---|")),
+    (
+        "header-cells",
+        REAL,
+        "table-broken",
+        lambda p: edit.replace_once(p, "| Part | State |", "| Part | State | Who |"),
+    ),
+    ("block-field", BLOCK, "generated-block", lambda p: edit.set_field(p, "Phase", "Ship")),
+    ("block-action", BLOCK, "generated-block", lambda p: edit.delete_line(p, "- ship it")),
+    (
+        "block-marker",
+        BLOCK,
+        "generated-block",
+        lambda p: edit.delete_line(p, "<!-- synthesis-current-state:end"),
+    ),
+    ("delete-absent", DATE_LED, "anchor-absent", lambda p: edit.delete_line(p, "## Gone")),
+    ("delete-mid-line", DATE_LED, "anchor-not-at-line-start", lambda p: edit.delete_line(p, "Ana")),
+    ("delete-count", DATE_LED, "anchor-count", lambda p: edit.delete_line(p, "**")),
+    ("insert-count", DATE_LED, "anchor-count", lambda p: edit.insert_before(p, "**", "x\n")),
+]
+
+
+@NEWLINES
+@pytest.mark.parametrize(
+    ("text", "rule", "attempt"),
+    [(text, rule, attempt) for _, text, rule, attempt in NEW_RULES],
+    ids=[r[0] for r in NEW_RULES],
+)
+def test_the_structure_rules_refuse_and_leave_the_file_byte_identical(
+    tmp_path: Path, nl: str, text: str, rule: str, attempt: Edit
+) -> None:
+    if rule == "field-duplicated":
+        text = text.replace("**Owner:** Ana\n", "**Owner:** Ana\n**Owner:** Bo\n")
+    if rule == "field-case":
+        text = text.replace("**Last session:**", "**Last Session:**")
+    path = write(tmp_path, text, nl)
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        attempt(path)
+    assert refused.value.rule == rule, refused.value.one_line()
+    assert path.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [path]
+
+
+@NEWLINES
+def test_the_real_shaped_header_keeps_every_word(tmp_path: Path, nl: str) -> None:
+    """A header line with two fields and a date-led value with its summary (issue #20)."""
+    path = write(tmp_path, REAL, nl)
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.set_field(path, "Last session", "2026-04-16")
+    assert "`**Last session:**`, `**Open items added:**`" in refused.value.message
+    assert "context-doctor edit replace" in (refused.value.remedy or "")
+    assert path.read_bytes() == before
+    # The replace it names changes that field's text and keeps the other field.
+    edit.replace_once(
+        path,
+        "**Last session:** 2026-04-15 — shipped the parser",
+        "**Last session:** 2026-04-16 — shipped the printer",
+        allow_stale_body=True,
+    )
+    assert (
+        b"**Last session:** 2026-04-16 - shipped the printer **Open items added:** two".replace(
+            b" - ", " — ".encode()
+        )
+        in path.read_bytes()
+    )
+
+
+@NEWLINES
+def test_a_bare_date_keeps_the_text_after_a_date_led_value(tmp_path: Path, nl: str) -> None:
+    path = write(tmp_path, DATE_LED, nl)
+    edit.set_field(path, "Last session", "2026-04-18")
+    expected = DATE_LED.replace("2026-04-15 — shipped", "2026-04-18 — shipped")
+    assert path.read_bytes() == native(expected, nl)
+    edit.set_field(path, "Last session", "2026-04-19 — the printer", whole_value=True)
+    assert b"**Last session:** 2026-04-19 \xe2\x80\x94 the printer" + nl.encode() in (
+        path.read_bytes()
+    )
+
+
+@NEWLINES
+def test_delete_line_removes_whole_lines_and_insert_before_counts(tmp_path: Path, nl: str) -> None:
+    path = write(tmp_path, DATE_LED, nl)
+    edit.delete_line(path, "**Owner:**")
+    assert path.read_bytes() == native(DATE_LED.replace("**Owner:** Ana\n", ""), nl)
+    listed = write(tmp_path, "- a\n- b\n", nl, "list.md")
+    edit.insert_before(listed, "- ", "> note\n", count=2)
+    assert listed.read_bytes() == native("> note\n- a\n> note\n- b\n", nl)
+
+
+def test_a_table_with_escaped_pipes_is_edited_cell_for_cell(tmp_path: Path) -> None:
+    path = write(tmp_path, REAL, "\n")
+    edit.replace_once(path, "| parser \\| printer | in review |", "| parser \\| printer | done |")
+    assert "| parser \\| printer | done |" in path.read_text()
+
+
+@NEWLINES
+def test_text_takes_the_files_line_ending_whatever_it_arrives_with(tmp_path: Path, nl: str) -> None:
+    path = write(tmp_path, "# N\n\n## B\n", nl, "notes.md")
+    edit.insert_before(path, "## B\r\n", "a\t \r\nb  \n")
+    assert path.read_bytes() == native("# N\n\na\t \nb  \n## B\n", nl)

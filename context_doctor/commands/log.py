@@ -1,0 +1,84 @@
+"""``context-doctor log add PROJECT``: log a session entry in ``sessions/YYYY-MM.md`` (SPEC §4).
+
+Thin: parse the options, call :func:`context_doctor.write.log.add_entry`, say
+what was written. Exit codes as for ``edit``: 0 written, 1 refused (nothing
+written), 2 a usage error or a file that cannot be read.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+
+from context_doctor.commands.common import guarded, parse_today
+from context_doctor.commands.edit import gate_options, gates_of, report_batch, report_refusal
+from context_doctor.commands.text_input import TextSource, read_input, text_option
+from context_doctor.write.edit import EditRefused, Gates
+from context_doctor.write.log import LogEntry, add_entry
+
+
+@click.group("log")
+def log_group() -> None:
+    """The session log: entries in sessions/YYYY-MM.md, written through the fail-closed editor."""
+
+
+@log_group.command("add")
+@click.argument("project", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--date",
+    "day",
+    required=True,
+    metavar="YYYY-MM-DD",
+    callback=parse_today,
+    help="The session's date.",
+)
+@click.option("--title", required=True, metavar="TEXT", help="What the session did, one line.")
+@text_option("text", "TEXT", "The entry's body (Markdown).", required=False)
+@click.option(
+    "--set-header",
+    is_flag=True,
+    help="Also move CONTEXT.md's Last session (and the index's last_session) to the date.",
+)
+@click.option(
+    "--today",
+    callback=parse_today,
+    metavar="YYYY-MM-DD",
+    help="The date taken as today (default: the local date); a later --date is refused.",
+)
+@gate_options
+def add_command(
+    project: Path,
+    day: date,
+    title: str,
+    text: TextSource,
+    set_header: bool,
+    today: date,
+    **options: Any,
+) -> None:
+    """Append a session entry to PROJECT/sessions/YYYY-MM.md, in date order.
+
+    The month file is created with its title line when missing. Refused: a
+    date after today, or a heading the file already has.
+
+    \b
+    Example (the entry's body from a file; the header moves in the same write):
+      context-doctor log add projects/atlas --date 2026-06-19 \\
+        --title 'query path ported' --text-file notes.md --set-header
+    """
+    gates = gates_of(options)
+    dry_run = gates.pop("dry_run")
+    with guarded(False, False):
+        try:
+            result = add_entry(
+                LogEntry(project, day, title, read_input(text)),
+                today=today,
+                set_header=set_header,
+                gates=Gates(**gates),
+                dry_run=dry_run,
+            )
+        except EditRefused as refused:
+            report_refusal(refused)
+    report_batch(result, dry_run, f"logged {day.isoformat()}: ")

@@ -1,0 +1,603 @@
+"""Many edits, one gate, one write (SPEC §4 ``edit apply``), and the verbs built on it.
+
+A :class:`Batch` reads each file of one project once, applies edits to the
+text in memory in order (refusing two that touch the same text), runs every
+gate once on each file's final text (so moving ``Last session``, ``Phase`` and
+the as-of marker together passes where three separate edits would each be
+refused), checks the header against the session log of the same final state,
+and writes every file or none (:func:`context_doctor.write.atomic.commit_files`).
+The single-file verbs (:func:`set_field`, :func:`replace_once`,
+:func:`insert_before`, :func:`delete_line`) are batches of one.
+
+Decisions where the spec is silent (also in CHANGELOG.md):
+
+- A batch edits one project: the nearest directory at or above the first file
+  that holds a ``CONTEXT.md`` (else the first file's directory). Every file
+  must be inside it, or be the ``index.yaml`` beside it (the project's
+  registry). The journal of an interrupted batch lives in that directory.
+- Two edits overlap when the second changes text the first wrote or removed
+  (insertions at the same point do not overlap; they land in order).
+- ``header-ahead-of-log`` compares dates only, and only when the edit moves
+  ``Last session`` to a later date; it reads ``sessions/*.md`` beside the
+  ``CONTEXT.md`` (their final text when the batch changes them) and is skipped
+  for a project without ``sessions/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from context_doctor.errors import DoctorError
+from context_doctor.model.documents import Document
+from context_doctor.model.sessions import NOT_LOGS, entries_of
+from context_doctor.write import atomic
+from context_doctor.write.edit import (
+    DecodedText,
+    EditRefused,
+    EditResult,
+    Gates,
+    Splice,
+    apply_splices,
+    decode,
+    decoded_text,
+    judge,
+    last_session,
+    plan_delete_line,
+    plan_insert_before,
+    plan_replace,
+    plan_set_field,
+    unified_diff,
+)
+
+MAX_EDITS = 1000
+MAX_EDITS_BYTES = 16 << 20
+OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # op: (required keys, optional keys) besides `op` and `file`
+    "set-field": (("field", "value"), ("whole_value",)),
+    "replace": (("anchor", "replacement"), ("count",)),
+    "insert-before": (("anchor", "text"), ("count",)),
+    "delete-line": (("anchor",), ("count",)),
+}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit of a batch: the verb and its options by their long names."""
+
+    op: str
+    file: Path
+    field: str | None = None
+    value: str | None = None
+    whole_value: bool = False
+    anchor: str | None = None
+    replacement: str | None = None
+    text: str | None = None
+    count: int = 1
+
+
+@dataclass
+class _File:
+    path: Path
+    snapshot: atomic.FileSnapshot | None  # None: the batch creates it
+    decoded: DecodedText
+    body: str
+    within: Path
+    dirty: list[tuple[int, int]] = field(default_factory=list)
+    touched: bool = False  # an edit changed it (a file only read is neither judged nor written)
+
+    @property
+    def original(self) -> str:
+        return self.decoded.body if self.snapshot is not None else ""
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    files: list[EditResult]
+
+    @property
+    def written(self) -> bool:
+        return any(result.written for result in self.files)
+
+    def diff(self, label: Path | None = None) -> str:
+        """The combined unified diff, each file labelled relative to ``label`` when given."""
+        return "".join(result.diff(_label(result.path, label)) for result in self.files)
+
+
+def _label(path: Path, base: Path | None) -> str:
+    if base is None:
+        return str(path)
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:
+        return str(path)
+
+
+def project_root(path: Path) -> Path:
+    """The project a file belongs to: the nearest directory at or above it with a CONTEXT.md.
+
+    Walks no higher than the repository's top (a directory holding ``.git``);
+    a file in no project is its own directory's.
+    """
+    start = Path(os.path.abspath(path)).parent
+    for directory in (start, *start.parents):
+        if (directory / "CONTEXT.md").is_file():
+            return directory
+        if (directory / ".git").exists():
+            break
+    return start
+
+
+class Batch:
+    """The files of one project, edited in memory; :meth:`commit` judges and writes them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.files: dict[Path, _File] = {}
+        atomic.recover(self.root)
+
+    def _key(self, path: Path) -> Path:
+        return Path(os.path.abspath(path))
+
+    def check_within(self, path: Path) -> None:
+        """DoctorError unless ``path`` may be part of this batch (checked before any edit)."""
+        self._within(path)
+
+    def _within(self, path: Path) -> Path:
+        key = self._key(path)
+        if key.is_relative_to(self.root):
+            return self.root
+        if key == self.root.parent / "index.yaml":
+            return self.root.parent
+        raise DoctorError(
+            f"{path} is outside the project {self.root}",
+            "one batch edits one project: its files and the index.yaml beside it",
+        )
+
+    def file(self, path: Path) -> _File:
+        """The file as the batch holds it (read once, on first use)."""
+        key = self._key(path)
+        found = self.files.get(key)
+        if found is None:
+            within = self._within(path)
+            snapshot = atomic.read_snapshot(path, within=within)
+            decoded = decode(path, snapshot.data)
+            found = _File(path, snapshot, decoded, decoded.body, within)
+            self.files[key] = found
+        return found
+
+    def create(self, path: Path, body: str) -> _File:
+        """A new file with ``body`` (refused at commit if one appears meanwhile)."""
+        key = self._key(path)
+        if key in self.files or os.path.lexists(key):
+            raise atomic.WriteRefused("exists", f"{path} already exists")
+        within = self._within(path)
+        created = _File(path, None, decoded_text(body), body, within, [(0, len(body))], True)
+        self.files[key] = created
+        return created
+
+    def change(self, path: Path, splices: list[Splice], what: str) -> None:
+        """Apply ``splices`` to the file's current text; refuse one that touches earlier edits."""
+        target = self.file(path)
+        for splice in splices:
+            for start, end in target.dirty:
+                if _overlap(start, end, splice.start, splice.end):
+                    raise EditRefused(
+                        "edits-overlap",
+                        f"{what} changes text of {path.name} that an earlier edit of the batch "
+                        "already changed"
+                        if what
+                        else f"it changes text of {path.name} that an earlier edit of the batch "
+                        "already changed",
+                        remedy="make them one edit",
+                    )
+        target.body = apply_splices(target.body, splices)
+        target.dirty = _moved(target.dirty, splices)
+        target.touched = True
+
+    def edit(self, edit: Edit, what: str = "the edit") -> None:
+        target = self.file(edit.file)
+        body = target.body
+        if edit.op == "set-field":
+            assert edit.field is not None and edit.value is not None
+            splices = plan_set_field(
+                edit.file, body, edit.field, edit.value, whole_value=edit.whole_value
+            )
+        elif edit.op == "replace":
+            assert edit.anchor is not None and edit.replacement is not None
+            splices = plan_replace(
+                edit.file, target.decoded, body, edit.anchor, edit.replacement, edit.count
+            )
+        elif edit.op == "insert-before":
+            assert edit.anchor is not None and edit.text is not None
+            splices = plan_insert_before(
+                edit.file, target.decoded, body, edit.anchor, edit.text, edit.count
+            )
+        elif edit.op == "delete-line":
+            assert edit.anchor is not None
+            splices = plan_delete_line(edit.file, target.decoded, body, edit.anchor, edit.count)
+        else:
+            raise DoctorError(f"unknown edit `{edit.op}`", f"use one of {', '.join(OPS)}")
+        self.change(edit.file, splices, what)
+
+    @property
+    def touched(self) -> dict[Path, _File]:
+        return {key: held for key, held in self.files.items() if held.touched}
+
+    def judge(self, gates: Gates) -> dict[Path, str]:
+        """Every gate, once, on each file's final text; the body state of each file."""
+        states: dict[Path, str] = {}
+        touched = self.touched
+        for key, held in touched.items():
+            try:
+                states[key] = judge(held.path, held.original, held.body, gates)
+            except EditRefused as refused:
+                if len(touched) > 1:
+                    refused.message = f"{held.path}: {refused.message}"
+                    refused.args = (f"[{refused.rule}] {refused.message}",)
+                raise
+        if not gates.allow_header_ahead:
+            for held in touched.values():
+                if held.path.name == "CONTEXT.md":
+                    self._judge_header_ahead(held)
+        return states
+
+    def _judge_header_ahead(self, context: _File) -> None:
+        after = last_session(Document.from_text(context.body, context.path, context.path.name))
+        if after is None or after[0] is None:
+            return
+        before = last_session(Document.from_text(context.original, context.path, context.path.name))
+        if before is not None and before[0] is not None and after[0] <= before[0]:
+            return
+        logs = context.path.parent / "sessions"
+        if not logs.is_dir():
+            return
+        newest = None
+        logs_key = self._key(logs)
+        in_batch = [held.path for key, held in self.files.items() if key.parent == logs_key]
+        for path in sorted({self._key(p): p for p in [*logs.glob("*.md"), *in_batch]}.values()):
+            if path.name.casefold() in NOT_LOGS or not path.name.endswith(".md"):
+                continue
+            held = self.files.get(self._key(path))
+            text = held.body if held is not None else _read_log(path)
+            document = Document.from_text(text, path, f"sessions/{path.name}")
+            for entry in entries_of(document, 0):
+                if entry.date is not None and (newest is None or entry.date > newest):
+                    newest = entry.date
+        if newest is not None and after[0] <= newest:
+            return
+        said = f"the newest entry in sessions/ is {newest}" if newest else "sessions/ has no entry"
+        raise EditRefused(
+            "header-ahead-of-log",
+            f"**Last session:** would say {after[0]} but {said}; log the session first",
+            remedy="or add the entry in the same change: `context-doctor log add "
+            f"{_shell(str(context.path.parent))} --date {after[0]} --title '…' --set-header`",
+        )
+
+    def commit(self, gates: Gates, *, dry_run: bool = False) -> ApplyResult:
+        """Judge every file, then write them all (or, with ``dry_run``, none)."""
+        states = self.judge(gates)
+        touched = self.touched
+        results = [
+            EditResult(
+                held.path,
+                held.snapshot.data if held.snapshot is not None else b"",
+                held.decoded.encode(held.body),
+                states[key],
+                written=not dry_run,
+                created=held.snapshot is None,
+            )
+            for key, held in touched.items()
+        ]
+        if not dry_run:
+            for held in touched.values():
+                if held.snapshot is None:
+                    atomic.ensure_directory(held.path.parent)
+            atomic.commit_files(
+                [
+                    atomic.PlannedFile(result.path, result.after, held.snapshot, within=held.within)
+                    for result, held in zip(results, touched.values(), strict=True)
+                ],
+                journal_dir=self.root,
+            )
+        return ApplyResult(results)
+
+
+def _read_log(path: Path) -> str:
+    try:
+        data = atomic.read_snapshot(path).data
+    except (DoctorError, atomic.WriteRefused) as error:
+        raise DoctorError(
+            f"cannot read {path} to check the header against the log: {error}",
+            "fix the log file, or pass --allow-header-ahead",
+        ) from error
+    return decode(path, data).body
+
+
+def _shell(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _overlap(start: int, end: int, new_start: int, new_end: int) -> bool:
+    if start < end and new_start < new_end:
+        return max(start, new_start) < min(end, new_end)
+    if new_start == new_end:
+        return start < new_start < end
+    return new_start < start < new_end
+
+
+def _moved(dirty: list[tuple[int, int]], splices: list[Splice]) -> list[tuple[int, int]]:
+    """The changed regions after ``splices``: the old ones shifted, plus each splice's new text."""
+    ordered = sorted(splices, key=lambda s: (s.start, s.end))
+
+    def shift(position: int) -> int:
+        return position + sum(len(s.new) - (s.end - s.start) for s in ordered if s.end <= position)
+
+    moved = [(shift(start), shift(end)) for start, end in dirty]
+    offset = 0
+    for splice in ordered:
+        start = splice.start + offset
+        moved.append((start, start + len(splice.new)))
+        offset += len(splice.new) - (splice.end - splice.start)
+    return moved
+
+
+# -- EDITS.json ----------------------------------------------------------------------
+
+
+def parse_edits(data: Any, cwd: Path | None = None) -> list[Edit]:
+    """The edits of an EDITS.json document; DoctorError (exit 2) naming the first problem."""
+    base = cwd or Path.cwd()
+    if not isinstance(data, list):
+        raise DoctorError(
+            f"EDITS.json holds {type(data).__name__ if data is not None else 'null'}, "
+            "not a list of edits",
+            'write a JSON list: [{"op": "set-field", "file": "CONTEXT.md", ...}, ...]',
+        )
+    if not data:
+        raise DoctorError("EDITS.json is an empty list", "give at least one edit")
+    if len(data) > MAX_EDITS:
+        raise DoctorError(
+            f"EDITS.json holds {len(data)} edits, more than {MAX_EDITS}",
+            "split the change into batches of at most 1000 edits",
+        )
+    return [_parse_edit(item, number, base) for number, item in enumerate(data, start=1)]
+
+
+def _parse_edit(item: Any, number: int, base: Path) -> Edit:
+    where = f"edit {number}"
+    if not isinstance(item, Mapping):
+        raise DoctorError(f"{where} is not an object", 'each edit is {"op": ..., "file": ...}')
+    op = item.get("op")
+    if op not in OPS:
+        raise DoctorError(f"{where}: `op` is {json.dumps(op)[:60]}", f"use one of {', '.join(OPS)}")
+    required, optional = OPS[op]
+    unknown = sorted(set(item) - {"op", "file", *required, *optional})
+    if unknown:
+        raise DoctorError(
+            f"{where} ({op}) has an unknown key `{unknown[0][:60]}`",
+            f"{op} takes file, {', '.join((*required, *optional))}",
+        )
+    missing = [key for key in ("file", *required) if key not in item]
+    if missing:
+        raise DoctorError(
+            f"{where} ({op}) lacks `{missing[0]}`", f"{op} needs {', '.join(required)}"
+        )
+    values: dict[str, Any] = {}
+    for key in ("file", *required, *optional):
+        if key not in item:
+            continue
+        value = item[key]
+        if key == "count":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise DoctorError(f"{where}: `count` is not a whole number ≥ 1", 'e.g. "count": 2')
+        elif key == "whole_value":
+            if not isinstance(value, bool):
+                raise DoctorError(f"{where}: `whole_value` is not true or false", "e.g. true")
+        elif not isinstance(value, str):
+            raise DoctorError(f"{where}: `{key}` is not a string", f"give `{key}` as JSON text")
+        elif "\x00" in value:
+            raise DoctorError(f"{where}: `{key}` holds a NUL character", "remove it")
+        values[key] = value
+    path = Path(values.pop("file"))
+    if not str(path):
+        raise DoctorError(f"{where}: `file` is empty", "name the file to edit")
+    return Edit(op=op, file=path if path.is_absolute() else base / path, **values)
+
+
+def read_edits(raw: bytes, origin: str, cwd: Path | None = None) -> list[Edit]:
+    """EDITS.json's bytes (from a file or stdin) as edits; DoctorError (exit 2) when unusable."""
+    if len(raw) > MAX_EDITS_BYTES:
+        raise DoctorError(f"{origin} is over {MAX_EDITS_BYTES >> 20} MiB", "split the batch")
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+        data = json.loads(text, parse_constant=_no_constant)
+    except UnicodeDecodeError as error:
+        raise DoctorError(
+            f"{origin} is not UTF-8 (byte {error.start})", "save it as UTF-8"
+        ) from None
+    except (ValueError, RecursionError) as error:
+        raise DoctorError(f"{origin} is not JSON: {error}", "write a JSON list of edits") from None
+    return parse_edits(data, cwd)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# -- the API -------------------------------------------------------------------------
+
+
+def apply(
+    edits: Sequence[Edit | Mapping[str, Any]],
+    *,
+    max_lines: int | None = None,
+    allow_header_lag: bool = False,
+    allow_stale_body: bool = False,
+    state_reviewed: bool = False,
+    allow_header_ahead: bool = False,
+    dry_run: bool = False,
+    cwd: Path | None = None,
+) -> ApplyResult:
+    """Apply ``edits`` (``Edit`` objects or EDITS.json-shaped dicts) in order, gate once, write all.
+
+    A relative ``file`` is relative to ``cwd`` (default: the working directory).
+
+    Raises ``EditRefused`` (nothing written) naming the rule and the edit, or
+    DoctorError for edits that cannot be read.
+    """
+    parsed = [
+        edit if isinstance(edit, Edit) else _parse_edit(edit, number, cwd or Path.cwd())
+        for number, edit in enumerate(edits, start=1)
+    ]
+    if not parsed:
+        raise DoctorError("no edits given", "give at least one edit")
+    if len(parsed) > MAX_EDITS:
+        raise DoctorError(f"{len(parsed)} edits, more than {MAX_EDITS}", "split the batch")
+    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
+    with as_edit_refusal():
+        batch = Batch(project_root(parsed[0].file))
+        for number, edit in enumerate(parsed, start=1):
+            try:
+                batch.check_within(edit.file)
+            except DoctorError as error:
+                raise DoctorError(f"edit {number}: {error.problem}", error.remedy) from None
+        for number, edit in enumerate(parsed, start=1):
+            try:
+                batch.edit(edit, "")
+            except EditRefused as refused:
+                raise _in_batch(refused, number, edit) from None
+        return batch.commit(gates, dry_run=dry_run)
+
+
+_JSON_KEYS = {"--count": "count", "--whole-value": "whole_value"}
+
+
+def _in_batch(refused: EditRefused, number: int, edit: Edit) -> EditRefused:
+    """A verb's refusal as one of a batch: it names the edit, and a per-edit override by its key."""
+    override = refused.override
+    if override is not None:
+        flag, _, value = override.partition(" ")
+        if flag in _JSON_KEYS:
+            override = f'"{_JSON_KEYS[flag]}": {value or "true"} in edit {number}'
+    again = EditRefused(
+        refused.rule,
+        f"edit {number} ({edit.op} {edit.file.name}): {refused.message}",
+        override=override,
+        remedy=refused.remedy,
+    )
+    return again
+
+
+def _one(edit: Edit, gates: Gates, dry_run: bool) -> EditResult:
+    with as_edit_refusal():
+        batch = Batch(project_root(edit.file))
+        batch.edit(edit)
+        return batch.commit(gates, dry_run=dry_run).files[0]
+
+
+@contextmanager
+def as_edit_refusal() -> Iterator[None]:
+    """A write-path refusal (a symlink, a file changed meanwhile) as the editor's one type."""
+    try:
+        yield
+    except EditRefused:
+        raise
+    except atomic.WriteRefused as refused:
+        raise EditRefused(refused.rule, refused.message) from refused
+
+
+def set_field(
+    path: Path | str,
+    field: str,
+    value: str,
+    *,
+    whole_value: bool = False,
+    max_lines: int | None = None,
+    allow_header_lag: bool = False,
+    allow_stale_body: bool = False,
+    state_reviewed: bool = False,
+    allow_header_ahead: bool = False,
+    dry_run: bool = False,
+) -> EditResult:
+    """Set the one ``**field:**`` header field to ``value``; raises ``EditRefused``."""
+    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
+    edit = Edit("set-field", Path(path), field=field, value=value, whole_value=whole_value)
+    return _one(edit, gates, dry_run)
+
+
+def replace_once(
+    path: Path | str,
+    anchor: str,
+    replacement: str,
+    *,
+    count: int = 1,
+    max_lines: int | None = None,
+    allow_header_lag: bool = False,
+    allow_stale_body: bool = False,
+    state_reviewed: bool = False,
+    allow_header_ahead: bool = False,
+    dry_run: bool = False,
+) -> EditResult:
+    """Replace ``anchor``, which must occur exactly ``count`` times; raises ``EditRefused``."""
+    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
+    edit = Edit("replace", Path(path), anchor=anchor, replacement=replacement, count=count)
+    return _one(edit, gates, dry_run)
+
+
+def insert_before(
+    path: Path | str,
+    anchor: str,
+    text: str,
+    *,
+    count: int = 1,
+    max_lines: int | None = None,
+    allow_header_lag: bool = False,
+    allow_stale_body: bool = False,
+    state_reviewed: bool = False,
+    allow_header_ahead: bool = False,
+    dry_run: bool = False,
+) -> EditResult:
+    """Insert whole lines before the line(s) starting with ``anchor``; raises ``EditRefused``."""
+    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
+    edit = Edit("insert-before", Path(path), anchor=anchor, text=text, count=count)
+    return _one(edit, gates, dry_run)
+
+
+def delete_line(
+    path: Path | str,
+    anchor: str,
+    *,
+    count: int = 1,
+    max_lines: int | None = None,
+    allow_header_lag: bool = False,
+    allow_stale_body: bool = False,
+    state_reviewed: bool = False,
+    allow_header_ahead: bool = False,
+    dry_run: bool = False,
+) -> EditResult:
+    """Delete the line(s) starting with ``anchor`` (``count`` of them); raises ``EditRefused``."""
+    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
+    edit = Edit("delete-line", Path(path), anchor=anchor, count=count)
+    return _one(edit, gates, dry_run)
+
+
+__all__ = [
+    "ApplyResult",
+    "Batch",
+    "Edit",
+    "apply",
+    "delete_line",
+    "insert_before",
+    "parse_edits",
+    "project_root",
+    "read_edits",
+    "replace_once",
+    "set_field",
+    "unified_diff",
+]
