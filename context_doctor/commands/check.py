@@ -13,7 +13,7 @@ from context_doctor.audit import audit, emit, require_something, write_step_summ
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.cache.store import stderr_debug
 from context_doctor.commands.common import guarded, output_options, split_names
-from context_doctor.commands.hook_install import BYPASS, REFUSED
+from context_doctor.commands.hook_install import REFUSED
 from context_doctor.config import Settings
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
@@ -266,7 +266,7 @@ def check_command(
     code = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
     if pre_push and code == 1:
         # The last line a refused push shows (git prints the hook's output on stderr).
-        click.echo(f"{REFUSED}: {plural(report.defects, 'defect')} ({BYPASS})")
+        click.echo(f"{REFUSED}: {plural(report.defects, 'defect')}")
     sys.exit(code)
 
 

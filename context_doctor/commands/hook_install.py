@@ -1,25 +1,29 @@
 """``context-doctor hook install|uninstall``: a plain git pre-push hook, without pre-commit.
 
-The hook runs the doctor with the interpreter that installed it (so a
-virtualenv need not be active when pushing), else ``context-doctor`` on
-``PATH``; when neither runs (the virtualenv was deleted) it refuses the push
-with one line saying how to reinstall or uninstall, instead of a bare
-``exec: not found``.  It passes ``--pre-push``, so the commits being pushed
-count as published, and a refused push ends with
-``push refused by context-doctor: ...`` (the doctor prints the defect count).
+The doctor's part of a hook is one block between two marker lines
+(:data:`BEGIN`, :data:`END`), so it can live in a hook of the user's own and
+be removed from it exactly. The block runs the doctor with the interpreter
+that installed it (so a virtualenv need not be active when pushing), else
+``context-doctor`` on ``PATH``; when neither runs (the virtualenv was deleted)
+it refuses the push with one line saying how to reinstall or uninstall,
+instead of a bare ``exec: not found``. It passes ``--pre-push``: the doctor
+audits the tree of the commits being pushed.
 
 A hook that is not ours is never overwritten without ``--force``; whatever
-was there is kept as a backup, and ``hook uninstall`` puts the newest backup
-back.  A ``core.hooksPath`` set in the global or system config is a hooks
-directory shared by every repository, so installing there is refused unless
-``--force``.
+was there is kept as a backup. ``hook uninstall`` removes only the block:
+a hook that was only the block is deleted and the newest backup put back; a
+hook with lines of the user's own keeps them. A ``core.hooksPath`` set in the
+global or system config is a hooks directory shared by every repository, so
+installing there is refused unless ``--force``.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import stat
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,30 +36,81 @@ from context_doctor.write import (
     default_mode,
     ensure_directory,
     move_aside,
+    read_snapshot,
     remove_file,
+    replace_file,
     write_file,
 )
 
 MARKER = "# installed by context-doctor hook install"
-
+"""The one-line mark of the hooks written before the block markers (still recognised)."""
+BEGIN = "# >>> context-doctor pre-push >>>"
+END = "# <<< context-doctor pre-push <<<"
+"""The doctor's block in a pre-push hook lies between these lines, inclusive: ``hook
+uninstall`` removes exactly that and keeps every other line of the file."""
 
 REFUSED = "push refused by context-doctor"
-BYPASS = "git push --no-verify bypasses"
 
 
-def hook_script(python: str = sys.executable, target: str = ".") -> str:
-    """The hook: audit ``target`` (relative to the repository top) as the push will leave it."""
+def hook_block(python: str = sys.executable, target: str = ".") -> str:
+    """The doctor's block: audit ``target`` (relative to the repository top) as pushed.
+
+    It can stand in a hook of the user's own: it reads git's input on stdin (so it
+    must come before anything else reads it), exits only to refuse the push, and
+    otherwise lets the rest of the hook run.
+    """
     arguments = f"check {shlex.quote(target)} --pre-push --no-report-cache"
     missing = (
         f"{REFUSED}: the hook cannot run the doctor (neither {python} -m context_doctor nor "
         "context-doctor on PATH); reinstall it and run `context-doctor hook install`, or run "
-        f"`context-doctor hook uninstall` (or delete this hook); {BYPASS}"
+        "`context-doctor hook uninstall`"
+    )
+    unjudged = f"{REFUSED}: ground truth not established (see above)"
+    return (
+        f"{BEGIN}\n"
+        "# Written by `context-doctor hook install`; `context-doctor hook uninstall` removes\n"
+        "# this block. It refuses a push whose commits leave defects in the projects they change.\n"
+        "(\n"
+        '    cd "$(git rev-parse --show-toplevel)" || exit 2\n'
+        f"    python={shlex.quote(python)}\n"
+        "    if \"$python\" -c 'import context_doctor' </dev/null >/dev/null 2>&1; then\n"
+        f'        exec "$python" -m context_doctor {arguments}\n'
+        "    elif command -v context-doctor >/dev/null 2>&1; then\n"
+        f"        exec context-doctor {arguments}\n"
+        "    fi\n"
+        f"    echo {shlex.quote(missing)} >&2\n"
+        "    exit 1\n"
+        ")\n"
+        "context_doctor_status=$?\n"
+        'if [ "$context_doctor_status" -ne 0 ]; then\n'
+        '    if [ "$context_doctor_status" -eq 2 ]; then\n'
+        f"        echo {shlex.quote(unjudged)} >&2\n"
+        "    fi\n"
+        '    exit "$context_doctor_status"\n'
+        "fi\n"
+        f"{END}\n"
+    )
+
+
+def hook_script(python: str = sys.executable, target: str = ".") -> str:
+    """The whole hook ``install`` writes: a shebang and the doctor's block."""
+    return "#!/bin/sh\n" + hook_block(python, target)
+
+
+def _legacy_script(python: str, target: str) -> str:
+    """The whole-file hook earlier versions wrote (before the block markers), byte for byte:
+    ``uninstall`` deletes such a file only when it is exactly this, nothing added."""
+    bypass = "git push --no-verify bypasses"
+    arguments = f"check {shlex.quote(target)} --pre-push --no-report-cache"
+    missing = (
+        f"{REFUSED}: the hook cannot run the doctor (neither {python} -m context_doctor nor "
+        "context-doctor on PATH); reinstall it and run `context-doctor hook install`, or run "
+        f"`context-doctor hook uninstall` (or delete this hook); {bypass}"
     )
     return (
         "#!/bin/sh\n"
         f"{MARKER}\n"
-        f"# Refuses a push whose context layer has defects; `{BYPASS.split(' bypasses')[0]}` "
-        "bypasses it.\n"
+        "# Refuses a push whose context layer has defects; `git push --no-verify` bypasses it.\n"
         "# `context-doctor hook uninstall` removes it and restores the hook it replaced.\n"
         'cd "$(git rev-parse --show-toplevel)" || exit 2\n'
         f"python={shlex.quote(python)}\n"
@@ -69,10 +124,32 @@ def hook_script(python: str = sys.executable, target: str = ".") -> str:
         "fi\n"
         "status=$?\n"
         'if [ "$status" -eq 2 ]; then\n'
-        f"    echo {shlex.quote(f'{REFUSED}: ground truth not established (see above); {BYPASS}')} >&2\n"
+        f"    echo {shlex.quote(f'{REFUSED}: ground truth not established (see above); {bypass}')} >&2\n"
         "fi\n"
         'exit "$status"\n'
     )
+
+
+_LEGACY_FIELDS = re.compile(
+    r"^python=(?P<python>[^\n]*)$.*?^elif command -v context-doctor >/dev/null 2>&1; then\n"
+    r"    context-doctor check (?P<target>[^\n]*) --pre-push --no-report-cache$",
+    re.M | re.S,
+)
+
+
+def _is_legacy_whole_file(text: str) -> bool:
+    """Is ``text`` exactly a hook an earlier version wrote (whatever interpreter and path)?"""
+    match = _LEGACY_FIELDS.search(text)
+    if match is None:
+        return False
+    try:
+        python = shlex.split(match["python"])
+        target = shlex.split(match["target"])
+    except ValueError:
+        return False
+    if len(python) != 1 or len(target) != 1:
+        return False
+    return text == _legacy_script(python[0], target[0])
 
 
 def shared_hooks_path(repo: Path) -> tuple[str, str] | None:
@@ -105,6 +182,54 @@ def _backup_name(existing: Path) -> Path:
     return candidate
 
 
+@dataclass(frozen=True)
+class Block:
+    """Where the doctor's block lies in a hook's lines, and whether the file is only that."""
+
+    start: int  # index of the BEGIN line
+    end: int  # index of the END line
+    whole_file: bool  # nothing outside the block but a shebang and blank lines
+
+
+def find_block(target: Path, lines: list[str]) -> Block | None:
+    """The doctor's block in ``lines``; None when there is none; refuses broken markers."""
+    begins = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == BEGIN]
+    ends = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == END]
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or begins[0] > ends[0]:
+        raise WriteRefused(
+            "markers-broken",
+            f"{target} holds {len(begins)} `{BEGIN}` and {len(ends)} `{END}` lines, not one "
+            "block: the doctor cannot tell its own lines from yours, so it changed nothing. "
+            "Remove the doctor's lines by hand",
+        )
+    outside = lines[: begins[0]] + lines[ends[0] + 1 :]
+    whole = all(
+        not line.strip() or (position == 0 and line.startswith("#!"))
+        for position, line in enumerate(outside)
+    )
+    return Block(begins[0], ends[0], whole)
+
+
+def _current(target: Path) -> bytes | None:
+    """The hook's bytes; None when there is no hook; b"" for a link or non-file (not ours)."""
+    if not target.exists() and not target.is_symlink():
+        return None
+    if target.is_symlink() or not target.is_file():
+        return b""
+    try:
+        return target.read_bytes()
+    except OSError as error:
+        raise DoctorError(
+            f"cannot read the hook {target}: {error.strerror or error}", "check its permissions"
+        ) from error
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
 def install_hook(
     repo: Path, *, force: bool = False, python: str = sys.executable
 ) -> tuple[Path, Path | None]:
@@ -112,7 +237,10 @@ def install_hook(
 
     ``repo`` may be the repository or a knowledge base inside it; the hook
     audits that directory.  It is discovered once now, so a hook that could
-    never pass (nothing to audit there) is refused at install time.
+    never pass (nothing to audit there) is refused at install time.  A hook
+    that holds the doctor's block among lines of its own gets the block
+    updated in place; a hook that is entirely the doctor's is rewritten; any
+    other hook is refused unless ``--force`` (then kept as a backup).
     """
     directory = hooks_directory(repo)
     shared = shared_hooks_path(repo)
@@ -126,25 +254,36 @@ def install_hook(
         )
     discover(paths=(str(repo),))  # exit 2 now, not on every push, when there is nothing to audit
     target = directory / "pre-push"
-    audited = repository_for(repo).relative(repo.resolve()) or "."
-    script = hook_script(python, audited)
+    audited = audited_path(repo)
+    script = _script_bytes(hook_script(python, audited))
     backup: Path | None = None
-    if target.exists() or target.is_symlink():
-        current = target.read_bytes() if target.is_file() else b""
-        if current == _script_bytes(script):
+    current = _current(target)
+    new = script
+    if current is not None:
+        if current == script:
             return target, None
-        if MARKER.encode("utf-8") not in current and not force:
-            raise DoctorError(
-                f"{target} exists and was not installed by context-doctor",
-                "merge the hook by hand, use pre-commit (.pre-commit-hooks.yaml), or pass --force "
-                "(the current hook is kept as a backup)",
-            )
-        backup = _backup_name(target)
+        lines = _text(current).splitlines(keepends=True)
+        block = find_block(target, lines)
+        if block is not None and not block.whole_file:
+            # The user's own hook holding our block: update the block, keep their lines.
+            merged = [*lines[: block.start], hook_block(python, audited), *lines[block.end + 1 :]]
+            new = _script_bytes("".join(merged))
+            if new == current:
+                return target, None
+        elif block is None and not _is_legacy_whole_file(_text(current)):
+            if not force:
+                raise DoctorError(
+                    f"{target} exists and was not installed by context-doctor",
+                    "add the block `context-doctor hook install --print` prints to it (first, "
+                    "before anything reads stdin), use pre-commit (.pre-commit-hooks.yaml), or "
+                    "pass --force (the current hook is kept as a backup)",
+                )
+            backup = _backup_name(target)
     try:
         ensure_directory(directory)
         if backup is not None:
             move_aside(target, backup)
-        write_file(target, _script_bytes(script), mode=_executable(target))
+        write_file(target, new, mode=_executable(target), within=directory)
     except (DoctorError, WriteRefused) as error:
         problem = error.message if isinstance(error, WriteRefused) else error.problem
         raise DoctorError(
@@ -152,6 +291,11 @@ def install_hook(
             "check `git config core.hooksPath` and that the hooks directory is writable",
         ) from error
     return target, backup
+
+
+def audited_path(repo: Path) -> str:
+    """The directory the hook audits, relative to the repository top (``.`` for the top)."""
+    return repository_for(repo).relative(repo.resolve()) or "."
 
 
 def _script_bytes(script: str) -> bytes:
@@ -178,24 +322,48 @@ def backups_of(target: Path) -> list[Path]:
     return sorted(target.parent.glob(f"{target.name}.backup-*"), key=lambda p: p.name)
 
 
-def uninstall_hook(repo: Path) -> tuple[Path, Path | None]:
-    """Remove the pre-push hook the doctor wrote; put the newest backup back.
+@dataclass(frozen=True)
+class Uninstalled:
+    path: Path
+    removed_file: bool  # the doctor wrote the whole file, and it is gone
+    restored: Path | None  # the backup put back in its place
+    kept_lines: int  # lines of the user's own left in the hook (0 when the file went)
 
-    Returns the hook's path and the backup restored (None when there was none).
-    Refuses (nothing changed) when there is no hook or it is not the doctor's.
+
+def uninstall_hook(repo: Path) -> Uninstalled:
+    """Remove the doctor's block from the pre-push hook, and nothing else.
+
+    A hook that is only the doctor's block (or the whole-file hook earlier
+    versions wrote) is deleted and the newest backup put back; a hook holding
+    the block among lines of its own loses the block and keeps every other
+    line, byte for byte; a hook without the block is never touched.
     """
     target = hooks_directory(repo) / "pre-push"
-    if not target.exists() and not target.is_symlink():
+    current = _current(target)
+    if current is None:
         raise WriteRefused("no-hook", f"{target} does not exist: there is nothing to uninstall")
-    current = target.read_bytes() if target.is_file() and not target.is_symlink() else b""
-    if MARKER.encode("utf-8") not in current:
-        raise WriteRefused(
-            "not-ours",
-            f"{target} was not installed by context-doctor; it was left as it is",
-        )
+    text = _text(current)
+    lines = text.splitlines(keepends=True)
+    block = find_block(target, lines)
+    if block is None:
+        if not _is_legacy_whole_file(text):
+            why = (
+                "it holds lines of context-doctor's earlier hook among lines of its own; remove "
+                "those by hand"
+                if MARKER in text
+                else "it was not installed by context-doctor"
+            )
+            raise WriteRefused("not-ours", f"{target}: {why}; it was left as it is")
+    elif not block.whole_file:
+        kept = [*lines[: block.start], *lines[block.end + 1 :]]
+        snapshot = read_snapshot(target, within=target.parent)
+        if snapshot.data != current:
+            raise WriteRefused("changed-on-disk", f"{target} changed while it was read; run again")
+        replace_file(snapshot, _script_bytes("".join(kept)), within=target.parent)
+        return Uninstalled(target, False, None, len(kept))
     backups = backups_of(target)
     newest = backups[-1] if backups else None
     remove_file(target)
     if newest is not None:
         move_aside(newest, target)
-    return target, newest
+    return Uninstalled(target, True, newest, 0)

@@ -22,7 +22,7 @@ from ruamel.yaml import YAML
 from support import Doctor, MakeRepo, run_git, template_tail
 
 from context_doctor.cli import cli
-from context_doctor.commands.hook_install import MARKER, install_hook
+from context_doctor.commands.hook_install import BEGIN, END, MARKER, hook_script, install_hook
 from context_doctor.git.run import git_environment
 from context_doctor.scenarios import remote_path
 
@@ -82,7 +82,7 @@ def test_install_writes_an_executable_pre_push_hook(make_repo: MakeRepo, doctor:
     assert run.stdout.strip() == (f"installed {hook} (`context-doctor hook uninstall` removes it)")
     script = hook.read_text()
     assert script.startswith("#!/bin/sh\n")
-    assert MARKER in script
+    assert BEGIN in script and END in script
     assert sys.executable in script
     assert "-m context_doctor check . --pre-push --no-report-cache" in script
     assert os.access(hook, os.X_OK)
@@ -107,7 +107,7 @@ def test_install_with_force_keeps_a_backup(make_repo: MakeRepo, doctor: Doctor) 
     [backup] = backups(root)
     assert backup.read_text() == FOREIGN
     assert f"kept the previous hook as {backup}" in run.stdout
-    assert MARKER in hook_path(root).read_text()
+    assert BEGIN in hook_path(root).read_text()
 
 
 def test_reinstall_is_idempotent(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -312,7 +312,7 @@ def test_a_refused_push_ends_with_the_refusal_line(make_repo: MakeRepo, doctor: 
         if line.strip() and not line.startswith(("error:", "To ", " ! ", "hint:"))
     ]
     assert hook_lines[-1] == (
-        "push refused by context-doctor: 1 defect (git push --no-verify bypasses)"
+        "push refused by context-doctor: 1 defect"
     )
 
 
@@ -400,7 +400,7 @@ def test_install_refuses_a_global_hooks_path_without_force(
     assert list(shared.iterdir()) == []
     forced = doctor("hook", "install", "--repo", str(root), "--force", env=env)
     assert forced.exit_code == 0, forced.stderr
-    assert MARKER in (shared / "pre-push").read_text()
+    assert BEGIN in (shared / "pre-push").read_text()
 
 
 def test_a_push_the_doctor_cannot_judge_is_refused_saying_so(
@@ -414,3 +414,143 @@ def test_a_push_the_doctor_cannot_judge_is_refused_saying_so(
     assert pushed.returncode != 0
     assert "is not valid YAML" in output
     assert "push refused by context-doctor: ground truth not established" in output
+
+
+# -- the user's hook is the user's (#23 item 5) --------------------------------------
+
+USERS_OWN = "#!/bin/sh\n# my own checks\nprintf 'ran\\n' > \"$(git rev-parse --git-dir)/users-hook-ran\"\n"
+
+
+def merged_hook(root: Path, doctor: Doctor) -> str:
+    """The user's hook with the doctor's block pasted in first, as the install refusal says."""
+    block = doctor("hook", "install", "--repo", str(root), "--print")
+    assert block.exit_code == 0, block.stderr
+    assert block.stdout.startswith(BEGIN) and block.stdout.endswith(END + "\n")
+    head, rest = USERS_OWN.split("\n", 1)
+    text = f"{head}\n{block.stdout}{rest}"
+    hook_path(root).write_text(text)
+    hook_path(root).chmod(0o755)
+    return text
+
+
+def test_uninstall_removes_only_the_doctors_block_from_a_merged_hook(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(healthy())
+    merged_hook(root, doctor)
+    run = doctor("hook", "uninstall", "--repo", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert "removed context-doctor's block" in run.stdout
+    assert hook_path(root).read_text() == USERS_OWN  # every other line, byte for byte
+    assert os.access(hook_path(root), os.X_OK)
+    # Nothing of the doctor's is left: a second uninstall refuses and changes nothing.
+    again = doctor("hook", "uninstall", "--repo", str(root))
+    assert again.exit_code == 1
+    assert hook_path(root).read_text() == USERS_OWN
+
+
+def test_uninstall_never_restores_a_backup_over_a_merged_hook(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(healthy())
+    hook_path(root).write_text(FOREIGN)
+    assert doctor("hook", "install", "--repo", str(root), "--force").exit_code == 0
+    [backup] = backups(root)
+    merged_hook(root, doctor)  # the user then merged by hand over the doctor's hook
+    assert doctor("hook", "uninstall", "--repo", str(root)).exit_code == 0
+    assert hook_path(root).read_text() == USERS_OWN
+    assert backup.exists()
+
+
+def test_a_merged_hook_runs_the_doctor_first_then_the_users_lines(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(healthy())
+    merged_hook(root, doctor)
+    ran = root / ".git" / "users-hook-ran"
+    grow(root)
+    refused = push(root)
+    assert refused.returncode != 0
+    assert "[context-budget]" in refused.stdout + refused.stderr
+    assert not ran.exists()  # a refusal ends the hook
+    commit(root, {"projects/fine/CONTEXT.md": CONTEXT}, "trim the context again")
+    passed = push(root)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert ran.read_text() == "ran\n"  # a pass lets the rest of the user's hook run
+
+
+def test_install_updates_the_block_inside_a_merged_hook(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(healthy())
+    install_hook(root, python=str(tmp_path / "old-venv" / "bin" / "python"))
+    old = hook_path(root).read_text()
+    head, rest = USERS_OWN.split("\n", 1)
+    hook_path(root).write_text(f"{head}\n{old.split(chr(10), 1)[1]}{rest}")
+    run = doctor("hook", "install", "--repo", str(root))
+    assert run.exit_code == 0, run.stderr
+    text = hook_path(root).read_text()
+    assert text == f"{head}\n{hook_script().split(chr(10), 1)[1]}{rest}"
+    assert backups(root) == []
+
+
+def test_uninstall_refuses_broken_markers(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    text = f"#!/bin/sh\n{BEGIN}\necho half a block\n"
+    hook_path(root).write_text(text)
+    run = doctor("hook", "uninstall", "--repo", str(root))
+    assert run.exit_code == 1
+    assert "[markers-broken]" in run.stderr
+    assert hook_path(root).read_text() == text
+
+
+def legacy_hook(python: str, target: str = ".") -> str:
+    """The whole-file hook earlier versions wrote (kept verbatim for the migration tests)."""
+    from context_doctor.commands.hook_install import _legacy_script
+
+    return _legacy_script(python, target)
+
+
+def test_uninstall_removes_an_earlier_versions_whole_hook(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(healthy())
+    hook_path(root).write_text(legacy_hook("/opt/venv with space/bin/python"))
+    assert MARKER in hook_path(root).read_text()
+    run = doctor("hook", "uninstall", "--repo", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert not hook_path(root).exists()
+
+
+def test_uninstall_keeps_a_hook_the_user_merged_an_earlier_version_into(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    # The old install refusal said "merge the hook by hand"; the old uninstall then deleted
+    # the user's whole hook because it held the marker line. It is never deleted now.
+    root = make_repo(healthy())
+    text = USERS_OWN + legacy_hook(sys.executable).split("\n", 1)[1]
+    hook_path(root).write_text(text)
+    run = doctor("hook", "uninstall", "--repo", str(root))
+    assert run.exit_code == 1
+    assert "remove those by hand" in run.stderr
+    assert hook_path(root).read_text() == text
+
+
+def test_install_replaces_an_earlier_versions_whole_hook_without_a_backup(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(healthy())
+    hook_path(root).write_text(legacy_hook(sys.executable))
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    assert hook_path(root).read_text() == hook_script()
+    assert backups(root) == []
+
+
+def test_no_message_advertises_bypassing_the_hook(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    assert "no-verify" not in hook_path(root).read_text()
+    grow(root)
+    pushed = push(root)
+    assert pushed.returncode != 0
+    assert "no-verify" not in pushed.stdout + pushed.stderr
