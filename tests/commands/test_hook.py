@@ -311,9 +311,7 @@ def test_a_refused_push_ends_with_the_refusal_line(make_repo: MakeRepo, doctor: 
         for line in (pushed.stdout + pushed.stderr).splitlines()
         if line.strip() and not line.startswith(("error:", "To ", " ! ", "hint:"))
     ]
-    assert hook_lines[-1] == (
-        "push refused by context-doctor: 1 defect"
-    )
+    assert hook_lines[-1] == ("push refused by context-doctor: 1 defect")
 
 
 def test_hook_without_its_interpreter_falls_back_to_path(
@@ -418,7 +416,9 @@ def test_a_push_the_doctor_cannot_judge_is_refused_saying_so(
 
 # -- the user's hook is the user's (#23 item 5) --------------------------------------
 
-USERS_OWN = "#!/bin/sh\n# my own checks\nprintf 'ran\\n' > \"$(git rev-parse --git-dir)/users-hook-ran\"\n"
+USERS_OWN = (
+    "#!/bin/sh\n# my own checks\nprintf 'ran\\n' > \"$(git rev-parse --git-dir)/users-hook-ran\"\n"
+)
 
 
 def merged_hook(root: Path, doctor: Doctor) -> str:
