@@ -31,7 +31,7 @@ from context_doctor.render.text import (
     render_quiet,
     render_statistics,
 )
-from context_doctor.report import Report
+from context_doctor.report import Report, redacted
 from context_doctor.write import WriteRefused, append_file, write_file
 
 FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
@@ -110,9 +110,20 @@ def audit(
         report = suppress.apply(
             report, corpus, checks, registry, ignores, loaded, settings.severity
         )
+        report = redacted(report, secrets_of(corpus))
     if key is not None:
         replay.keep(key, report, debug=say)
     return report, settings, checks
+
+
+def secrets_of(corpus: Corpus) -> set[str]:
+    """Every secret the corpus holds (in memory only), for :func:`redacted`."""
+    return {
+        value
+        for project in corpus.projects
+        if project.directory_exists
+        for value in project.secret_values
+    }
 
 
 def require_something(corpus: Corpus, report: Report) -> None:

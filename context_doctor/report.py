@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from context_doctor import __version__
 from context_doctor.escape import clean_json
 from context_doctor.findings import Finding, Severity
+from context_doctor.model.secrets import scrub
 
 
 def plural(count: int, word: str) -> str:
@@ -137,3 +139,30 @@ class Report:
             "suppressed": dict(self.suppressed),
             "findings": [finding.to_json() for finding in self.findings] if findings else [],
         }
+
+
+def redacted(report: Report, secrets: Iterable[str]) -> Report:
+    """``report`` with every quote of a secret in ``secrets`` redacted (issue #23 item 3).
+
+    The one place every output passes: the pipeline calls it before a report is
+    rendered, stored for replay or written to the report cache, so no check that
+    quotes the corpus (an item, a suppression comment, an attribution line) can
+    spread what ``secret-in-context`` found, in any format.
+    """
+    values = {value for value in secrets if value}
+    if not values:
+        return report
+    findings = []
+    for finding in report.findings:
+        fix = finding.fix
+        if fix is not None:
+            fix = replace(fix, description=scrub(fix.description, values))
+        findings.append(
+            replace(
+                finding,
+                message=scrub(finding.message, values),
+                remedy=scrub(finding.remedy, values),
+                fix=fix,
+            )
+        )
+    return replace(report, findings=findings)

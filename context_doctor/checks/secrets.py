@@ -32,10 +32,13 @@ NO_DIRECTORY = SkipRule(
         (GitHub, GitLab, Slack, AWS, Google, OpenAI and Anthropic keys, Stripe, JWTs and more,
         via the detect-secrets library), private-key blocks, URLs carrying a password or a
         `client_secret`, `code`, `access_token`, `refresh_token`, `token` or `key` value,
-        and high-entropy values assigned to a key named like a secret. A token wrapped across
-        a line break is found too. Commit shas, UUIDs, dates and placeholders (`<token>`,
+        high-entropy values assigned to a key named like a secret, a quoted real-looking value
+        assigned to one (`password = "…"`), and an OAuth or callback URL in an attribution
+        line's `ref`. A token wrapped across a line break is found too; each secret is
+        reported once, however many detectors see it. Commit shas, UUIDs, dates and placeholders (`<token>`,
         `${VAR}`, `xxxx`) are not secrets. The finding names the file, line and kind and shows
-        only the first 4 characters of the value: a report never spreads the secret.
+        only the first 4 characters of the value, and no other finding quotes it: a report
+        never spreads the secret.
         Removing the value from the file does not remove it from git history: rotate it.
         Applies to every project; unreadable files are record-unreadable's.""",
 )

@@ -24,7 +24,7 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 from functools import cache, cached_property
 from itertools import repeat
 from pathlib import Path
@@ -34,7 +34,7 @@ from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
-from context_doctor.model.secrets import SecretHit, load_detectors, scan_lines
+from context_doctor.model.secrets import SecretHit, find_secrets, load_detectors, redact, scrub
 from context_doctor.model.suppression_comments import (
     MARKER,
     SuppressionComment,
@@ -238,7 +238,8 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
     found_links = _links(tokens, env) if links else None
     del tokens  # facts, not tokens: the token list goes before the next file is parsed
-    return DocumentFacts(
+    secrets = find_secrets(lines)
+    facts = DocumentFacts(
         problem=None,
         line_count=len(lines),
         blank=not text.strip(),
@@ -249,12 +250,39 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         as_of_lines=_as_of_lines(lines, code) if _AS_OF_HINT in text else (),
         links=found_links,
         suppressions=suppressions,
-        secrets=tuple(scan_lines(lines)),
+        secrets=tuple(SecretHit(hit.line, hit.kind, redact(hit.value)) for hit in secrets),
         **_claim_facts(lines),
         may_hold_markers=may_hold_markers(text),
         may_hold_attributions=ATTRIBUTION_HINT in text,
         tail=tuple(lines[-TAIL_LINES:]),
     )
+    if not secrets:
+        return facts
+    # No secret's text in the facts: they are cached, and every quote a check takes from
+    # them would otherwise carry it (issue #23 item 3).
+    values = [hit.value for hit in secrets]
+    return facts._replace(
+        **{
+            name: _scrubbed(getattr(facts, name), values)
+            for name in DocumentFacts._fields
+            if name != "secrets"
+        }
+    )
+
+
+def _scrubbed(value: Any, secrets: list[str]) -> Any:
+    """``value`` (text, tuples of text, records of text) with ``secrets`` redacted."""
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, tuple):
+        items = [_scrubbed(item, secrets) for item in value]
+        return value._make(items) if hasattr(value, "_make") else tuple(items)
+    if is_dataclass(value) and not isinstance(value, type):
+        changed = {
+            item.name: _scrubbed(getattr(value, item.name), secrets) for item in fields(value)
+        }
+        return replace(value, **changed)
+    return value
 
 
 def _claim_facts(lines: list[str]) -> dict[str, Any]:
@@ -773,6 +801,21 @@ class Document:
     def secret_hits(self) -> tuple[SecretHit, ...]:
         """Credential material in the file's lines (model/secrets.py), redacted."""
         return self._readable().secrets
+
+    @cached_property
+    def secret_values(self) -> tuple[str, ...]:
+        """The secrets themselves, for redacting quotes (never kept, never printed).
+
+        Read from the text again, and only when the facts (perhaps from the cache,
+        which holds no secret's text) say the file holds one: few files do.
+        """
+        facts = self.facts
+        if facts.problem is not None or not facts.secrets:
+            return ()
+        try:
+            return tuple(hit.value for hit in find_secrets(self.lines))
+        except Unreadable:
+            return ()
 
     @cached_property
     def suppressions(self) -> list[SuppressionComment]:

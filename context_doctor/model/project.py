@@ -303,8 +303,8 @@ class Project:
         return self._attributions[document.rel_path]
 
     @cached_property
-    def secret_hits(self) -> list[tuple[str, SecretHit]]:
-        """Credential material in every file the seed's no-secrets rule covers, found once.
+    def _secret_documents(self) -> list[Document]:
+        """The files holding credential material, of those the seed's no-secrets rule covers.
 
         Tier files (CONTEXT.md, REFERENCE.md, reference/*.md, every sessions/*.md,
         CURRENT_STATE.json) and artifacts (resources/artifacts/*.md). A file that
@@ -322,13 +322,22 @@ class Project:
             paths += sorted(
                 path for path in artifacts.glob("*.md") if path.is_file() and not path.is_symlink()
             )
-        found: list[tuple[str, SecretHit]] = []
+        found: list[Document] = []
         for path in paths:
             document = known.get(path) or Document(path, self.relative(path))
-            if document.problem is not None:
-                continue
-            found += [(document.rel_path, hit) for hit in document.secret_hits]
+            if document.problem is None and document.secret_hits:
+                found.append(document)
         return found
+
+    @property
+    def secret_hits(self) -> list[tuple[str, SecretHit]]:
+        """Each secret in the files the seed's no-secrets rule covers, with its file."""
+        return [(d.rel_path, hit) for d in self._secret_documents for hit in d.secret_hits]
+
+    @property
+    def secret_values(self) -> set[str]:
+        """The secrets themselves (in memory only): what every output is redacted of."""
+        return {value for document in self._secret_documents for value in document.secret_values}
 
     @cached_property
     def structured_state(self) -> StructuredState:

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import RegexBasedDetector
@@ -138,8 +138,11 @@ def _detectors() -> _Detectors:
     )
 
 
-# A line worth asking the detectors about: a long run of token characters, a URL, a key block.
-_CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.:@-]{12,}|PRIVATE KEY|PuTTY-User-Key")
+# A line worth asking the detectors about: a long run of token characters, a URL, a key block,
+# a quoted value assigned to something.
+_CANDIDATE = re.compile(
+    r"[A-Za-z0-9_+/=.:@-]{12,}|PRIVATE KEY|PuTTY-User-Key|[:=]\s*[\"'][^\s\"']{8}"
+)
 # The characters a token can be wrapped between (ASCII only: a membership test is exact).
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-")
 _URL_CREDENTIAL = re.compile(
@@ -152,6 +155,23 @@ _TOKEN_ASSIGNMENT = re.compile(
     r"(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:token|bearer|credential)s?)[\"'`]?\s*[:=]\s*[\"'`]?"
     r"([A-Za-z0-9_+/=.~-]{12,})",
     re.IGNORECASE,
+)
+# A quoted literal assigned to a key named like a secret (`password = "…"`, `api_key: '…'`):
+# the quotes say a value was pasted, so a real-looking one is reported even when it is not
+# random enough for the entropy rule (a human-chosen password).
+_QUOTED_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd|secret|api[_-]?key|apikey"
+    r"|access[_-]?key|private[_-]?key|token|credential)s?)[\"'`]?\s*[:=]\s*"
+    r"([\"'])([^\s\"']{8,200})\2",
+    re.IGNORECASE,
+)
+_QUOTED_HINTS = ("pass", "pwd", "secret", "key", "token", "credential")
+_ENVIRONMENT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+# The seed names OAuth and callback URLs as credential material: in an attribution's `ref`
+# (where agents paste the page they worked from) such a URL is reported whatever its query.
+_ATTRIBUTION_REF = re.compile(r"\bref\s*:\s*<?([a-z][a-z0-9+.-]*://[^\s\u00b7*>]+)", re.I)
+_OAUTH_URL = re.compile(
+    r"oauth|callback|authori[sz]e|redirect_uri|[/?&](?:auth|token|consent)(?:[/?&#=]|$)", re.I
 )
 _PLACEHOLDER = re.compile(
     r"^(?:<.*>|\{.*\}|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|[xX*.\u2026_-]+)$"
@@ -207,6 +227,18 @@ def _high_entropy(value: str) -> bool:
         return False
     entropy: float = _detectors().entropy.calculate_shannon_entropy(value)
     return entropy >= 3.0
+
+
+def _real_looking(value: str) -> bool:
+    """A quoted value that reads like a chosen password or key, not a word, name or variable."""
+    if not _credential_value(value, 8) or _ENVIRONMENT_NAME.match(value):
+        return False
+    if "://" in value or value.startswith(("/", "~", "./")):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return (letters and digits) or mixed_case
 
 
 def _windows(text: str) -> Iterator[str]:
@@ -318,29 +350,51 @@ def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
             for match in _TOKEN_ASSIGNMENT.finditer(window):
                 if not _DESCRIPTIVE_KEY.search(match.group(1)) and _high_entropy(match.group(2)):
                     yield f"high-entropy value for `{match.group(1)}`", match.group(2)
+        if ("'" in window or '"' in window) and any(word in lowered for word in _QUOTED_HINTS):
+            for match in _QUOTED_ASSIGNMENT.finditer(window):
+                if not _DESCRIPTIVE_KEY.search(match.group(1)) and _real_looking(match.group(3)):
+                    yield f"quoted value for `{match.group(1)}`", match.group(3)
+        if url and "ttribution" in window:
+            for match in _ATTRIBUTION_REF.finditer(window):
+                if _OAUTH_URL.search(match.group(1)):
+                    yield "OAuth or callback URL in an attribution `ref`", match.group(1)
 
 
-def scan_lines(lines: Iterable[str]) -> list[SecretHit]:
+class Found(NamedTuple):
+    """A secret as found: never cached, never printed (only :func:`redact` of it leaves)."""
+
+    line: int
+    kind: str
+    value: str
+
+
+def find_secrets(lines: Iterable[str]) -> list[Found]:
     """Every secret in ``lines`` (code fences included: every byte of the record counts).
 
-    One hit per distinct value per line; a known token format wrapped across a line
-    break is found at the junction of the two lines and reported on the first.
+    One finding per secret: where detectors agree on overlapping text of one line (a
+    GitHub token that is also a URL's `token` value and a high-entropy assignment) the
+    first, most specific, is kept.  A known token format wrapped across a line break
+    is found at the junction of the two lines and reported on the first.
     """
-    found: list[SecretHit] = []
-    seen: set[tuple[int, str]] = set()
+    found: list[Found] = []
+    spans: dict[int, list[tuple[int, int]]] = {}
     numbered = list(lines)
 
-    def add(line: int, kind: str, value: str) -> None:
-        if (line, value) not in seen:
-            seen.add((line, value))
-            found.append(SecretHit(line, kind, redact(value)))
+    def add(line: int, kind: str, value: str, text: str) -> None:
+        start = text.find(value)
+        span = (start, start + len(value)) if start >= 0 else (len(text), len(text) + len(value))
+        taken = spans.setdefault(line, [])
+        if any(span[0] < end and begin < span[1] for begin, end in taken):
+            return
+        taken.append(span)
+        found.append(Found(line, kind, value))
 
     shortest = min((entry[3] for entry in _known_formats()), default=0)
     for index, text in enumerate(numbered):
         following = numbered[index + 1] if index + 1 < len(numbered) else ""
         if _CANDIDATE.search(text):
             for kind, value in _line_hits(text, following):
-                add(index + 1, kind, value)
+                add(index + 1, kind, value, text)
         head = following.lstrip()
         if text and head and text[-1] in _TOKEN_CHARS and head[0] in _TOKEN_CHARS:
             tail = text[-200:].rsplit(None, 1)[-1]  # str.split and re's \s: the same whitespace
@@ -350,5 +404,62 @@ def scan_lines(lines: Iterable[str]) -> list[SecretHit]:
             joined = tail + start
             for kind, value in _format_hits(joined):
                 if value not in tail and value not in start:
-                    add(index + 1, f"{kind} (split across lines)", value)
+                    # Not within the line: its span starts past the line's end.
+                    add(index + 1, f"{kind} (split across lines)", value, text)
     return found
+
+
+def scan_lines(lines: Iterable[str]) -> list[SecretHit]:
+    """:func:`find_secrets`, redacted: what may be kept and shown."""
+    return [SecretHit(hit.line, hit.kind, redact(hit.value)) for hit in find_secrets(lines)]
+
+
+# -- redaction: no quoted text may carry a secret out ---------------------------------
+
+FRAGMENT = 8  # the fewest characters of a secret a cut quote may keep and still be redacted
+# What may stand right after a quote cut inside a secret, or right before one.
+_CUT = frozenset(" \t\r\n'\"`)]}>,;|*\u2026")
+
+
+def scrub(text: str, values: Iterable[str]) -> str:
+    """``text`` with every secret in ``values`` replaced by its redacted form.
+
+    Also a secret's head left at the end of a quote that was cut short (`'… key
+    ghp_A1b2C3d4E5f6'`), or its tail at the start of one, when at least
+    :data:`FRAGMENT` characters of it remain: a cut quote must not spread most of
+    a secret either.  Longest secrets first, so one inside another is not half-done.
+    """
+    for value in sorted(set(values), key=len, reverse=True):
+        if value and (value[:FRAGMENT] in text or value[-FRAGMENT:] in text):
+            text = _scrub_one(text, value)
+    return text
+
+
+def _scrub_one(text: str, value: str) -> str:
+    shown = redact(value)
+    text = text.replace(value, shown)
+    if len(value) <= FRAGMENT:
+        return text
+    pieces: list[str] = []
+    start = 0
+    head = value[:FRAGMENT]
+    at = text.find(head)
+    while at >= 0:
+        end, matched = at + FRAGMENT, FRAGMENT
+        while end < len(text) and matched < len(value) and text[end] == value[matched]:
+            end, matched = end + 1, matched + 1
+        if end == len(text) or text[end] in _CUT or text.startswith("...", end):
+            pieces += [text[start:at], shown]
+            start = end
+        at = text.find(head, end)
+    text = "".join(pieces) + text[start:]
+    tail = value[-FRAGMENT:]
+    at = text.rfind(tail)
+    while at >= 0:
+        begin, matched = at, len(value) - FRAGMENT
+        while begin > 0 and matched > 0 and text[begin - 1] == value[matched - 1]:
+            begin, matched = begin - 1, matched - 1
+        if begin == 0 or text[begin - 1] in _CUT:
+            text = text[:begin] + shown + text[at + FRAGMENT :]
+        at = text.rfind(tail, 0, begin)
+    return text

@@ -82,6 +82,33 @@ FIRES = {
         "high-entropy value for `GITHUB_TOKEN`",
         "ZmFr",
     ),
+    # #18 item 11: a human-chosen password is not random, but quoted it was pasted.
+    "quoted password": (
+        _t('password = "', "hunter2", 'horse"'),
+        "quoted value for `password`",
+        "hunt",
+    ),
+    "quoted api key": (
+        _t("api_key: '", "sunflower42", "'"),
+        "quoted value for `api_key`",
+        "sunf",
+    ),
+    "quoted db password": (
+        _t('DB_PASSWORD="', "correct-Horse-staple", '"'),
+        "quoted value for `DB_PASSWORD`",
+        "corr",
+    ),
+    "oauth ref": (
+        "*Attribution — agent: Codex · model: gpt-5 · effort: high · scope: auth · "
+        + _t("verified: yes · ref: https://accounts.example.com/o/oauth2/", "auth?client_id=42*"),
+        "OAuth or callback URL in an attribution `ref`",
+        "http",
+    ),
+    "callback ref": (
+        _t("*Attribution — agent: Codex · ref: https://app.example.com/", "auth/callback*"),
+        "OAuth or callback URL in an attribution `ref`",
+        "http",
+    ),
 }
 
 QUIET = [
@@ -109,6 +136,17 @@ QUIET = [
     "password_policy: min12chars-rotate90days",
     "client_secret_location: vault/kb/harbor-2026",
     "Use `context-doctor check --readiness remote` before switching machines.",
+    'password: "see the vault"',
+    'password = "<your password>"',
+    'password: "changeme"',
+    'password: "required"',
+    'api_key: "ANTHROPIC_API_KEY"',  # the name of a variable, not its value
+    'token = "prod-database"',
+    "password_policy: 'min12chars'",
+    'pwd = "/home/me/work1"',
+    "*Attribution — agent: Codex · model: gpt-5 · effort: high · scope: x · verified: yes · "
+    "ref: https://github.com/org/repo/pull/12*",
+    "The OAuth callback lives at https://app.example.com/auth/callback (not in a ref).",
 ]
 
 
@@ -126,6 +164,19 @@ def test_scanner_finds_each_kind(case: str) -> None:
 @pytest.mark.parametrize("line", QUIET)
 def test_scanner_stays_quiet_on_what_is_not_a_secret(line: str) -> None:
     assert scan_lines([line]) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        _t("see https://x.example/api?access_", "token=", JWT),
+        _t("aws_secret_access_key = ", AWS, "1"),
+        _t("https://me:", GITHUB, "@github.com/org/repo"),
+        _t('api_key = "', ANTHROPIC, '"'),
+    ],
+)
+def test_each_secret_is_reported_once_whatever_number_of_detectors_see_it(line: str) -> None:
+    assert len(scan_lines([line])) == 1
 
 
 def test_a_private_key_block_is_found() -> None:

@@ -1,0 +1,160 @@
+"""The report as every output sees it: no quote spreads a detected secret (issue #23 item 3).
+
+The attack: a token recorded in CONTEXT.md is redacted by ``secret-in-context`` but
+quoted whole, or cut short, by the checks that quote the corpus (a checked item, a
+stale session heading, a misplaced attribution line, a malformed suppression comment),
+and so reaches SARIF uploads, CI annotations, the step summary, ``last-report.json``
+and the caches.  Token-shaped values are assembled at run time (see test_secrets.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import Doctor, MakeRepo
+
+from context_doctor.findings import Finding, Severity
+from context_doctor.model.secrets import redact, scrub
+from context_doctor.report import Report, redacted
+
+TODAY = "2026-06-20"
+TOKEN = "".join(("gh", "p_", "Q1w2E3r4T5y6U7i8O9p0", "A1s2D3f4G5h6J7k8"))
+PASSWORD = "".join(("hunter", "2", "horse", "Battery"))
+
+
+def fragments(secret: str) -> list[str]:
+    """Every run of 8 characters of ``secret``: what no output may hold."""
+    return [secret[at : at + 8] for at in range(len(secret) - 7)]
+
+
+def assert_clean(text: str | bytes, where: str) -> None:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    for secret in (TOKEN, PASSWORD):
+        for piece in fragments(secret):
+            assert piece.encode("utf-8") not in data, f"{where} holds {piece!r}"
+
+
+CONTEXT = f"""# Alpha — Working Context
+
+**Status:** Active
+**Last session:** 2026-06-18
+*Attribution — agent: Codex {TOKEN} · model: gpt · effort: high · scope: deploy · verified: yes · ref: x*
+
+## Current State
+*State as of: 2026-06-18*
+Deploys run from CI; deploy_password: "{PASSWORD}" until rotated.
+
+## Session 2026-05-02 — rotated the deploy key {TOKEN}
+Rotated.
+
+## Done
+- [x] Rotated the deploy key {TOKEN} and pushed the new one
+- [x] Set db password = "{PASSWORD}" on the staging box
+
+## What's Next
+*State as of: 2026-06-18*
+- [ ] Move deploys to OIDC (as of 2026-06-18, review 7d)
+
+<!-- context-doctor: ignore[context-budget] reason: pasted {TOKEN} -->
+
+See [REFERENCE.md](REFERENCE.md) and [sessions/](sessions/).
+
+Budget: 150 lines
+"""
+
+
+def leaky_repo(make_repo: MakeRepo) -> Path:
+    return make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-18T10:00:00+00:00",
+                    "message": "alpha: deploy work",
+                    "files": {
+                        "projects/index.yaml": "projects:\n  - id: alpha\n    status: active\n"
+                        "    last_session: 2026-06-18\n",
+                        "projects/alpha/CONTEXT.md": CONTEXT,
+                        "projects/alpha/REFERENCE.md": "# Alpha — Reference\n\nStable facts.\n",
+                        "projects/alpha/sessions/2026-06.md": "# June\n\n## 2026-06-18\nDeploys.\n",
+                    },
+                }
+            ]
+        }
+    )
+
+
+@pytest.mark.parametrize("output", ["human", "concise", "json", "sarif", "github", "gitlab"])
+def test_no_output_quotes_a_detected_secret(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path, output: str
+) -> None:
+    root = leaky_repo(make_repo)
+    summary = tmp_path / "summary.md"
+    summary.write_text("", encoding="utf-8")
+    written = tmp_path / f"out.{output}"
+    last = tmp_path / "last-report.json"
+    for attempt in ("audited", "from the cache"):
+        args = ["check", "--source", str(root), "--today", TODAY, "--output-format", output]
+        args += ["--report-cache", str(last)]
+        run = doctor(*args, env={"GITHUB_STEP_SUMMARY": str(summary)})
+        assert run.exit_code == 1, run.stderr
+        assert "secret-in-context" in run.stdout
+        assert_clean(run.stdout, f"{output} ({attempt})")
+        assert_clean(run.stderr, f"stderr ({attempt})")
+        run = doctor(*args, "-o", str(written))
+        assert run.exit_code == 1, run.stderr
+        assert_clean(written.read_bytes(), f"-o {output} ({attempt})")
+    assert_clean(summary.read_bytes(), "the step summary")
+    assert_clean(last.read_bytes(), "last-report.json")
+    for cached in (root / ".git" / "context-doctor").rglob("*"):
+        if cached.is_file():
+            assert_clean(cached.read_bytes(), str(cached))
+
+
+def test_the_quoting_checks_still_fire_with_the_secret_redacted(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = leaky_repo(make_repo)
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    quoted = {
+        finding["check"]: finding["message"]
+        for finding in run.json["findings"]
+        if finding["check"]
+        in {
+            "completed-items-in-context",
+            "stale-session-in-context",
+            "attribution-placement",
+            "unused-suppression",
+        }
+    }
+    assert set(quoted) == {
+        "completed-items-in-context",
+        "stale-session-in-context",
+        "attribution-placement",
+        "unused-suppression",
+    }
+    assert "ghp_…" in quoted["completed-items-in-context"]
+    assert "ghp_…" in quoted["unused-suppression"]
+    # Each secret reported once, whatever number of detectors saw it.
+    secrets = run.findings("secret-in-context")
+    assert sorted(finding["line"] for finding in secrets) == [5, 9, 11, 15, 16, 22]
+
+
+def test_a_quote_cut_inside_a_secret_is_redacted_too() -> None:
+    cut = f"first: '[x] Rotated the deploy key {TOKEN[:30]}'"
+    assert scrub(cut, [TOKEN]) == f"first: '[x] Rotated the deploy key {redact(TOKEN)}'"
+    tail = f"…{TOKEN[12:]} was pasted"
+    assert scrub(tail, [TOKEN]) == f"…{redact(TOKEN)} was pasted"
+    # What merely shares a few characters with a secret is left alone.
+    url = "https://app.example.com/oauth/callback"
+    assert scrub("see https://github.com/x", [url]) == "see https://github.com/x"
+    assert scrub(f"at {url} today", [url]) == f"at {redact(url)} today"
+
+
+def test_redacted_leaves_a_report_without_secrets_as_it_is() -> None:
+    from datetime import date
+
+    finding = Finding("x", Severity.WARNING, "kb", "alpha", "p", 1, f"has {TOKEN}", "fix it")
+    report = Report(date(2026, 6, 20), "local", "", [], 1, [finding], {})
+    assert redacted(report, []) is report
+    assert redacted(report, [TOKEN]).findings[0].message == f"has {redact(TOKEN)}"
