@@ -1,15 +1,19 @@
-"""The check registry: a decorator for authors, entry points for discovery.
+"""The check registry: a decorator for authors; the checks package and entry points for discovery.
 
 A check is metadata plus one function ``(project, ctx) -> Iterable[Issue]``.
 It never reads files or runs git; everything it needs is on the project
-model.  Modules are found through the ``context_doctor.checks`` entry-point
-group, so a third-party package adds checks exactly the way the built-ins do.
+model. Built-in checks are the modules of ``context_doctor/checks/`` (walked,
+each declaring its ``GROUP``); third-party packages add modules through the
+``context_doctor.checks`` entry-point group and register with the same decorator.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import os
+import pkgutil
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -25,68 +29,47 @@ if TYPE_CHECKING:
     from context_doctor.model.source import Source
 
 ENTRY_POINT_GROUP = "context_doctor.checks"
-BUILTIN_MODULES = (
-    "context_doctor.checks.structure",
-    "context_doctor.checks.budgets",
-    "context_doctor.checks.reference_shard",
-    "context_doctor.checks.cross_tier",
-    "context_doctor.checks.status_vocabulary",
-    "context_doctor.checks.session_freshness",
-    "context_doctor.checks.currency",
-    "context_doctor.checks.terminal",
-    "context_doctor.checks.durability",
-    "context_doctor.checks.conflict_markers",
-    "context_doctor.checks.freshness_grades",
-    "context_doctor.checks.current_state",
-    "context_doctor.checks.artifacts",
-    "context_doctor.checks.suppressions",
-    "context_doctor.checks.hygiene",
-    "context_doctor.checks.provenance",
-    "context_doctor.checks.secrets",
-)
+BUILTIN_PACKAGE = "context_doctor.checks"
+"""Built-in checks are the modules of this package, found by walking it: a new file is a new
+check, with no list to edit. Entry points are for third-party packages only."""
+PLUGINS_OFF = "CONTEXT_DOCTOR_DISABLE_PLUGIN_AUTOLOAD"
+"""Set (to anything but empty) to load no third-party check module, e.g. in a test suite."""
 
 
-# Groups are the headings of SPEC §2; `--select`/`--ignore` accept them as names.
+# Groups are the headings of SPEC §2; `--select`/`--ignore` accept them as names. Each
+# built-in check module names its group in a module-level ``GROUP``.
 GROUPS: dict[str, str] = {
     "structure": "tier structure and budgets",
     "lifecycle": "cross-tier agreement and lifecycle",
-    "freshness": "session freshness",
+    "session-freshness": "session freshness (logs, headers, unlogged sessions)",
     "currency": "header, body and item currency",
     "terminal": "terminal projects",
     "durability": "durability and readiness",
     "state": "structured state and artifacts",
     "hygiene": "hygiene, provenance and secrets",
-    "grades": "freshness grades (pai-freshness-v1)",
+    "freshness-grades": "freshness grades (pai-freshness-v1)",
     "suppression": "suppressions and the baseline",
 }
-# A check's group, by the built-in module that defines it (a check may also name its own).
-MODULE_GROUPS = {
-    "structure": "structure",
-    "budgets": "structure",
-    "reference_shard": "structure",
-    "cross_tier": "lifecycle",
-    "status_vocabulary": "lifecycle",
-    "session_freshness": "freshness",
-    "currency": "currency",
-    "terminal": "terminal",
-    "durability": "durability",
-    "current_state": "state",
-    "artifacts": "state",
-    "hygiene": "hygiene",
-    "conflict_markers": "hygiene",
-    "provenance": "hygiene",
-    "secrets": "hygiene",
-    "freshness_grades": "grades",
-    "suppressions": "suppression",
-}
+GROUP_ALIASES = {"freshness": "session-freshness", "grades": "freshness-grades"}
+"""Earlier group names, still accepted by ``--select``/``--ignore`` and the config."""
 PLUGIN_GROUP = "plugin"
 
 
 def group_of_module(module: str) -> str:
-    """The group of a check defined in ``module`` (third-party checks: ``plugin``)."""
-    if not module.startswith("context_doctor.checks."):
-        return PLUGIN_GROUP
-    return MODULE_GROUPS.get(module.rsplit(".", 1)[-1], PLUGIN_GROUP)
+    """The group a check defined in ``module`` belongs to: the module's ``GROUP``.
+
+    A third-party module without one is ``plugin``; a built-in module without one is a
+    programming error, raised at once so that no check lands without a group.
+    """
+    declared = getattr(sys.modules.get(module), "GROUP", None)
+    if isinstance(declared, str) and declared:
+        return declared
+    if module.startswith(f"{BUILTIN_PACKAGE}."):
+        raise DoctorError(
+            f"built-in check module {module} declares no GROUP",
+            f'add `GROUP = "..."` (one of {", ".join(GROUPS)}) at the top of the module',
+        )
+    return PLUGIN_GROUP
 
 
 @dataclass(frozen=True)
@@ -225,6 +208,8 @@ def check(
 def _import(module: str, origin: str) -> None:
     try:
         importlib.import_module(module)
+    except DoctorError:
+        raise
     except Exception as error:
         raise DoctorError(
             f"check module {module} ({origin}) failed to import: {error.__class__.__name__}: {error}",
@@ -232,16 +217,58 @@ def _import(module: str, origin: str) -> None:
         ) from error
 
 
-def load_checks() -> dict[str, CheckSpec]:
-    """Import every module of the entry-point group; the registry fills as they import."""
-    discovered: list[Any] = list(entry_points(group=ENTRY_POINT_GROUP))
-    if discovered:
+def builtin_modules() -> list[str]:
+    """The built-in check modules: every public module of :data:`BUILTIN_PACKAGE`."""
+    package = importlib.import_module(BUILTIN_PACKAGE)
+    return sorted(
+        f"{BUILTIN_PACKAGE}.{info.name}"
+        for info in pkgutil.iter_modules(package.__path__)
+        if not info.name.startswith("_")
+    )
+
+
+# The checks a third-party module registered when it was imported: an import happens once
+# per process, so a later load_checks() learns a module's checks from here.
+_REGISTERED_BY: dict[str, set[str]] = {}
+
+
+def _load_plugin(module: str, origin: str) -> set[str]:
+    if module not in _REGISTERED_BY:
+        before = set(REGISTRY)
+        _import(module, origin)
+        _REGISTERED_BY[module] = set(REGISTRY) - before
+    return _REGISTERED_BY[module]
+
+
+def _defined_in(spec: CheckSpec, module: str) -> bool:
+    return spec.module == module or spec.module.startswith(f"{module}.")
+
+
+def plugins_enabled() -> bool:
+    return not os.environ.get(PLUGINS_OFF)
+
+
+def load_checks(*, plugins: bool | None = None) -> dict[str, CheckSpec]:
+    """The built-in checks, then those of the entry-point group's modules (third parties).
+
+    ``plugins=None`` follows :data:`PLUGINS_OFF`. Only checks of modules loaded by this
+    call are returned: a plugin imported earlier in the process does not linger.
+    """
+    for module in builtin_modules():
+        _import(module, "built-in")
+    names = {name for name, spec in REGISTRY.items() if _defined_in(spec, BUILTIN_PACKAGE)}
+    if plugins_enabled() if plugins is None else plugins:
+        discovered: list[Any] = list(entry_points(group=ENTRY_POINT_GROUP))
         for point in sorted(discovered, key=lambda p: (p.value, p.name)):
-            _import(point.value, f"entry point `{point.name}`")
-    else:  # a source tree that was never installed has no entry-point metadata
-        for module in BUILTIN_MODULES:
-            _import(module, "built-in")
-    return dict(sorted(REGISTRY.items()))
+            if _defined_in_package(point.value):
+                continue  # an install made before built-ins were walked still lists them
+            names |= _load_plugin(point.value, f"entry point `{point.name}`")
+            names |= {n for n, spec in REGISTRY.items() if _defined_in(spec, point.value)}
+    return {name: REGISTRY[name] for name in sorted(names)}
+
+
+def _defined_in_package(module: str) -> bool:
+    return module == BUILTIN_PACKAGE or module.startswith(f"{BUILTIN_PACKAGE}.")
 
 
 def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str) -> list[str]:
@@ -263,8 +290,8 @@ def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str
             resolved.append(name)
         elif name in aliases:
             resolved.append(aliases[name])
-        elif name in groups or name in GROUPS:
-            resolved.extend(sorted(groups.get(name, [])))
+        elif name in groups or name in GROUPS or name in GROUP_ALIASES:
+            resolved.extend(sorted(groups.get(GROUP_ALIASES.get(name, name), [])))
         else:
             raise DoctorError(
                 f"unknown check or group name `{name}` in {origin}{did_you_mean(name, known)}",

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hypothesis import settings
 
 from context_doctor.cli import cli
+from context_doctor.registry import PLUGINS_OFF
 from context_doctor.scenarios import build_scenario
 
 # Hypothesis: CI runs a fixed seed (derandomize) and, where a test names no count, a few
@@ -46,6 +47,64 @@ class Run:
             if (check is None or finding["check"] == check)
             and (project is None or finding["project"] == project)
         ]
+
+
+# The git config every test runs under, whatever the developer's own says: a global
+# `commit.gpgsign=true`, `core.hooksPath` or `safe.directory=*` changed what tests saw.
+PINNED_GIT_CONFIG = """\
+[user]
+\tname = Test Suite
+\temail = tests@example.invalid
+[commit]
+\tgpgsign = false
+[tag]
+\tgpgsign = false
+[init]
+\tdefaultBranch = main
+"""
+# What a caller's shell or a git hook may export that would steer git away from the repository
+# a test names, or inject config behind the pinned file's back.
+_LEAKED_GIT_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE",
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test, and every process it starts, sees the pinned git config and no plugin.
+
+    ``GIT_CONFIG_GLOBAL`` replaces ``~/.gitconfig`` and ``$XDG_CONFIG_HOME/git/config``;
+    ``GIT_CONFIG_NOSYSTEM`` drops ``/etc/gitconfig``. Installed third-party check modules
+    are not loaded (a test that means a plugin unsets :data:`PLUGINS_OFF`).
+    """
+    config = tmp_path_factory.mktemp("git-config") / "gitconfig"
+    config.write_text(PINNED_GIT_CONFIG, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in _LEAKED_GIT_VARIABLES:
+            patch.delenv(name, raising=False)
+        for name in [key for key in os.environ if key.startswith("GIT_CONFIG_KEY_")]:
+            patch.delenv(name)
+        for name in [key for key in os.environ if key.startswith("GIT_CONFIG_VALUE_")]:
+            patch.delenv(name)
+        patch.setenv("GIT_CONFIG_GLOBAL", str(config))
+        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        patch.setenv(PLUGINS_OFF, "1")
+        yield config
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,8 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, SkipRule, check
 
+GROUP = "state"
+
 NO_ARTIFACTS = SkipRule(
     "no artifacts",
     "the project has no Markdown file directly under resources/artifacts/",

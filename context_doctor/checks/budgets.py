@@ -8,6 +8,8 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, SHARDED, STANDING, Context, check
 
+GROUP = "structure"
+
 
 @check(
     "context-budget",

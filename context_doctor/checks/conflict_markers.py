@@ -9,6 +9,8 @@ from context_doctor.model.conflicts import conflict_regions
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, check
 
+GROUP = "hygiene"
+
 
 @check(
     "conflict-markers",

@@ -11,6 +11,8 @@ from context_doctor.model.source import Source
 from context_doctor.model.text import is_valid_unicode
 from context_doctor.registry import NO_INDEX, NOT_TERMINAL, Context, check
 
+GROUP = "lifecycle"
+
 
 def _verdict_words(completed: bool) -> str:
     return "completed" if completed else "not completed"

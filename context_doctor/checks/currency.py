@@ -18,6 +18,8 @@ from context_doctor.model.project import Project
 from context_doctor.model.text import first_date, ordinals
 from context_doctor.registry import DORMANT, Context, SkipRule, check
 
+GROUP = "currency"
+
 STRUCTURED = SkipRule(
     "structured state",
     "the project keeps a valid CURRENT_STATE.json, whose content hashes replace as-of markers "

@@ -19,6 +19,8 @@ from context_doctor.model.project import Project
 from context_doctor.model.state_file import STATE_FILE, StructuredState, render_block
 from context_doctor.registry import Context, check
 
+GROUP = "state"
+
 COMPILE = "context-doctor state compile"
 MAX_NAMED = 5
 

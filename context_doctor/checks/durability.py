@@ -15,6 +15,8 @@ from context_doctor.model.project import Project
 from context_doctor.model.source import Source
 from context_doctor.registry import Context, SkipRule, check, repository_check
 
+GROUP = "durability"
+
 
 def _readiness_severity(ctx: Context) -> Severity:
     return Severity.DEFECT if ctx.readiness == "remote" else Severity.WARNING

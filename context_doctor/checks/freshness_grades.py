@@ -15,6 +15,8 @@ from context_doctor.freshness import threshold_for_slug
 from context_doctor.model.source import Source
 from context_doctor.registry import Context, scoped_check
 
+GROUP = "freshness-grades"
+
 
 def _graded(source: Source, ctx: Context) -> int:
     return len(source.graded_files(ctx.today))

@@ -19,6 +19,8 @@ from context_doctor.model.project import Project
 from context_doctor.model.sessions import SessionEntry
 from context_doctor.registry import DORMANT, Context, SkipRule, check
 
+GROUP = "hygiene"
+
 # The seed's archival protocol: "Archive when ... CONTEXT.md exceeds 120 lines".
 ARCHIVE_TRIGGER_LINES = 120
 FOOTER_WINDOW = 5  # the budget footer is one of the last lines

@@ -11,6 +11,8 @@ from context_doctor.model.attribution import REQUIRED_FIELDS
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, check
 
+GROUP = "hygiene"
+
 _FORMAT = "*Attribution — agent: … · model: … · effort: … · scope: … · verified: … · ref: …*"
 
 

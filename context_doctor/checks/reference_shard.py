@@ -10,6 +10,8 @@ from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Sever
 from context_doctor.model.project import Project
 from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, check
 
+GROUP = "structure"
+
 
 @check(
     "reference-shard",

@@ -8,6 +8,8 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, SkipRule, check
 
+GROUP = "hygiene"
+
 NO_DIRECTORY = SkipRule(
     "no project directory",
     "the project is registered but has no directory: there is nothing to scan",

@@ -13,6 +13,8 @@ from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Se
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
 
+GROUP = "session-freshness"
+
 RECENT_COMMITS = 12
 
 NO_LAST_SESSION = SkipRule(

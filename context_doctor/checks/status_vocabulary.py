@@ -9,6 +9,8 @@ from context_doctor.model import lifecycle
 from context_doctor.model.project import Project
 from context_doctor.registry import NO_INDEX, NOT_REGISTERED, Context, check
 
+GROUP = "lifecycle"
+
 
 @check(
     "status-vocabulary",

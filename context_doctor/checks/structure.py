@@ -11,6 +11,8 @@ from context_doctor.model.sections import milestone_lines
 from context_doctor.model.text import first_date
 from context_doctor.registry import DORMANT, Context, check
 
+GROUP = "structure"
+
 
 @check(
     "context-present",

@@ -11,6 +11,8 @@ from __future__ import annotations
 from context_doctor.findings import Severity
 from context_doctor.registry import report_check
 
+GROUP = "suppression"
+
 UNUSED_SUPPRESSION = report_check(
     "unused-suppression",
     severity=Severity.WARNING,

@@ -13,6 +13,8 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import Context, SkipRule, check
 
+GROUP = "terminal"
+
 LIVE = SkipRule(
     "live", "the project is live (active, unset or unrecognised status)", lambda p: not p.is_dormant
 )

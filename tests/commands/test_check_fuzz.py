@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from hypothesis import strategies as st
 from support import Doctor, run_git
 
 TODAY = "2026-06-15"
-SECONDS_PER_CORPUS = 60  # generous: a bounded corpus of this size takes about a second
 FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck))
 
 _FORBIDDEN_COMPONENTS = {b"", b".", b".."}
@@ -142,7 +140,6 @@ def _build(root: Path, files: dict[bytes, bytes]) -> bool:
 
 
 def _assert_sane(doctor: Doctor, root: Path) -> None:
-    started = time.monotonic()
     run: Run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.exit_code in (0, 1, 2), run.stderr
     run.stdout.encode("utf-8")  # strict: no lone surrogate reaches the output
@@ -155,7 +152,6 @@ def _assert_sane(doctor: Doctor, root: Path) -> None:
     assert human.exit_code == run.exit_code
     assert "\x1b" not in human.stdout and "\x1b" not in human.stderr
     human.stdout.encode("utf-8")
-    assert time.monotonic() - started < SECONDS_PER_CORPUS
 
 
 _counter = iter(range(10**9))

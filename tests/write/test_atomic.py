@@ -151,7 +151,9 @@ def test_a_file_held_open_for_writing_elsewhere_is_refused(
     target.write_bytes(b"keep\n")
     monkeypatch.setattr("context_doctor.write.atomic.WRITER_WAIT_SECONDS", 0.2)
     opened = FORK.Barrier(2)
-    holder = FORK.Process(target=_hold_open_for_writing, args=(target, opened, 3.0))
+    # Held until killed below: a holder that let go on its own could do so before
+    # update_file looks, under load.
+    holder = FORK.Process(target=_hold_open_for_writing, args=(target, opened, 600.0))
     holder.start()
     try:
         opened.wait(timeout=20)
@@ -324,16 +326,17 @@ def test_an_appender_racing_touch_loses_no_line(tmp_path: Path) -> None:
     appender = FORK.Process(target=_append_lines, args=(target, lines, started))
     appender.start()
     started.wait(timeout=20)
+    # Touch for as long as the appender runs: how many touches land depends on the load,
+    # so only what was lost is asserted, never how many writes happened.
     touches = 0
-    deadline = time.monotonic() + 10
-    while appender.is_alive() and time.monotonic() < deadline:
+    while appender.is_alive():
         try:
             touch_file(target, "toucher", _stamp(touches))
             touches += 1
         except WriteRefused as refusal:  # refusing is allowed; losing a line is not
             assert refusal.rule == "changed-on-disk"
     appender.join(timeout=20)
-    assert appender.exitcode == 0 and touches > 5
+    assert appender.exitcode == 0
     body = target.read_bytes().decode("utf-8").split("# Projects\r\n", 1)[1]
     assert body.splitlines() == [f"line {number}" for number in range(lines)]
     assert listing(tmp_path) == ["PROJECTS.md"]

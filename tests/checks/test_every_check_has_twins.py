@@ -1,0 +1,319 @@
+"""Every registered check has a planted-fault twin that fires and a control that stays quiet.
+
+This module enumerates the registry (built-ins, no plugins) and fails for a check that
+has no entry in :data:`TWINS`. **Adding a check? Add one line to TWINS**:
+
+    "my-check": Twin(fires="structure/cb-151", quiet="demo/atlas"),
+
+A case is ``"<scenario>/<project>"``: the scenario is a bundled
+``fixtures/scenarios/<name>.yaml`` or a key of :data:`SCENARIOS` below (write a small
+inline corpus there when no bundled one plants your fault); the project is audited alone
+with ``--project``, on the scenario's ``today``. ``"<scenario>"`` without a project
+audits the whole source (for source-wide checks, e.g. freshness grades). The twin must
+yield at least one finding of the check; the control must examine at least one unit and
+yield none. The check's own tests (``tests/checks/test_<module>.py``) still pin messages,
+lines and skips; this table proves only that each check can both fire and stay quiet.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+from support import Doctor, cached_audit
+
+from context_doctor.registry import load_checks
+from context_doctor.scenarios import scenario_path, scenario_today
+
+Setup = Callable[[Path, Doctor], tuple[str, ...]]
+"""Prepares a built corpus for one case and returns extra ``check`` arguments."""
+
+
+@dataclass(frozen=True)
+class Twin:
+    fires: str  # the planted fault: "<scenario>/<project>" or "<scenario>"
+    quiet: str  # the control
+    fires_setup: Setup | None = None
+    quiet_setup: Setup | None = None
+
+
+# -- small inline corpora, for faults no bundled scenario plants ------------------
+
+TODAY = date(2026, 6, 20)
+INDEX_ENTRY = "  - id: {id}\n    status: {status}\n    last_session: 2026-06-18\n"
+CONTEXT = (
+    "# {title}\n\n**Status:** active\n**Last session:** 2026-06-18\n\n"
+    "## Current State\n\n{state}\n\n*State as of: 2026-06-18*\n"
+)
+LOG = "# Sessions\n\n## 2026-06-18 — work\n\nDid the work.\n"
+
+
+def project(name: str, state: str = "Working on it.") -> dict[str, str]:
+    return {
+        f"projects/{name}/CONTEXT.md": CONTEXT.format(title=name.title(), state=state),
+        f"projects/{name}/sessions/2026-06.md": LOG,
+    }
+
+
+def index(*names: str, status: str = "active", extra: str = "") -> str:
+    return "projects:\n" + "".join(INDEX_ENTRY.format(id=n, status=status) for n in names) + extra
+
+
+def corpus(files: Mapping[str, Any], **rest: Any) -> dict[str, Any]:
+    commit = {"date": "2026-06-18T10:00:00+00:00", "message": "work", "files": dict(files)}
+    return {"today": TODAY, "remote": True, "commits": [commit], **rest}
+
+
+def graded(**fields: str) -> str:
+    """A pai-freshness-v1 file with ``fields`` in its block."""
+    block = "".join(f"{key}: {value}\n" for key, value in fields.items())
+    return f"---\nconvention: pai-freshness-v1\n{block}---\n# Notes\n\nText.\n"
+
+
+MARKED_SECTIONS = (
+    "---\nconvention: pai-freshness-v1\nlast_updated: 2026-06-19\nlast_reviewed: 2026-06-19\n---\n"
+    "# TELOS\n\n## Mission\n<!-- updated: {when} by:kai -->\n\nM0.\n"
+)
+# The builder's commits are reproducible (fixed identity, dates and content), so the first
+# commit of "reviews" has this sha wherever the suite runs.
+CLOSING_COMMIT = "9730c1c886f08906e8b1f2566b28d24f2a55ac37"
+REVIEWED_INDEX = (
+    "projects:\n"
+    "  - id: good-sha\n    status: completed\n    completed_date: 2026-06-01\n"
+    f"    post_close_reviewed_through: {CLOSING_COMMIT}\n"
+    "  - id: bad-sha\n    status: completed\n    completed_date: 2026-06-01\n"
+    "    post_close_reviewed_through: 1234567890abcdef1234567890abcdef12345678\n"
+)
+SCENARIOS: dict[str, dict[str, Any]] = {
+    # Markers git leaves after a conflicted merge, committed as they are.
+    "conflicted": corpus(
+        {
+            "projects/index.yaml": index("alpha"),
+            **project("alpha", "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> side"),
+        }
+    ),
+    # alpha is edited after the last commit; hidden's CONTEXT.md is ignored by git.
+    "durability": corpus(
+        {
+            "projects/index.yaml": index("alpha", "hidden"),
+            ".gitignore": "projects/hidden/CONTEXT.md\n",
+            **project("alpha"),
+            **project("hidden"),
+        },
+        uncommitted={"files": project("alpha", "Edited, not committed.")},
+    ),
+    # Every freshness-grade fault at once, then the same kinds of files kept fresh.
+    "grades-faulty": corpus(
+        {
+            "projects/.keep": "",
+            "ctx/MISSION.md": graded(last_updated="2026-06-01", last_reviewed="2026-03-17"),
+            "ctx/NEVER.md": graded(last_updated="2026-06-01"),
+            "ctx/BROKEN.md": graded(last_updated="2026-06-01", last_reviewed="2026-02-30"),
+            "ctx/AHEAD.md": graded(last_updated="2026-06-01", last_reviewed="2026-06-25"),
+            "ctx/ORPHAN.md": graded(last_updated="2026-06-19", derived_from="ctx/GONE.md"),
+            "ctx/SELF.md": graded(
+                last_updated="2026-06-19", derived_from="ctx/MISSION.md", last_reviewed="2026-06-19"
+            ),
+            "TELOS.md": MARKED_SECTIONS.format(when="2025-01-01"),
+        }
+    ),
+    "grades-fresh": corpus(
+        {
+            "projects/.keep": "",
+            "ctx/MISSION.md": graded(last_updated="2026-06-01", last_reviewed="2026-06-19"),
+            "ctx/SUMMARY.md": graded(last_updated="2026-06-19", derived_from="ctx/MISSION.md"),
+            "TELOS.md": MARKED_SECTIONS.format(when="2026-06-19"),
+        }
+    ),
+    # An artifact citing a script that exists.
+    "artifacts": corpus(
+        {
+            "projects/index.yaml": index("tools"),
+            **project("tools"),
+            "projects/tools/resources/artifacts/report.md": "# Report\n\nFrom resources/scripts/run.py.\n",
+            "projects/tools/resources/scripts/run.py": "print('run')\n",
+        }
+    ),
+    # Two completed projects whose reviews name a commit: one that exists, one that does not.
+    "reviews": {
+        "today": TODAY,
+        "remote": True,
+        "commits": [
+            {
+                "date": "2026-06-01T10:00:00+00:00",
+                "message": "close both",
+                "files": {
+                    "projects/index.yaml": index("good-sha", "bad-sha", status="completed"),
+                    **project("good-sha"),
+                    **project("bad-sha"),
+                },
+            },
+            {
+                "date": "2026-06-02T10:00:00+00:00",
+                "message": "record the reviews",
+                "files": {"projects/index.yaml": REVIEWED_INDEX},
+            },
+        ],
+    },
+    # A suppression comment that suppresses something (quiet) and one that does not (fires).
+    "suppressions": corpus(
+        {
+            "projects/index.yaml": index("used", "unused"),
+            **project("used"),
+            **project("unused"),
+            "projects/used/CONTEXT.md": CONTEXT.format(
+                title="Used",
+                state="<!-- context-doctor: disable-next-line completed-items-in-context -->\n"
+                "- [x] Shipped the parser",
+            ),
+            "projects/unused/CONTEXT.md": CONTEXT.format(
+                title="Unused",
+                state="<!-- context-doctor: disable-next-line context-budget -->\nA plain line.",
+            ),
+        }
+    ),
+}
+
+
+def _write_baseline(*, stale: bool) -> Setup:
+    """``--write-baseline`` of the corpus as it is; ``stale``: one entry then matches nothing."""
+
+    def setup(root: Path, doctor: Doctor) -> tuple[str, ...]:
+        path = root.parent / f"baseline-{'stale' if stale else 'current'}.json"
+        if not path.exists():
+            written = doctor("check", "--source", str(root), "--today", str(TODAY),
+                             "--write-baseline", str(path))  # fmt: skip
+            assert written.exit_code == 0, written.stderr
+            if stale:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                data["findings"][0]["fingerprint"] = "0" * len(data["findings"][0]["fingerprint"])
+                path.write_text(json.dumps(data), encoding="utf-8")
+        return ("--baseline", str(path))
+
+    return setup
+
+
+# -- the table: one line per check --------------------------------------------------
+
+TWINS: dict[str, Twin] = {
+    "artifact-cites-missing-script": Twin("demo/harbor", "artifacts/tools"),
+    "attribution-format": Twin("hygiene/pv-format", "demo/atlas"),
+    "attribution-placement": Twin("hygiene/pv-placement", "demo/atlas"),
+    "baseline-stale": Twin(
+        "suppressions",
+        "suppressions",
+        fires_setup=_write_baseline(stale=True),
+        quiet_setup=_write_baseline(stale=False),
+    ),
+    "body-currency": Twin("demo/beacon", "demo/atlas"),
+    "completed-date": Twin("demo/meridian", "references/rib-completed"),
+    "completed-items-in-context": Twin("demo/beacon", "demo/atlas"),
+    "conflict-markers": Twin("conflicted/alpha", "demo/atlas"),
+    "context-archive-due": Twin("hygiene/hy-archive", "demo/atlas"),
+    "context-budget": Twin("demo/beacon", "demo/atlas"),
+    "context-header-freshness": Twin("hygiene/hy-archive", "demo/atlas"),
+    "context-present": Twin("structure/cp-fenced-heading", "demo/atlas"),
+    "context-template": Twin("demo/beacon", "demo/atlas"),
+    "freshness-derived-reviewed": Twin("grades-faulty", "grades-fresh"),
+    "freshness-future": Twin("grades-faulty", "grades-fresh"),
+    "freshness-malformed": Twin("grades-faulty", "grades-fresh"),
+    "freshness-never-reviewed": Twin("grades-faulty", "grades-fresh"),
+    "freshness-overdue": Twin("grades-faulty", "grades-fresh"),
+    "freshness-source-missing": Twin("grades-faulty", "grades-fresh"),
+    "freshness-unverifiable": Twin("hygiene/hy-archive", "demo/atlas"),
+    "header-currency": Twin("demo/dial", "demo/atlas"),
+    "header-lag": Twin("demo/dial", "demo/atlas"),
+    "item-currency": Twin("hygiene/hy-archive", "demo/atlas"),
+    "last-session-freshness": Twin("demo/compass", "demo/atlas"),
+    "post-close-review-unresolvable": Twin("reviews/bad-sha", "reviews/good-sha"),
+    "record-unreadable": Twin("lifecycle/latin", "demo/atlas"),
+    "reference-budget": Twin("references/rb-301", "demo/atlas"),
+    "reference-index-budget": Twin("references/rib-151", "demo/harbor"),
+    "reference-index-missing": Twin("references/rim-no-index", "references/rib-completed"),
+    "reference-index-orphan": Twin("demo/harbor", "references/rib-completed"),
+    "reference-present": Twin("demo/beacon", "demo/atlas"),
+    "reference-shard": Twin("demo/ops-seat", "references/rs-300"),
+    "reference-topic-budget": Twin("references/rtb-topics", "references/rib-completed"),
+    "secret-in-context": Twin("demo/harbor", "demo/atlas"),
+    "section-freshness-overdue": Twin("grades-faulty", "grades-fresh"),
+    "semantic-current-state": Twin("currency/bc-structured-invalid", "demo/atlas"),
+    "session-log-layout": Twin("hygiene/hy-logs", "demo/atlas"),
+    "sessions-present": Twin("hygiene/hy-archive", "demo/atlas"),
+    "stale-session-in-context": Twin("demo/beacon", "demo/atlas"),
+    "status-agreement": Twin("demo/meridian", "demo/atlas"),
+    "status-vocabulary": Twin("demo/lantern", "demo/atlas"),
+    "terminal-project-active": Twin("demo/meridian", "references/rib-completed"),
+    "terminal-project-open-items": Twin("demo/lantern", "references/rib-completed"),
+    "uncommitted-context": Twin("durability/alpha", "demo/atlas"),
+    "unlogged-session": Twin("demo/dial", "demo/atlas"),
+    "unpushed-context": Twin("hygiene/hy-archive", "demo/atlas"),
+    "untracked-context": Twin("durability/hidden", "demo/atlas"),
+    "unused-suppression": Twin("suppressions/unused", "suppressions/used"),
+}
+
+
+# -- the enumeration ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def inline_repos(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    from context_doctor.scenarios import build_scenario
+
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            built[name] = build_scenario(SCENARIOS[name], tmp_path_factory.mktemp(name) / "kb")
+        return built[name]
+
+    return get
+
+
+def _audit(
+    case: str,
+    setup: Setup | None,
+    doctor: Doctor,
+    scenario_repo: Callable[[str], Path],
+    inline_repos: Callable[[str], Path],
+) -> Run:
+    scenario, _, project = case.partition("/")
+    if scenario in SCENARIOS:
+        root, today = inline_repos(scenario), SCENARIOS[scenario]["today"]
+    else:
+        root, today = scenario_repo(scenario), scenario_today(scenario_path(scenario))
+    target = ("--project", str(root / "projects" / project)) if project else ("--source", str(root))
+    extra = setup(root, doctor) if setup is not None else ()
+    return cached_audit(doctor, *target, *extra, today=str(today))
+
+
+REGISTERED = sorted(load_checks(plugins=False))
+
+
+def test_the_table_names_only_registered_checks() -> None:
+    assert sorted(set(TWINS) - set(REGISTERED)) == []
+
+
+@pytest.mark.parametrize("check", REGISTERED)
+def test_the_planted_fault_fires_and_the_control_stays_quiet(
+    check: str,
+    doctor: Doctor,
+    scenario_repo: Callable[[str], Path],
+    inline_repos: Callable[[str], Path],
+) -> None:
+    twin = TWINS.get(check)
+    assert twin is not None, (
+        f"`{check}` has no planted-fault twin and control: add a line to TWINS in {__file__}"
+    )
+    fired = _audit(twin.fires, twin.fires_setup, doctor, scenario_repo, inline_repos)
+    assert fired.findings(check), f"{check} did not fire on its twin {twin.fires}"
+    quiet = _audit(twin.quiet, twin.quiet_setup, doctor, scenario_repo, inline_repos)
+    assert quiet.json["coverage"][check]["examined"] >= 1, (
+        f"{check} did not examine its control {twin.quiet}: {quiet.json['coverage'][check]}"
+    )
+    assert quiet.findings(check) == [], f"{check} fired on its control {twin.quiet}"
