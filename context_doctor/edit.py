@@ -2,7 +2,8 @@
 
 The editor lives in :mod:`context_doctor.write.edit` (the verbs and the gates) and
 :mod:`context_doctor.write.apply` (batches) with the rest of the write path; this
-module is the stable import path for Python callers.
+module is the stable import path for Python callers (``add_entry(LogEntry(...), today=...)``
+is ``log add``).
 """
 
 from context_doctor.write.apply import (
@@ -22,6 +23,7 @@ from context_doctor.write.edit import (
     EditResult,
     Gates,
 )
+from context_doctor.write.log import LogEntry, add_entry
 
 __all__ = [
     "BODY_CURRENT",
@@ -32,6 +34,8 @@ __all__ = [
     "EditRefused",
     "EditResult",
     "Gates",
+    "LogEntry",
+    "add_entry",
     "apply",
     "delete_line",
     "insert_before",

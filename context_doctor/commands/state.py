@@ -14,17 +14,13 @@ from pathlib import Path
 import click
 
 from context_doctor.commands.common import guarded, parse_now
+from context_doctor.commands.text_input import TextSource, read_input, text_option
 from context_doctor.discover import discover
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.escape import escape_text
 from context_doctor.model.project import Project
-from context_doctor.write import (
-    FileSnapshot,
-    WriteRefused,
-    read_snapshot,
-    replace_file,
-    write_file,
-)
+from context_doctor.write import WriteRefused, read_snapshot, write_file
+from context_doctor.write.atomic import PlannedFile, commit_files, recover
 from context_doctor.write.state import PlannedWrite, plan_compile, plan_init
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
@@ -86,43 +82,31 @@ def init_command(project: Path, plan: str | None, baseline: str | None, now: dat
         )
 
 
-def _snapshots(writes: list[PlannedWrite], within: Path) -> list[FileSnapshot]:
-    """Every target read once more, refusing before any byte moves if one changed since the plan.
-
-    ``replace_file`` then refuses a change after this point, so a concurrent edit can
-    leave at worst the first file written, never a silently lost update.
-    """
-    snapshots: list[FileSnapshot] = []
-    for planned in writes:
-        snapshot = read_snapshot(planned.path, within=within)
-        if snapshot.data != planned.original:
+def _commit(target: Project, writes: list[PlannedWrite]) -> None:
+    """Write the planned files all or none, refusing if one changed since the plan was made."""
+    planned: list[PlannedFile] = []
+    for write in writes:
+        snapshot = read_snapshot(write.path, within=target.directory)
+        if snapshot.data != write.original:
             raise WriteRefused(
-                "changed-on-disk", f"{planned.path} changed while compiling; nothing written"
+                "changed-on-disk", f"{write.path} changed while compiling; nothing written"
             )
-        snapshots.append(snapshot)
-    return snapshots
+        planned.append(PlannedFile(write.path, write.data, snapshot, within=target.directory))
+    if planned:
+        commit_files(planned, journal_dir=target.directory)
 
 
-@state_group.command("compile")
-@_PROJECT
-@_NOW
-def compile_command(project: Path, now: datetime) -> None:
-    """Render the generated block into CONTEXT.md; refresh content_hashes, git_head, updated_at.
-
-    The block replaces the header's Phase/Status/Last session/Accepted
-    baseline/Controlling plan lines (or goes right under the title). Refuses
-    (exit 1) an invalid state file.
-    """
+def _compile(project: Path, now: datetime, change: tuple[str, str] | None) -> None:
     with guarded(False, False):
         target = _project(project)
+        recover(target.directory)
         snapshot = read_snapshot(target.context.path, within=target.directory)
         try:
-            plan = plan_compile(target, snapshot.data, now=now)
+            plan = plan_compile(target, snapshot.data, now=now, change=change)
         except Unreadable as error:
             raise _unreadable(error) from error
         writes = plan.writes
-        for planned, current in zip(writes, _snapshots(writes, target.directory), strict=True):
-            replace_file(current, planned.data, within=target.directory)
+        _commit(target, writes)
         where = escape_text(target.rel_dir)
         if not writes:
             click.echo(f"{where}: the block and content hashes are current; nothing written")
@@ -135,4 +119,43 @@ def compile_command(project: Path, now: datetime) -> None:
                 if removed
                 else ""
             )
-            click.echo(f"compiled {where}: wrote {names}{note}")
+            verb = f"set {escape_text(change[0])} in" if change is not None else "compiled"
+            click.echo(f"{verb} {where}: wrote {names}{note}")
+
+
+@state_group.command("compile")
+@_PROJECT
+@_NOW
+def compile_command(project: Path, now: datetime) -> None:
+    """Render the generated block into CONTEXT.md; refresh content_hashes, git_head, updated_at.
+
+    The block replaces the header's Phase/Status/Last session/Accepted
+    baseline/Controlling plan lines (or goes right under the title). Refuses
+    (exit 1) an invalid state file. Both files are written, or neither.
+    """
+    _compile(project, now, None)
+
+
+@state_group.command("set")
+@_PROJECT
+@click.option(
+    "--field",
+    required=True,
+    metavar="NAME",
+    help="phase, status, accepted_baseline, controlling_plan, last_session or next_actions.",
+)
+@text_option("value", "TEXT", "The new value (next_actions: one action per line).")
+@_NOW
+def set_command(project: Path, field: str, value: TextSource, now: datetime) -> None:
+    """Change one field of CURRENT_STATE.json and recompile CONTEXT.md's block, in one write.
+
+    The way to change what the generated block says: an `edit` inside it is
+    refused (`generated-block`). Refuses (exit 1) a value the schema rejects.
+
+    \b
+    Example:
+      context-doctor state set projects/atlas --field phase --value 'Ship (round 4)'
+    """
+    with guarded(False, False):
+        text = read_input(value, one_line=field.strip().casefold() != "next_actions")
+    _compile(project, now, (field, text))

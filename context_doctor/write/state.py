@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from context_doctor.errors import DoctorError
 from context_doctor.model.currency import WHATS_NEXT_TITLE, as_of_markers, without_stamp
 from context_doctor.model.document_claims import is_history
 from context_doctor.model.documents import Document
@@ -281,8 +282,8 @@ class CompilePlan:
     markers_removed: int
 
 
-def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> CompilePlan:
-    """What ``state compile`` writes, or the refusal."""
+def _valid_state(project: Project) -> tuple[dict[str, Any], bytes | None]:
+    """The state file's data (valid, this project's) and its bytes; else the refusal."""
     path = project.directory / STATE_FILE
     reading = read_state(path)
     rel = project.relative(path)
@@ -299,6 +300,56 @@ def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> Comp
             "invalid-state",
             f"{rel}: project_id `{state['project_id']}` is not the directory name `{project.id}`",
         )
+    return state, reading.raw
+
+
+# The fields ``state set`` changes: the claims a person or agent makes. The rest
+# (hashes, heads, ids, timestamps) are derived by ``compile``.
+SETTABLE = (
+    "phase",
+    "status",
+    "accepted_baseline",
+    "controlling_plan",
+    "last_session",
+    "next_actions",
+)
+_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX]\]\s+)?")
+
+
+def set_value(state: dict[str, Any], field: str, value: str) -> dict[str, Any]:
+    """``state`` with ``field`` set from ``value`` (next_actions: one action per line)."""
+    key = field.strip().casefold().replace("-", "_").replace(" ", "_")
+    if key not in SETTABLE:
+        raise DoctorError(
+            f"--field {field!r} is not a field `state set` changes",
+            f"use one of {', '.join(SETTABLE)} (compile derives the others)",
+        )
+    parsed: str | list[str]
+    if key == "next_actions":
+        parsed = [_ITEM.sub("", line).strip() for line in value.splitlines()]
+        parsed = [line for line in parsed if line]
+    else:
+        parsed = value.strip()
+        if "\n" in parsed or "\r" in parsed:
+            raise DoctorError(f"--value for {key} holds a line break", "give one line")
+    if state.get(key) == parsed:
+        raise StateRefused("no-change", f"{key} already says that; nothing to write")
+    changed = dict(state, **{key: parsed})
+    _checked(changed)
+    return changed
+
+
+def plan_compile(
+    project: Project,
+    context_raw: bytes,
+    *,
+    now: datetime,
+    change: tuple[str, str] | None = None,
+) -> CompilePlan:
+    """What ``state compile`` writes (with ``change``: ``state set FIELD VALUE``), or the refusal."""
+    path = project.directory / STATE_FILE
+    original, raw = _valid_state(project)
+    state = set_value(original, *change) if change is not None else original
     resolved = resolve_plan(project.directory, state["controlling_plan"])
     if resolved.normal is None:
         raise StateRefused(
@@ -313,12 +364,12 @@ def plan_compile(project: Project, context_raw: bytes, *, now: datetime) -> Comp
     writes: list[PlannedWrite] = []
     if new_context != context_raw:
         writes.append(PlannedWrite(context.path, new_context, context_raw))
-    if refreshed != state:
+    if refreshed != original:
         writes.append(
             PlannedWrite(
                 path,
                 serialise(dict(refreshed, updated_at=now.isoformat(timespec="seconds"))),
-                reading.raw,
+                raw,
             )
         )
     return CompilePlan(writes, markers_removed)

@@ -269,3 +269,91 @@ def test_a_state_file_changed_while_compiling_writes_nothing(
     run = state(doctor, root, "compile", PROJECT)
     assert run.exit_code == 1 and "[changed-on-disk]" in run.stderr
     assert (root / PROJECT / "CONTEXT.md").read_bytes() == before
+
+
+# -- state set: CURRENT_STATE.json and the block, in one write ------------------------
+
+
+def compiled(doctor: Doctor, make_repo: MakeRepo) -> Path:
+    root = repo(make_repo)
+    assert state(doctor, root, "init", PROJECT).exit_code == 0
+    assert state(doctor, root, "compile", PROJECT).exit_code == 0
+    return root
+
+
+def block_lines(root: Path) -> list[str]:
+    lines = (root / PROJECT / "CONTEXT.md").read_text().splitlines()
+    return lines[lines.index(BLOCK_START) + 1 : lines.index(BLOCK_END)]
+
+
+def test_state_set_changes_the_state_and_the_block_together(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = compiled(doctor, make_repo)
+    run = state(doctor, root, "set", PROJECT, "--field", "phase", "--value", "Ship (round 4)")
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout.startswith(f"set phase in {PROJECT}: wrote {PROJECT}/CONTEXT.md, ")
+    assert json.loads((root / PROJECT / "CURRENT_STATE.json").read_text())["phase"] == (
+        "Ship (round 4)"
+    )
+    assert "**Phase:** Ship (round 4)" in block_lines(root)
+    assert not [p for p in (root / PROJECT).iterdir() if p.name.startswith(".")]
+
+
+def test_next_actions_come_one_per_line_and_the_block_holds_exactly_those(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    root = compiled(doctor, make_repo)
+    actions = tmp_path / "actions.txt"
+    actions.write_text("- [ ] Ship the parser\n\n")
+    run = state(
+        doctor, root, "set", PROJECT, "--field", "next_actions", "--value-file", str(actions)
+    )
+    assert run.exit_code == 0, run.stderr
+    lines = block_lines(root)
+    # What's Next still lists more items: the block copies the state's one action, no more.
+    assert lines[lines.index("**Next actions:**") + 1 :] == ["- Ship the parser"]
+    assert state(doctor, root, "compile", PROJECT).stdout.endswith("nothing written\n")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "code", "says"),
+    [
+        ("last_session", "tomorrow", 1, "refused [invalid-state]"),
+        ("phase", "Build (round 3)", 1, "refused [no-change]"),
+        ("git_head", "abc", 2, "not a field `state set` changes"),
+        ("phase", "", 1, "refused [invalid-state]"),
+    ],
+    ids=["bad-date", "no-change", "derived-field", "empty"],
+)
+def test_state_set_refusals_leave_both_files_byte_identical(
+    doctor: Doctor, make_repo: MakeRepo, field: str, value: str, code: int, says: str
+) -> None:
+    root = compiled(doctor, make_repo)
+    before = snapshot(root)
+    run = state(doctor, root, "set", PROJECT, "--field", field, "--value", value)
+    assert run.exit_code == code, run.stdout + run.stderr
+    assert says in run.stderr
+    assert snapshot(root) == before
+
+
+def test_an_edit_inside_the_block_names_state_set_which_then_passes(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = compiled(doctor, make_repo)
+    before = snapshot(root)
+    run = doctor(
+        "edit",
+        "set-field",
+        f"{PROJECT}/CONTEXT.md",
+        "--field",
+        "Phase",
+        "--value",
+        "Ship",
+        cwd=root,
+    )
+    assert run.exit_code == 1 and "refused [generated-block]" in run.stderr
+    assert f"context-doctor state set '{PROJECT}' --field phase" in run.stderr
+    assert snapshot(root) == before
+    run = state(doctor, root, "set", PROJECT, "--field", "phase", "--value", "Ship")
+    assert run.exit_code == 0, run.stderr
