@@ -1,52 +1,79 @@
 """The ``context-doctor`` command line (SPEC §3): the click group and nothing else.
 
 Each subcommand lives in its own module under :mod:`context_doctor.commands`;
-this module only registers them, and :func:`main` is the console script.
+this module only names them in :data:`COMMANDS`, and :func:`main` is the
+console script. A command's module is imported when that command runs, not
+before: ``status`` runs in a session-start hook and must not pay for the
+audit's imports (click, json and its own module are all it loads).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 from pathlib import Path
 
 import click
 
-from context_doctor import __version__
-from context_doctor.audit import emit_error
-from context_doctor.commands.check import check_command
-from context_doctor.commands.demo import demo_command
-from context_doctor.commands.edit import edit_group
-from context_doctor.commands.explain import explain_command
-from context_doctor.commands.freshness import freshness_group
-from context_doctor.commands.hook import hook_group
-from context_doctor.commands.log import log_group
-from context_doctor.commands.report import report_command
-from context_doctor.commands.state import state_group
-from context_doctor.commands.sweep import sweep_command
-from context_doctor.errors import DoctorError
-from context_doctor.prepare import freeze_after_pauses
+COMMANDS: dict[str, str] = {
+    "check": "context_doctor.commands.check:check_command",
+    "explain": "context_doctor.commands.explain:explain_command",
+    "demo": "context_doctor.commands.demo:demo_command",
+    "freshness": "context_doctor.commands.freshness:freshness_group",
+    "hook": "context_doctor.commands.hook:hook_group",
+    "report": "context_doctor.commands.report:report_command",
+    "status": "context_doctor.commands.status:status_command",
+    "sweep": "context_doctor.commands.sweep:sweep_command",
+    "state": "context_doctor.commands.state:state_group",
+    "edit": "context_doctor.commands.edit:edit_group",
+    "log": "context_doctor.commands.log:log_group",
+}
+"""Every subcommand: name -> ``module:attribute`` of its click command."""
+
+LIGHT_COMMANDS = frozenset({"status"})
+"""Commands that never audit: the console script does not set up the audit's collector."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="context-doctor")
+def _load(name: str) -> click.Command:
+    module, _, attribute = COMMANDS[name].partition(":")
+    command = getattr(importlib.import_module(module), attribute)
+    assert isinstance(command, click.Command)
+    return command
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use (``--help`` lists them all)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            self.add_command(_load(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from context_doctor import __version__
+
+    click.echo(f"context-doctor, version {__version__}")
+    ctx.exit()
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """Audit the durable context layer AI agents resume long-running work from."""
-
-
-for _command in (
-    check_command,
-    explain_command,
-    demo_command,
-    freshness_group,
-    hook_group,
-    report_command,
-    sweep_command,
-    state_group,
-    edit_group,
-    log_group,
-):
-    cli.add_command(_command)
 
 
 def _option_value(args: list[str], *names: str) -> str | None:
@@ -75,9 +102,12 @@ def _wants_json(args: list[str]) -> bool:
 def main(args: list[str] | None = None) -> None:
     """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
     argv = list(sys.argv[1:] if args is None else args)
-    # The process ends after this one command: an audit's objects are frozen, not
-    # walked by the collector again before exit (prepare.freeze_after_pauses).
-    freeze_after_pauses()
+    if argv[:1] and argv[0] not in LIGHT_COMMANDS:
+        from context_doctor.prepare import freeze_after_pauses
+
+        # The process ends after this one command: an audit's objects are frozen, not
+        # walked by the collector again before exit (prepare.freeze_after_pauses).
+        freeze_after_pauses()
     try:
         code = cli.main(args=argv, prog_name="context-doctor", standalone_mode=False)
     except click.ClickException as error:
@@ -85,6 +115,9 @@ def main(args: list[str] | None = None) -> None:
         # (SARIF log, one ::error::, the JSON error object), to -o FILE when given.
         wanted = _wanted_format(argv)
         if wanted in ("json", "sarif", "github"):
+            from context_doctor.audit import emit_error
+            from context_doctor.errors import DoctorError
+
             output = _option_value(argv, "-o", "--output-file")
             problem = DoctorError(error.format_message(), "see `context-doctor --help`")
             with contextlib.suppress(DoctorError):  # the usage error below is what matters

@@ -1,0 +1,185 @@
+"""``context-doctor status``: one line from the report cache, for a session-start hook (SPEC §7).
+
+``context: 2 defects, 5 warnings in 14 projects, 3 h ago``. No audit and no
+git: it reads ``$SYNTHESIS_HOME/context-doctor/last-report.json`` (what
+``sweep`` and a console.yaml ``check`` write) and nothing else. It imports only
+what that needs, so a hook that runs it at every session start stays cheap;
+the report's schema validation (``report`` does it) is left out on purpose,
+and the few fields the line needs are checked one by one instead.
+
+Exit 0 whatever the cache says, so a session never fails to start because of
+it; ``--strict`` exits 1 when the cached report has defects and 2 when there is
+no usable report (missing, unreadable, malformed, dated in the future).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from context_doctor.escape import escape_text
+
+CACHE_NAME = "last-report.json"
+MAX_BYTES = 256 * 1024 * 1024  # a report of tens of thousands of findings is far below this
+REFRESH = "run `context-doctor sweep` to refresh it"
+
+
+def default_cache() -> Path:
+    # discover.synthesis_home's rule, restated: importing discovery would load the audit.
+    configured = os.environ.get("SYNTHESIS_HOME")
+    home = Path(configured).expanduser() if configured else Path.home() / ".synthesis"
+    return home / "context-doctor" / CACHE_NAME
+
+
+@dataclass(frozen=True)
+class Status:
+    cache: Path
+    problem: str | None = None  # None: the counts below are the cached report's
+    defects: int = 0
+    warnings: int = 0
+    projects: int = 0
+    generated_at: str | None = None
+    age_hours: float | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+    def line(self) -> str:
+        if self.problem is not None:
+            return f"context: {self.problem}"
+        return (
+            f"context: {_plural(self.defects, 'defect')}, {_plural(self.warnings, 'warning')} "
+            f"in {_plural(self.projects, 'project')}, {_age(self.age_hours or 0.0)}"
+        )
+
+    def exit_code(self, strict: bool) -> int:
+        if not strict:
+            return 0
+        if self.problem is not None:
+            return 2
+        return 1 if self.defects else 0
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"line": self.line(), "cache": str(self.cache)}
+        if self.problem is not None:
+            return {"available": False, "error": self.problem, **data}
+        return {
+            "available": True,
+            "ok": self.defects == 0,
+            "defects": self.defects,
+            "warnings": self.warnings,
+            "projects_audited": self.projects,
+            "generated_at": self.generated_at,
+            "age_hours": round(self.age_hours or 0.0, 2),
+            **data,
+        }
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _age(hours: float) -> str:
+    minutes = int(hours * 60)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    if hours < 48:
+        return f"{int(hours)} h ago"
+    return f"{int(hours // 24)} d ago"
+
+
+def _count(report: dict[str, Any], key: str) -> int | None:
+    value = report.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def read_status(cache: Path | None = None, now: datetime | None = None) -> Status:
+    """The cached report's counts and age, or why there are none."""
+    path = cache or default_cache()
+    now = now or datetime.now(UTC)
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            return Status(path, f"report cache {path} is over {MAX_BYTES} bytes; {REFRESH}")
+        with path.open("rb") as handle:
+            report = json.loads(handle.read(MAX_BYTES + 1).decode("utf-8"))
+    except FileNotFoundError:
+        return Status(path, "no report yet; run `context-doctor sweep` to write one")
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        return Status(
+            path, f"report cache {path} unreadable ({error.__class__.__name__}); {REFRESH}"
+        )
+    if not isinstance(report, dict):
+        return Status(path, f"report cache {path} is not a report; {REFRESH}")
+    defects, warnings, projects = (
+        _count(report, key) for key in ("defects", "warnings", "projects_audited")
+    )
+    if defects is None or warnings is None or projects is None:
+        return Status(path, f"report cache {path} lacks its counts; {REFRESH}")
+    stamp = report.get("generated_at")
+    try:
+        generated = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+    except ValueError:
+        generated = None
+    if generated is None:
+        return Status(path, f"report cache {path} has no valid generated_at; {REFRESH}")
+    if generated.tzinfo is None:
+        generated = generated.replace(tzinfo=UTC)
+    age = (now - generated).total_seconds() / 3600
+    if age < -0.05:  # three minutes of clock skew are not "the future"
+        return Status(
+            path,
+            f"report cache {path} is dated in the future ({stamp}); check the clock, {REFRESH}",
+        )
+    return Status(path, None, defects, warnings, projects, stamp, max(age, 0.0))
+
+
+@click.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as one JSON object.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when the cached report has defects, 2 when there is no usable report "
+    "(default: always exit 0).",
+)
+@click.option(
+    "--cache",
+    type=click.Path(path_type=Path),
+    help=f"Read this report instead of $SYNTHESIS_HOME/context-doctor/{CACHE_NAME}.",
+)
+@click.option(
+    "--now", "now_text", metavar="ISO-8601", hidden=True, help="The current time (tests)."
+)
+def status_command(as_json: bool, strict: bool, cache: Path | None, now_text: str | None) -> None:
+    """One line from the cached corpus report, for a session-start hook or a status line.
+
+    No audit and no git. Exit 0 unless --strict.
+    """
+    now = None
+    if now_text:
+        try:
+            now = datetime.fromisoformat(now_text)
+        except ValueError:
+            raise click.BadParameter(
+                f"{now_text!r} is not an ISO-8601 time", param_hint="--now"
+            ) from None
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=UTC)
+    found = read_status(cache, now)
+    if as_json:
+        click.echo(json.dumps(found.to_json(), ensure_ascii=False))
+    else:
+        click.echo(escape_text(found.line()))
+    sys.exit(found.exit_code(strict))

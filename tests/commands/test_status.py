@@ -1,0 +1,154 @@
+"""``context-doctor status``: one line from the report cache for a session-start hook (SPEC §7).
+
+The cache is written by a real run over a console.yaml corpus (the demo scenario built
+into a real git repository); ``status`` then reads it back without auditing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from support import Doctor
+
+TODAY = "2026-06-15"
+
+
+@pytest.fixture
+def cached(scenario_repo: Callable[[str], Path], doctor: Doctor, isolated_home: Path) -> Path:
+    """The demo corpus audited over console.yaml: the report cache it writes."""
+    root = scenario_repo("demo")
+    (isolated_home / "console.yaml").write_text(
+        f"sources:\n  - name: demo\n    root: {root}\n    projects_dir: projects\n"
+    )
+    run = doctor("check", "--today", TODAY, "--quiet")
+    assert run.exit_code in (0, 1), run.stderr
+    cache = isolated_home / "context-doctor" / "last-report.json"
+    assert cache.is_file()
+    return cache
+
+
+def later(cache: Path, hours: float) -> str:
+    generated = datetime.fromisoformat(json.loads(cache.read_text())["generated_at"])
+    return (generated + timedelta(hours=hours)).isoformat()
+
+
+def test_status_is_one_line_from_the_cache(cached: Path, doctor: Doctor) -> None:
+    report = json.loads(cached.read_text())
+    assert report["defects"] > 0  # the demo has defects on purpose
+    run = doctor("status", "--now", later(cached, 3.2))
+    assert run.exit_code == 0  # a session must start whatever the corpus says
+    assert run.stdout == (
+        f"context: {report['defects']} defects, {report['warnings']} warnings in "
+        f"{report['projects_audited']} projects, 3 h ago\n"
+    )
+    assert run.stderr == ""
+
+
+def test_status_json_for_hooks(cached: Path, doctor: Doctor) -> None:
+    report = json.loads(cached.read_text())
+    run = doctor("status", "--json", "--now", later(cached, 0.25))
+    assert run.exit_code == 0
+    data = run.json
+    assert data["available"] is True
+    assert data["ok"] is False
+    assert (data["defects"], data["warnings"], data["projects_audited"]) == (
+        report["defects"],
+        report["warnings"],
+        report["projects_audited"],
+    )
+    assert data["generated_at"] == report["generated_at"]
+    assert data["age_hours"] == 0.25
+    assert data["line"].endswith(", 15 min ago")
+    assert data["cache"] == str(cached)
+
+
+def test_strict_exits_1_on_defects(cached: Path, doctor: Doctor) -> None:
+    assert doctor("status", "--strict", "--now", later(cached, 1)).exit_code == 1
+
+
+def test_strict_exits_0_on_a_healthy_report(cached: Path, doctor: Doctor) -> None:
+    report = json.loads(cached.read_text())
+    report.update(defects=0, warnings=2, findings=[])
+    cached.write_text(json.dumps(report))
+    run = doctor("status", "--strict", "--now", later(cached, 50))
+    assert run.exit_code == 0
+    assert run.stdout.startswith("context: 0 defects, 2 warnings in ")
+    assert run.stdout.endswith(", 2 d ago\n")
+
+
+def test_no_cache_is_one_line_and_exit_0(doctor: Doctor, isolated_home: Path) -> None:
+    run = doctor("status")
+    assert run.exit_code == 0
+    assert run.stdout == "context: no report yet; run `context-doctor sweep` to write one\n"
+    assert doctor("status", "--strict").exit_code == 2
+    data = doctor("status", "--json").json
+    assert data["available"] is False
+    assert "no report yet" in data["error"]
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("{not json", "unreadable (JSONDecodeError)"),
+        ("[1, 2]", "is not a report"),
+        ('{"defects": -1, "warnings": 0, "projects_audited": 1}', "lacks its counts"),
+        ('{"defects": true, "warnings": 0, "projects_audited": 1}', "lacks its counts"),
+        (
+            '{"defects": 0, "warnings": 0, "projects_audited": 1, "generated_at": "yesterday"}',
+            "has no valid generated_at",
+        ),
+        (
+            '{"defects": 0, "warnings": 0, "projects_audited": 1, '
+            '"generated_at": "2099-01-01T00:00:00+00:00"}',
+            "is dated in the future",
+        ),
+        ("\xff\xfe{}", "unreadable (UnicodeDecodeError)"),
+    ],
+)
+def test_a_bad_cache_is_one_clear_line(
+    doctor: Doctor, tmp_path: Path, content: str, said: str
+) -> None:
+    cache = tmp_path / "last-report.json"
+    cache.write_bytes(content.encode("latin-1"))
+    run = doctor("status", "--cache", str(cache), "--now", "2026-06-15T09:00:00+00:00")
+    assert run.exit_code == 0
+    assert run.stdout.count("\n") == 1
+    assert run.stdout.startswith("context: report cache ")
+    assert said in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+    strict = doctor("status", "--strict", "--cache", str(cache), "--now", "2026-06-15T09:00Z")
+    assert strict.exit_code == 2
+
+
+def test_a_cache_that_is_a_directory_is_one_line(doctor: Doctor, tmp_path: Path) -> None:
+    run = doctor("status", "--cache", str(tmp_path))
+    assert run.exit_code == 0
+    assert run.stdout.startswith("context: report cache ")
+
+
+def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
+    # A session-start hook pays only for what the line needs: no audit, no git, no schema.
+    script = (
+        "import sys\n"
+        "sys.argv = ['context-doctor', 'status']\n"
+        "from context_doctor.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(('context_doctor', 'git', "
+        "'jsonschema', 'ruamel', 'rich', 'detect_secrets', 'msgpack', 'importlib.metadata')))\n"
+        "print(code, loaded)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    line, result = done.stdout.splitlines()
+    assert line.startswith("context: ")
+    assert result == (
+        "0 ['context_doctor', 'context_doctor.cli', 'context_doctor.commands', "
+        "'context_doctor.commands.status', 'context_doctor.escape']"
+    )
