@@ -94,7 +94,8 @@ def _link_targets(document: Document) -> list[str]:
 def context_template(project: Project, ctx: Context) -> Iterator[Issue]:
     context = project.context
     where = context.rel_path
-    if not project.has_structured_state and not project.reads_completed:
+    # Either record saying completed spares the sections: a closing summary replaces them.
+    if not project.has_structured_state and not project.claims_completed:
         titles = [heading.text for heading in context.headings if heading.level == 2]
         for label, pattern in (
             ("## Current State", CURRENT_STATE_TITLE),

@@ -1,7 +1,9 @@
 """Session freshness: do the recorded last-session dates match the evidence?
 
-Evidence is the newest dated session-log entry; only when there is no log
-does git history (the newest non-bulk, non-merge commit's work date) speak.
+Evidence is the newest dated session-log entry; git history (session commits:
+neither bulk sweeps, merges nor maintenance commits) speaks when there is no log,
+when a record is ahead of the log (does git hold work on that day?) and for work
+after the newest entry that nobody logged.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from collections.abc import Callable, Iterator
 from datetime import date
 
 from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
+from context_doctor.git.history import ProjectCommit
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
 
 GROUP = "session-freshness"
 
 RECENT_COMMITS = 12
+MAX_NAMED = 5  # commits named in one message
 
 NO_LAST_SESSION = SkipRule(
     "no last_session",
@@ -42,13 +46,30 @@ def _judge(
     newest = project.newest_session
     if newest is not None and newest.date is not None:
         if recorded != newest.date:
+            where = f"{newest.path}:{newest.line}"
+            supported = session_commits_since(project, recorded) if recorded > newest.date else []
+            if supported:
+                # Git holds work on the recorded day: the log is what lags, never the record.
+                yield Issue(
+                    f"{label} {recorded} is ahead of the newest session-log entry {newest.date} "
+                    f"({where}), and {_commits_phrase(supported)} touched the project on or after "
+                    f"{recorded}: the log lacks that session",
+                    path,
+                    line,
+                    remedy=log_session_remedy(project, recorded, supported),
+                )
+                return
             direction = "behind" if recorded < newest.date else "ahead of"
-            remedy, fix = set_to(
-                newest.date, f"the newest session-log entry, {newest.path}:{newest.line}", True
-            )
+            remedy, fix = set_to(newest.date, f"the newest session-log entry, {where}", True)
+            if recorded > newest.date:
+                remedy = (
+                    f"No commit touches the project on or after {recorded}: if that session "
+                    f"happened, log it in {project.rel_dir}/sessions/{recorded:%Y-%m}.md; "
+                    f"otherwise {remedy[0].lower()}{remedy[1:]}"
+                )
             yield Issue(
                 f"{label} {recorded} is {direction} the newest session-log entry "
-                f"{newest.date} ({newest.path}:{newest.line})",
+                f"{newest.date} ({where})",
                 path,
                 line,
                 remedy=remedy,
@@ -78,6 +99,37 @@ def _judge(
         )
 
 
+def session_commits_since(project: Project, day: date) -> list[ProjectCommit]:
+    """Session commits (not bulk, merge or maintenance) touching the project on or after ``day``,
+    oldest first."""
+    found = [
+        entry
+        for entry in project.commits
+        if entry.commit.work_date >= day and entry.commit.is_session
+    ]
+    return sorted(found, key=lambda entry: entry.commit.authored)
+
+
+def _commits_phrase(commits: list[ProjectCommit]) -> str:
+    shown = ", ".join(
+        f"{entry.commit.short} of {entry.commit.work_date}" for entry in commits[:MAX_NAMED]
+    )
+    more = f" and {len(commits) - MAX_NAMED} more" if len(commits) > MAX_NAMED else ""
+    return f"commit {shown}" if len(commits) == 1 else f"{len(commits)} commits ({shown}{more})"
+
+
+def log_session_remedy(project: Project, day: date, commits: list[ProjectCommit]) -> str:
+    """Log the session the records and git agree on: its date, its commits, its monthly file."""
+    shas = ", ".join(entry.commit.short for entry in commits[:MAX_NAMED])
+    if len(commits) > MAX_NAMED:
+        shas += f" and {len(commits) - MAX_NAMED} more"
+    return (
+        f"Add a `## {day} — …` entry to {project.rel_dir}/sessions/{day:%Y-%m}.md for the "
+        f"session of {day} (commit{'s' if len(commits) > 1 else ''} {shas}), saying what it did; "
+        "the recorded date stands."
+    )
+
+
 def _add_header_remedy(project: Project) -> str:
     newest = project.newest_session
     if newest is not None and newest.date is not None:
@@ -105,7 +157,8 @@ def ctx_month(*days: date) -> str:
     explanation="""
         A present `last_session` in index.yaml is duplicate metadata, and duplicates drift. It
         must equal the newest session-log entry's date exactly: behind or ahead, even by one
-        day, it is stale. With no log it must agree with the CONTEXT.md `Last session` header
+        day, it is stale (ahead of the log, with session commits on or after its date, it is
+        the log that lags: log that session; no fix moves the date back). With no log it must agree with the CONTEXT.md `Last session` header
         and must not lag the newest session commit's work date (author date in the author's
         own offset) by more than a day; bulk sweeps (more than 3 projects or more than 10
         files elsewhere) and merges are never sessions. Skipped for dormant projects, projects
@@ -152,8 +205,12 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         The `**Last session:**` header is what an agent reads first to learn how current the
         record is. It must equal the newest session-log entry's date; with no log it must agree
         with index.yaml's `last_session` and not lag the newest session commit by more than a
-        day. A header with no readable date cannot be verified and is reported as such.
-        Skipped for dormant projects.""",
+        day. A header *ahead* of the log is judged by git: when session commits (not bulk
+        sweeps, merges or maintenance commits) touch the project on or after the header's
+        date, the log is what lags, and the remedy is to log that session (its date, its
+        commits, its monthly file), never to move the header back; only a header no commit
+        supports is told to come back. A header with no readable date cannot be verified and
+        is reported as such. Skipped for dormant projects.""",
 )
 def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     header = project.header_last_session
@@ -251,13 +308,15 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
     "unlogged-session",
     severity=Severity.WARNING,
     skips=(DORMANT, NO_LOG),
-    summary="CONTEXT.md was changed after the newest session-log entry without logging it",
+    summary="the project was worked after the newest session-log entry without logging it",
     remedy="Add a dated entry for that session to sessions/YYYY-MM.md.",
     explanation="""
-        A commit that changes CONTEXT.md without touching sessions/, more than a day after the
-        newest log entry, is a session that left no episodic record: the log now understates
-        how current the work is. Bulk sweeps and merges are ignored. Skipped for dormant
-        projects and projects without a session log.""",
+        A commit that changes any file of the project (CONTEXT.md, REFERENCE.md, an artifact,
+        anything under the project directory) without touching sessions/, with a work date more
+        than a day after the newest log entry, is a session that left no episodic record: the
+        log now understates how current the work is. Bulk sweeps, merges and maintenance commits
+        (trailer `Context-Doctor: maintenance`) are ignored. Skipped for dormant projects and
+        projects without a session log.""",
 )
 def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
     newest = project.newest_session
@@ -266,18 +325,37 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
     late = [
         entry
         for entry in project.commits
-        if entry.touched("CONTEXT.md")
-        and (entry.commit.work_date - newest.date).days > 1
+        if (entry.commit.work_date - newest.date).days > 1
         and entry.commit.is_session
         and not entry.touched_under("sessions")
     ]
-    if late:
-        first = late[0].commit
-        count = f"{len(late)} commits" if len(late) > 1 else "a commit"
-        yield Issue(
-            f"{count} changed CONTEXT.md after the newest session-log entry ({newest.date}) "
-            f"without logging a session; newest: {first.short} of {first.work_date}",
-            project.context.rel_path,
-            remedy=f"Add a `## {first.work_date} — …` entry for that session (commit {first.short}) "
-            f"to {project.rel_dir}/sessions/{first.work_date:%Y-%m}.md.",
+    if not late:
+        return
+    latest = max(late, key=lambda entry: entry.commit.authored)
+    first = latest.commit
+    count = f"{len(late)} commits" if len(late) > 1 else "a commit"
+    files = sorted(latest.files)
+    touched = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    days = sorted({entry.commit.work_date for entry in late})
+    yield Issue(
+        f"{count} changed the project after the newest session-log entry ({newest.date}) "
+        f"without logging a session; newest: {first.short} of {first.work_date} ({touched})",
+        project.context.rel_path,
+        remedy=_log_days_remedy(project, days, first.short),
+    )
+
+
+def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str:
+    """Log each unlogged work day in its month's file."""
+    logs = " and ".join(sorted({f"{project.rel_dir}/sessions/{day:%Y-%m}.md" for day in days}))
+    if len(days) == 1:
+        return (
+            f"Add a `## {days[0]} — …` entry for that session (commit {newest_sha}) to {logs}, "
+            "saying what it did."
         )
+    shown = ", ".join(str(day) for day in days[:MAX_NAMED])
+    more = f" and {len(days) - MAX_NAMED} more" if len(days) > MAX_NAMED else ""
+    return (
+        f"Add a dated `## YYYY-MM-DD — …` entry for each session ({shown}{more}; newest commit "
+        f"{newest_sha}) to {logs}, saying what each did."
+    )

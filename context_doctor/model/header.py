@@ -1,5 +1,9 @@
 """The completion reading of a CONTEXT.md header (SPEC §1 "Completion reading").
 
+Only a value's leading clause decides: a completion word later in the prose never
+does (a real active project's Status "Roster email sent — asking for a complete
+suite description" is not completed, #18).
+
 Every status word the vocabulary knows gives a verdict: `active`, `ongoing`, `new`
 and `in progress` read as not completed, `superseded` (like the completion words)
 as completed.  They behave like `active` does: beside a completion word, whichever
@@ -13,7 +17,8 @@ import re
 
 from context_doctor.model.documents import HeaderField
 
-_CLAUSE_END = re.compile(r"—|\||,|;|\(|\.|--")
+# A full stop ends the clause only before a space or the end (`v2.0 shipped` is one clause).
+_CLAUSE_END = re.compile(r"—|\||,|;|\(|\.(?!\S)|--")
 _NOT_COMPLETE = re.compile(r"\bnot\s+(?:yet\s+)?complete(?:d)?\b")
 _ON_HOLD = re.compile(r"\b(?:paused|on\s+hold|parked)\b")
 # Live status words: `active`, and the retired live statuses the index vocabulary still
@@ -39,11 +44,7 @@ def _verdict_of(text: str) -> bool | None:
 
 def value_verdict(value: str) -> bool | None:
     """True: reads completed; False: reads not completed; None: says nothing."""
-    clause = _CLAUSE_END.split(value, maxsplit=1)[0]
-    verdict = _verdict_of(clause)
-    if verdict is None:
-        verdict = _verdict_of(value)
-    return verdict
+    return _verdict_of(_CLAUSE_END.split(value, maxsplit=1)[0])
 
 
 def completion_reading(status: list[HeaderField], phase: list[HeaderField]) -> bool | None:

@@ -277,7 +277,18 @@ class Project:
 
     @property
     def reads_completed(self) -> bool:
-        """Terminal by the index, or completed by its own header."""
+        """Completed for the budget: the index's status decides when it gives one (SPEC §1).
+
+        Only a project the index gives no status (a single-project repository, an
+        unregistered directory) is judged by its own header.
+        """
+        if self.status is not None:
+            return self.is_terminal
+        return self.header_reads_completed is True
+
+    @property
+    def claims_completed(self) -> bool:
+        """Terminal by the index, or completed by its own header (either one says so)."""
         return self.is_terminal or self.header_reads_completed is True
 
     @cached_property

@@ -138,17 +138,38 @@ def test_the_leading_clause_decides_when_it_can(value: str, expected: bool) -> N
 
 
 @pytest.mark.parametrize(
-    ("value", "expected"),
+    "value",
     [
-        ("Phase 3 (complete)", True),
-        ("Review (paused)", False),
-        ("Round 11 — active", False),
-        ("— completed", True),  # empty leading clause
-        ("In review; done by June", True),
+        "Phase 3 (complete)",
+        "Review (paused)",
+        "Round 11 — active",
+        "— completed",  # empty leading clause
+        "In review; done by June",
+        # A real active project's Status (#18): the completion word is later prose.
+        "Tools reframed as pipeline nodes (intake, scoring, report). Roster email sent — asking "
+        "for a complete suite description of every tool. Awaiting response.",
+        "Roster email sent — asking for a complete suite description",
     ],
 )
-def test_a_silent_leading_clause_falls_back_to_the_whole_value(value: str, expected: bool) -> None:
-    assert value_verdict(value) is expected
+def test_a_silent_leading_clause_gives_no_verdict(value: str) -> None:
+    # SPEC §1: only the leading clause decides; a completion word later in prose never does.
+    assert value_verdict(value) is None
+
+
+def test_a_decimal_point_does_not_end_the_clause() -> None:
+    assert value_verdict("v2.0 shipped") is True
+    assert value_verdict("Completed. Was active until May") is True
+    assert value_verdict("Drafting v1. Everything else done") is None
+
+
+def test_a_long_status_with_a_later_completion_word_falls_to_the_phase() -> None:
+    status = fields(
+        "Status",
+        "Tools reframed as pipeline nodes (…). Roster email sent — asking for a complete suite "
+        "description… Awaiting response.",
+    )
+    assert completion_reading(status, fields("Phase", "Active Evaluation — scoring tools")) is False
+    assert completion_reading(status, []) is None
 
 
 @pytest.mark.parametrize(
