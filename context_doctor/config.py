@@ -85,13 +85,48 @@ def validate_config(data: dict[str, Any], origin: str) -> None:
         )
 
 
+# No setting nests deeper than a few levels; a deeper config is refused before the schema
+# validator and the settings walk recurse into it.
+MAX_CONFIG_DEPTH = 32
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(read_text(path, "config file"))
+        loaded = tomllib.loads(read_text(path, "config file"))
     except tomllib.TOMLDecodeError as error:
         raise DoctorError(
             f"config {path} is not valid TOML: {error}", "fix the TOML syntax"
         ) from error
+    except RecursionError as error:  # tomllib recurses once per level of nesting
+        raise DoctorError(
+            f"config {path} nests arrays or tables too deeply to read",
+            f"no setting nests deeper than {MAX_CONFIG_DEPTH} levels; fix the file",
+        ) from error
+    if _depth(loaded) > MAX_CONFIG_DEPTH:
+        raise DoctorError(
+            f"config {path} nests arrays or tables more than {MAX_CONFIG_DEPTH} levels deep",
+            "no setting nests that deeply; fix the file",
+        )
+    return loaded
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and tables nest in ``value`` (iteratively: no recursion to exhaust)."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_CONFIG_DEPTH:
+            break
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[str, Any]] | None:

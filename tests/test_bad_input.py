@@ -187,3 +187,20 @@ def test_a_usage_error_under_json_is_json_too(tmp_path: Path) -> None:
     payload = json.loads(result.stdout)
     assert payload["ok"] is False
     assert "is not a YYYY-MM-DD date" in payload["error"]
+
+
+def test_an_id_longer_than_a_file_name_is_a_finding(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """#23 item 4: asking the file system for a 300-byte name fails; it is the index's defect."""
+    long_id = "x" * 300
+    root = healthy(
+        make_repo,
+        {
+            "projects/index.yaml": f"- id: alpha\n  status: active\n- id: {long_id}\n  status: active\n"
+        },
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1, run.stderr
+    found = [f for f in run.findings() if "300 bytes long" in f["message"]]
+    assert [(f["path"], f["line"], f["severity"]) for f in found] == [
+        ("projects/index.yaml", 3, "defect")
+    ]

@@ -218,6 +218,10 @@ def assert_config_error(run_human: Run, run_json: Run, *needles: str) -> None:
             ("`severity.no-such-check`", "`no-such-check`"),
         ),
         ("select = [\n", ("not valid TOML",)),
+        # #23 item 4: nesting that exhausts the parser's recursion, or merely goes deep.
+        ("select = " + "[" * 3000 + "]" * 3000 + "\n", ("too deeply",)),
+        ("[budgets]\nx = " + "[" * 40 + "]" * 40 + "\n", ("more than 32 levels",)),
+        ("x = " + "{a = " * 40 + "1" + "}" * 40 + "\n", ("more than 32 levels",)),
     ],
 )
 def test_bad_context_doctor_toml(

@@ -65,14 +65,33 @@ def _describe(error_path: list[Any], message: str) -> str:
     return f"field `{field_name}`: {message}" if field_name else message
 
 
+# The longest file name the common file systems hold (ext4, APFS, NTFS: 255 bytes or units).
+MAX_NAME_BYTES = 255
+
+
 def _is_directory_name(raw: object) -> bool:
-    """An id names one directory inside the projects directory: never `..`, `/x` or `a/b`."""
+    """An id names one directory inside the projects directory: never `..`, `/x` or `a/b`,
+    nor a name longer than a file system holds (asking for it fails, it cannot exist)."""
     return (
         isinstance(raw, str)
         and raw not in ("", ".", "..")
         and "/" not in raw
         and "\\" not in raw
         and "\x00" not in raw
+        and len(raw.encode("utf-8", "surrogateescape")) <= MAX_NAME_BYTES
+    )
+
+
+def _too_long(raw: object) -> str | None:
+    """The problem of an id no directory can be named after, else None."""
+    if not isinstance(raw, str):
+        return None
+    size = len(raw.encode("utf-8", "surrogateescape"))
+    if size <= MAX_NAME_BYTES:
+        return None
+    return (
+        f"`id` is {size} bytes long: no directory can be named after it (a file name holds at "
+        f"most {MAX_NAME_BYTES} bytes); shorten it"
     )
 
 
@@ -122,6 +141,10 @@ def _parse_index(text: str, path: Path, rel_path: str) -> Index:
                 entry_problems.setdefault(position, []).append(problem)
                 problem_fields.setdefault(position, {})[problem] = name
             raw_id = fields.get("id")
+            too_long = _too_long(raw_id)
+            if too_long is not None:
+                entry_problems.setdefault(position, []).append(too_long)
+                problem_fields.setdefault(position, {})[too_long] = "id"
             entries.append(
                 IndexEntry(
                     position=position + 1,
