@@ -352,8 +352,18 @@ def test_apply_writes_the_batch_and_names_the_body_state(
             1,
             "refused [edits-overlap]",
         ),
+        (
+            json.dumps([{"op": "delete-line", "file": "CONTEXT.md", "anchor": "x"}] * 10_000),
+            2,
+            "10000 edits",
+        ),
+        (
+            '[{"op": "set-field", "file": "CONTEXT.md", "field": "status", "value": "Paused"}]',
+            1,
+            "refused [field-case]",
+        ),
     ],
-    ids=["not-a-list", "not-json", "not-utf8", "outside", "refused", "overlap"],
+    ids=["not-a-list", "not-json", "not-utf8", "outside", "refused", "overlap", "10000", "case"],
 )
 def test_apply_bad_input_is_one_line_and_every_file_is_byte_identical(
     doctor: Doctor, tmp_path: Path, edits: str | bytes, code: int, says: str

@@ -6,6 +6,7 @@ reads back exactly the intended bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -579,3 +580,31 @@ def test_text_takes_the_files_line_ending_whatever_it_arrives_with(tmp_path: Pat
     path = write(tmp_path, "# N\n\n## B\n", nl, "notes.md")
     edit.insert_before(path, "## B\r\n", "a\t \r\nb  \n")
     assert path.read_bytes() == native("# N\n\na\t \nb  \n## B\n", nl)
+
+
+# Refusal rules whose LF/CRLF byte-identical tests live beside the module that raises them.
+ELSEWHERE = {
+    "header-ahead-of-log": "test_apply.py",
+    "edits-overlap": "test_apply.py",
+    "date-in-future": "test_log.py",
+    "duplicate-entry": "test_log.py",
+    "index-unreadable": "test_log.py",
+    "index-unwritable": "test_log.py",
+}
+
+
+def test_every_refusal_rule_has_a_byte_identical_test_on_lf_and_crlf() -> None:
+    """Set coverage: a new rule in the editor fails here until it has its survival test."""
+    package = Path(edit.__file__).parent / "write"
+    raised = {
+        rule
+        for name in ("edit.py", "apply.py", "log.py")
+        for rule in re.findall(r'EditRefused\(\s*"([a-z-]+)"', (package / name).read_text())
+    }
+    covered = {rule for _, rule, _ in REFUSALS} | {rule for _, _, rule, _ in NEW_RULES}
+    here = Path(__file__).parent
+    for rule, module in ELSEWHERE.items():
+        text = (here / module).read_text()
+        assert f'"{rule}"' in text and "NEWLINES" in text, (rule, module)
+    assert raised - covered - set(ELSEWHERE) == set()
+    assert len(raised) >= 20

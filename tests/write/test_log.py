@@ -135,3 +135,24 @@ def test_set_header_on_a_header_that_shares_its_line_writes_nothing(tmp_path: Pa
         add_entry(LogEntry(root, date(2026, 6, 20), "x"), today=TODAY, set_header=True)
     assert refused.value.rule == "field-shares-line"
     assert files(tmp_path) == before
+
+
+@NEWLINES
+@pytest.mark.parametrize(
+    ("index", "rule"),
+    [
+        ("projects: [\n", "index-unreadable"),
+        ("projects: [{id: atlas, last_session: 2026-06-18}]\n", "index-unwritable"),
+    ],
+    ids=["not-yaml", "flow-style"],
+)
+def test_an_index_that_cannot_move_with_the_header_writes_nothing(
+    tmp_path: Path, nl: str, index: str, rule: str
+) -> None:
+    root = project(tmp_path, nl)
+    (tmp_path / "projects" / "index.yaml").write_bytes(index.replace("\n", nl).encode())
+    before = files(tmp_path)
+    with pytest.raises(edit.EditRefused) as refused:
+        add_entry(LogEntry(root, date(2026, 6, 20), "x"), today=TODAY, set_header=True)
+    assert refused.value.rule == rule
+    assert files(tmp_path) == before
