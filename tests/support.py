@@ -199,6 +199,18 @@ def git(root: Path, *args: str, when: str | None = None, identity: bool = False)
     return run_git(root, *args, when=when, identity=identity).stdout.strip()
 
 
+def commit_files(
+    root: Path, files: Mapping[str, str], message: str, *, when: str = "2026-06-01T12:00:00+00:00"
+) -> str:
+    """Write ``files`` (repo-relative), commit everything at ``when``; the new HEAD's sha."""
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-q", "-m", message, when=when, identity=True)
+    return head(root)
+
+
 def head(root: Path) -> str:
     """The full sha of HEAD."""
     return git(root, "rev-parse", "HEAD")

@@ -13,7 +13,7 @@ from context_doctor.audit import audit, emit, require_something, write_step_summ
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.cache.store import stderr_debug
 from context_doctor.commands.common import guarded, output_options, split_names
-from context_doctor.commands.hook_install import REFUSED
+from context_doctor.commands.pre_push import run_pre_push
 from context_doctor.config import Settings
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
@@ -76,8 +76,9 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
 @click.option(
     "--pre-push",
     is_flag=True,
-    help="Run as a pre-push hook: the commits being pushed (git's hook input on stdin, or "
-    "pre-commit's PRE_COMMIT_TO_REF) count as published.",
+    help="Run as a pre-push hook: audit the tree of each commit being pushed (git's hook "
+    "input on stdin, or pre-commit's PRE_COMMIT_* variables) and refuse only defects in the "
+    "projects the pushed commits change.",
 )
 @click.option(
     "--no-report-cache", is_flag=True, help="Do not write the report cache of a console.yaml run."
@@ -173,17 +174,22 @@ def check_command(
     with guarded(
         output_format == "json", debug, output_format=output_format, output_file=output_file
     ):
-        pushing = pushed_commits() if pre_push else ()
 
-        def audit_once() -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
-            corpus = discover(
+        def audit_once(
+            where: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
                 paths,
                 sources,
                 projects,
+            ),
+            pushing: tuple[str, ...] = (),
+        ) -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
+            corpus = discover(
+                *where,
                 allow_shallow=allow_shallow,
                 pushing=pushing,
                 ci=in_ci(),
-                cache=not no_cache,
+                # A pushed tree is a temporary checkout: nothing in it is worth keeping.
+                cache=not (no_cache or pushing),
                 debug=stderr_debug if debug else None,
                 audit=not show_settings,
             )
@@ -202,6 +208,33 @@ def check_command(
                 replayable=not (apply_fixes or show_diff or write_baseline is not None),
             )
             return corpus, report, settings, checks
+
+        if pre_push:
+            if (
+                output_format != "human"
+                or apply_fixes
+                or show_diff
+                or show_settings
+                or (write_baseline is not None)
+            ):
+                raise click.UsageError(
+                    "--pre-push prints its own verdict: it takes no --output-format/--json, "
+                    "--fix, --diff, --show-settings or --write-baseline"
+                )
+
+            def audit_tree(
+                tree_paths: tuple[str, ...],
+                tree_sources: tuple[str, ...],
+                tree_projects: tuple[str, ...],
+                pushing: tuple[str, ...],
+            ) -> tuple[Corpus, Report]:
+                corpus, report, _settings, _checks = audit_once(
+                    (tree_paths, tree_sources, tree_projects), pushing
+                )
+                require_something(corpus, report)
+                return corpus, report
+
+            sys.exit(run_pre_push(paths, sources, projects, audit_tree))
 
         corpus, report, settings, checks = audit_once()
         if show_settings:
@@ -264,9 +297,6 @@ def check_command(
             output_file=output_file,
         )
     code = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
-    if pre_push and code == 1:
-        # The last line a refused push shows (git prints the hook's output on stderr).
-        click.echo(f"{REFUSED}: {plural(report.defects, 'defect')}")
     sys.exit(code)
 
 
@@ -294,26 +324,6 @@ def write_baseline_file(path: Path, report: Report) -> None:
             "create the directory first, or name a file in an existing one",
         )
     write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline")
-
-
-def pushed_commits() -> tuple[str, ...]:
-    """The local shas a push is sending.
-
-    git gives a pre-push hook one line per ref on stdin: ``<local ref> <local
-    sha> <remote ref> <remote sha>`` (an all-zero local sha is a deletion);
-    pre-commit's pre-push stage gives ``PRE_COMMIT_TO_REF`` instead.
-    """
-    to_ref = os.environ.get("PRE_COMMIT_TO_REF")
-    if to_ref:
-        return (to_ref,)
-    if sys.stdin is None or sys.stdin.isatty():
-        return ()
-    shas: list[str] = []
-    for line in sys.stdin.read().splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[1].strip("0"):
-            shas.append(parts[1])
-    return tuple(shas)
 
 
 def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> Path | None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from context_doctor.commands.pre_push import REFUSED
 from context_doctor.discover import discover
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import repository_for
@@ -48,8 +49,6 @@ BEGIN = "# >>> context-doctor pre-push >>>"
 END = "# <<< context-doctor pre-push <<<"
 """The doctor's block in a pre-push hook lies between these lines, inclusive: ``hook
 uninstall`` removes exactly that and keeps every other line of the file."""
-
-REFUSED = "push refused by context-doctor"
 
 
 def hook_block(python: str = sys.executable, target: str = ".") -> str:

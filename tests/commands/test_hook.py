@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from conftest import REPO_ROOT, Run
+from conftest import REPO_ROOT
 from ruamel.yaml import YAML
-from support import Doctor, MakeRepo, run_git, template_tail
+from support import Doctor, MakeRepo, commit_files, run_git, template_tail
 
-from context_doctor.cli import cli
 from context_doctor.commands.hook_install import BEGIN, END, MARKER, hook_script, install_hook
 from context_doctor.git.run import git_environment
 from context_doctor.scenarios import remote_path
@@ -51,12 +49,7 @@ def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 def commit(root: Path, files: Mapping[str, str], message: str) -> str:
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message)
-    return git(root, "rev-parse", "HEAD").stdout.strip()
+    return commit_files(root, files, message)
 
 
 def remote_main(root: Path) -> str:
@@ -178,9 +171,10 @@ def test_hook_lets_a_healthy_push_through(make_repo: MakeRepo, doctor: Doctor) -
     output = pushed.stdout + pushed.stderr
     assert pushed.returncode == 0, output
     assert remote_main(root) == head
-    # ...but inside the hook the commits being pushed count as published.
+    # ...but inside the hook the commits being pushed count as published: quiet, one line.
     assert "unpushed-context" not in output
-    assert "HEALTHY: 0 defects, 0 warnings" in output
+    hook_lines = [line for line in output.splitlines() if "context-doctor" in line]
+    assert hook_lines == ["context-doctor: push ok: fine: 0 defects"]
 
 
 def test_hook_push_of_a_new_branch_without_upstream(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -193,48 +187,6 @@ def test_hook_push_of_a_new_branch_without_upstream(make_repo: MakeRepo, doctor:
     assert pushed.returncode == 0, output
     assert "unpushed-context" not in output
     assert git(remote_path(root), "rev-parse", "refs/heads/topic").stdout.strip() == head
-
-
-# -- --pre-push in-process ---------------------------------------------------
-
-
-def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None) -> Run:
-    result = CliRunner().invoke(
-        cli,
-        ["check", "--source", str(root), "--today", TODAY, "--readiness", "remote", "--pre-push"],
-        input=stdin,
-        env=dict(env or {}),
-        catch_exceptions=False,
-    )
-    return Run(result.exit_code, result.stdout, result.stderr)
-
-
-def test_pre_push_reads_the_pushed_shas_from_git_hook_input(make_repo: MakeRepo) -> None:
-    root = make_repo(healthy())
-    old = remote_main(root)
-    head = commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
-    line = f"refs/heads/main {head} refs/heads/main {old}\n"
-    assert pre_push(root, "").exit_code == 1  # nothing is being pushed: unpushed is a defect
-    assert pre_push(root, line).exit_code == 0
-    # A deletion (all-zero local sha) sends nothing.
-    deletion = f"(delete) {'0' * 40} refs/heads/gone {old}\n"
-    assert pre_push(root, deletion).exit_code == 1
-
-
-def test_pre_push_reads_pre_commit_to_ref(make_repo: MakeRepo) -> None:
-    root = make_repo(healthy())
-    head = commit(root, {"projects/fine/notes.md": "A note.\n"}, "add a note")
-    assert pre_push(root, "", env={"PRE_COMMIT_TO_REF": head}).exit_code == 0
-
-
-def test_pre_push_still_counts_commits_that_are_not_being_pushed(make_repo: MakeRepo) -> None:
-    root = make_repo(healthy())
-    old = remote_main(root)
-    first = commit(root, {"projects/fine/notes.md": "A note.\n"}, "first")
-    commit(root, {"projects/fine/more.md": "More.\n"}, "second")
-    run = pre_push(root, f"refs/heads/main {first} refs/heads/main {old}\n")
-    assert run.exit_code == 1
-    assert "1 commit touches the projects directory" in run.stdout
 
 
 # -- git run under hook-exported variables -----------------------------------
@@ -311,7 +263,9 @@ def test_a_refused_push_ends_with_the_refusal_line(make_repo: MakeRepo, doctor: 
         for line in (pushed.stdout + pushed.stderr).splitlines()
         if line.strip() and not line.startswith(("error:", "To ", " ! ", "hint:"))
     ]
-    assert hook_lines[-1] == ("push refused by context-doctor: 1 defect")
+    assert hook_lines[-1] == (
+        "push refused by context-doctor: 1 defect in fine (context-doctor check projects/fine)"
+    )
 
 
 def test_hook_without_its_interpreter_falls_back_to_path(

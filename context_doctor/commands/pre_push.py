@@ -1,0 +1,216 @@
+"""``check --pre-push``: judge what the remote will hold after the push (SPEC §7).
+
+The tree of each pushed commit is checked out into a temporary repository
+(:mod:`context_doctor.git.push`) and audited there, so the user's uncommitted
+work never decides the verdict. Only defects in projects the pushed commits
+change block the push, and index-level defects when they change
+``index.yaml``: the rest of the corpus is report-only (the seed's rule for
+corpus-wide findings). Quiet on success (one line); a refusal lists the
+blocking findings and ends with the one line naming the projects and the
+command that shows them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from context_doctor.errors import DoctorError
+from context_doctor.escape import escape_text
+from context_doctor.findings import Finding, Severity
+from context_doctor.git.push import (
+    PushedRef,
+    PushRepository,
+    parse_pushed_refs,
+    pre_commit_refs,
+    read_hook_input,
+)
+from context_doctor.git.repository import Repository, repository_for
+from context_doctor.model.source import Corpus
+from context_doctor.report import Report, plural
+
+REFUSED = "push refused by context-doctor"
+
+TreeAudit = Callable[
+    [tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]], tuple[Corpus, Report]
+]
+"""Audits (paths, sources, projects) of a checked-out tree, the pushed shas counted as
+published; returns the corpus and its report."""
+
+
+@dataclass
+class Verdict:
+    """What the push's commits leave in the projects they change."""
+
+    blocking: list[Finding] = field(default_factory=list)
+    changed: set[str] = field(default_factory=set)  # project ids (and index.yaml) the push changes
+    changed_dirs: dict[str, str] = field(default_factory=dict)  # name -> repo-relative path
+    warnings: int = 0
+    elsewhere: int = 0  # defects in projects the push does not change: report-only
+    blocked_dirs: dict[str, str] = field(default_factory=dict)
+
+
+def _ancestors(paths: frozenset[str]) -> set[str]:
+    """Every directory holding a changed path ('' for the top), and the paths themselves."""
+    found = {""}
+    for path in paths:
+        parts = path.split("/")
+        for end in range(1, len(parts) + 1):
+            found.add("/".join(parts[:end]))
+    return found
+
+
+def judge(corpus: Corpus, report: Report, changed: frozenset[str], verdict: Verdict) -> None:
+    """Sort ``report``'s findings into blocking and report-only, by what ``changed`` touches."""
+    touched = _ancestors(changed)
+    changed_projects: set[tuple[str, str]] = set()
+    index_changed: dict[str, str] = {}
+    for source in corpus.sources:
+        if source.index_rel_path in changed:
+            index_changed[source.name] = source.index_rel_path
+            verdict.changed.add(source.index_rel_path)
+            verdict.changed_dirs.setdefault(
+                source.index_rel_path, source.repository.relative(source.root) or "."
+            )
+        for project in source.projects:
+            if project.rel_dir in touched:
+                changed_projects.add((source.name, project.id))
+                verdict.changed.add(project.id)
+                verdict.changed_dirs.setdefault(project.id, project.rel_dir or ".")
+    for finding in report.findings:
+        key = (finding.source, finding.project or "")
+        in_project = bool(finding.project) and key in changed_projects
+        index_path = index_changed.get(finding.source)
+        index_level = index_path is not None and (not finding.project or finding.path == index_path)
+        if not (in_project or index_level):
+            if finding.severity is Severity.DEFECT:
+                verdict.elsewhere += 1
+            continue
+        if finding.severity is not Severity.DEFECT:
+            verdict.warnings += 1
+            continue
+        verdict.blocking.append(finding)
+        name = finding.project if in_project and finding.project else (index_path or "")
+        verdict.blocked_dirs.setdefault(name, verdict.changed_dirs.get(name, "."))
+
+
+def _map_into(repository: Repository, raw: str, top: Path, commit: str) -> str:
+    """``raw`` (a path in the user's work tree) as the same path in the pushed tree."""
+    relative = repository.relative(Path(os.path.abspath(raw)))
+    if relative.startswith(("/", "../")) or relative == "..":
+        raise DoctorError(
+            f"{raw} is not inside the repository being pushed ({repository.toplevel})",
+            "run the pre-push check from the repository's hook (`context-doctor hook install`)",
+        )
+    mapped = top / relative if relative else top
+    if not mapped.exists():
+        raise DoctorError(
+            f"{raw} is not in the pushed commit {commit[:12]}",
+            "commit the knowledge base the hook audits, or reinstall the hook for the path "
+            "that holds it (`context-doctor hook install --repo PATH`)",
+        )
+    return str(mapped)
+
+
+def _pushed_refs() -> list[PushedRef]:
+    refs = pre_commit_refs(os.environ)
+    if refs is not None:
+        return refs
+    text = read_hook_input()
+    if not text.strip():
+        raise DoctorError(
+            "--pre-push found no pushed refs on stdin: it reads git's pre-push input "
+            "(`<local ref> <sha> <remote ref> <sha>` lines)",
+            "run it from the pre-push hook (`context-doctor hook install`); in a hook of your "
+            "own, run the doctor's block before anything else reads stdin",
+        )
+    return parse_pushed_refs(text)
+
+
+def run_pre_push(
+    paths: tuple[str, ...],
+    sources: tuple[str, ...],
+    projects: tuple[str, ...],
+    audit_tree: TreeAudit,
+) -> int:
+    """Audit each pushed commit's tree; print the verdict; the exit code (0 pass, 1 refuse)."""
+    refs = _pushed_refs()
+    given = (*paths, *sources, *projects)
+    if not given:
+        paths = (".",)
+    anchor = Path(given[0]) if given else Path.cwd()
+    repository = repository_for(anchor if anchor.is_dir() else anchor.parent)
+    pusher = PushRepository(repository)
+    sent = [ref for ref in refs if not ref.deletes]
+    if not sent:
+        click.echo("context-doctor: the push deletes refs only; nothing to audit")
+        return 0
+    verdict = Verdict()
+    seen: set[str] = set()
+    for ref in sent:
+        commit = pusher.commit_of(ref.local_sha)
+        if commit is None:
+            raise DoctorError(
+                f"the pushed object {ref.local_sha[:12]} ({ref.local_ref}) is not a commit here",
+                "push commits (a tag of a tree or a blob carries no context to audit)",
+            )
+        if commit in seen:
+            continue
+        seen.add(commit)
+        changed = pusher.changed_paths(ref, commit)
+        if not changed:
+            continue
+        with pusher.checked_out(commit, ref.branch) as top:
+            try:
+                corpus, report = audit_tree(
+                    tuple(_map_into(repository, raw, top, commit) for raw in paths),
+                    tuple(_map_into(repository, raw, top, commit) for raw in sources),
+                    tuple(_map_into(repository, raw, top, commit) for raw in projects),
+                    (commit,),
+                )
+            except DoctorError as error:
+                # Name the user's repository, not the temporary copy the audit ran in.
+                raise DoctorError(
+                    error.problem.replace(str(top), str(repository.toplevel)),
+                    error.remedy.replace(str(top), str(repository.toplevel)),
+                ) from error
+            judge(corpus, report, changed, verdict)
+    _say(verdict)
+    return 1 if verdict.blocking else 0
+
+
+def _say(verdict: Verdict) -> None:
+    elsewhere = (
+        f"; {plural(verdict.elsewhere, 'defect')} in projects this push does not change "
+        "(report-only: `context-doctor check`)"
+        if verdict.elsewhere
+        else ""
+    )
+    if not verdict.blocking:
+        if not verdict.changed:
+            click.echo(
+                escape_text(f"context-doctor: the push changes no project's context{elsewhere}")
+            )
+            return
+        changed = ", ".join(sorted(verdict.changed))
+        warnings = f", {plural(verdict.warnings, 'warning')}" if verdict.warnings else ""
+        click.echo(
+            escape_text(f"context-doctor: push ok: {changed}: 0 defects{warnings}{elsewhere}")
+        )
+        return
+    for finding in sorted(verdict.blocking, key=Finding.sort_key):
+        where = f"{finding.path}:{finding.line or 1}:1"
+        click.echo(escape_text(f"{where}  FAIL  [{finding.check}] {finding.message}"))
+        click.echo(escape_text(f"    → {finding.remedy}"))
+    names = sorted(verdict.blocked_dirs)
+    command = " ".join(["context-doctor", "check", *(verdict.blocked_dirs[n] for n in names)])
+    click.echo(
+        escape_text(
+            f"{REFUSED}: {plural(len(verdict.blocking), 'defect')} in {', '.join(names)} "
+            f"({command})"
+        )
+    )

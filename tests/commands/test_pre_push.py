@@ -1,0 +1,346 @@
+"""The pre-push hook judges what the remote will hold (SPEC §7, issue #19 item 4).
+
+Every case pushes with a real ``git push`` to a real bare remote, so git itself runs
+the installed hook with its real input on stdin; the doctor audits the tree of the
+pushed commits in a temporary checkout. Nothing here mocks git.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import Run
+from support import Doctor, MakeRepo, commit_files, run_git, template_tail
+
+from context_doctor.cli import cli
+from context_doctor.scenarios import remote_path
+
+WHEN = "2026-06-02T12:00:00+00:00"
+INDEX = (
+    "- id: alpha\n  status: active\n  last_session: 2026-06-01\n"
+    "- id: beta\n  status: active\n  last_session: 2026-06-01\n"
+)
+
+
+def context(name: str, last: str = "2026-06-01", extra: str = "") -> str:
+    return (
+        f"# {name}\n\n**Status:** Active\n**Last session:** {last}\n\n"
+        f"History: [sessions](sessions/), facts: [reference](REFERENCE.md)\n{extra}"
+        + template_tail(last)
+    )
+
+
+def log(*days: str) -> str:
+    return "# Sessions\n" + "".join(f"\n## {day}\nWorked.\n" for day in days)
+
+
+def corpus(files: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Two healthy projects, pushed to a bare remote; ``files`` override or add."""
+    base = {
+        "projects/index.yaml": INDEX,
+        "projects/alpha/CONTEXT.md": context("Alpha"),
+        "projects/alpha/sessions/2026-06.md": log("2026-06-01"),
+        "projects/beta/CONTEXT.md": context("Beta"),
+        "projects/beta/sessions/2026-06.md": log("2026-06-01"),
+        "projects/alpha/REFERENCE.md": "# Alpha reference\n\nStable facts.\n",
+        "projects/beta/REFERENCE.md": "# Beta reference\n\nStable facts.\n",
+    }
+    base.update(files or {})
+    return {
+        "remote": True,
+        "commits": [{"date": "2026-06-01T10:00:00+00:00", "files": base}],
+    }
+
+
+def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return run_git(root, *args, when=WHEN, identity=True, check=check)
+
+
+def commit(root: Path, files: Mapping[str, str], message: str) -> str:
+    return commit_files(root, files, message, when=WHEN)
+
+
+def remote_ref(root: Path, ref: str = "refs/heads/main") -> str:
+    return git(
+        remote_path(root), "rev-parse", "--verify", "--quiet", ref, check=False
+    ).stdout.strip()
+
+
+def push(root: Path, *args: str) -> tuple[int, list[str]]:
+    """``git push origin ARGS``: its status and the lines the hook printed."""
+    done = git(root, "push", "origin", *(args or ("main",)), check=False)
+    lines = [
+        line
+        for line in (done.stdout + done.stderr).splitlines()
+        if line.strip()
+        and not line.startswith(("error:", "To ", " ! ", "hint:", " * ", "   ", " - "))
+    ]
+    return done.returncode, lines
+
+
+@pytest.fixture
+def installed(make_repo: MakeRepo, doctor: Doctor) -> Any:
+    def build(files: Mapping[str, str] | None = None) -> Path:
+        root = make_repo(corpus(files))
+        run = doctor("hook", "install", "--repo", str(root))
+        assert run.exit_code == 0, run.stderr
+        return root
+
+    return build
+
+
+def work_tree_state(root: Path) -> tuple[str, str, str]:
+    return (
+        git(root, "status", "--porcelain=v1", "--untracked-files=all").stdout,
+        git(root, "stash", "list").stdout,
+        git(root, "rev-parse", "HEAD").stdout,
+    )
+
+
+def test_a_header_committed_without_its_log_entry_is_refused(installed: Any) -> None:
+    # The README's promise, tried as a new user would: the log entry is written but not
+    # committed. The work tree is fine; what the push sends is not.
+    root = installed()
+    before = remote_ref(root)
+    commit(
+        root,
+        {
+            "projects/alpha/CONTEXT.md": context("Alpha", "2026-06-02"),
+            "projects/index.yaml": INDEX.replace("2026-06-01", "2026-06-02", 1),
+        },
+        "alpha: session 2026-06-02",
+    )
+    entry = root / "projects/alpha/sessions/2026-06.md"
+    entry.write_text(log("2026-06-01", "2026-06-02"))
+    state = work_tree_state(root)
+    code, lines = push(root)
+    assert code != 0
+    assert remote_ref(root) == before
+    assert any("[context-header-freshness]" in line for line in lines), lines
+    assert lines[-1] == (
+        "push refused by context-doctor: 2 defects in alpha (context-doctor check projects/alpha)"
+    )
+    assert not any("no-verify" in line for line in lines)
+    # The user's work tree, index, stash and refs are as they were.
+    assert work_tree_state(root) == state
+    assert entry.read_text() == log("2026-06-01", "2026-06-02")
+    # Once the entry is committed, the same push goes through, quietly.
+    head = commit(root, {}, "alpha: log the session")  # commits the entry
+    code, lines = push(root)
+    assert code == 0, lines
+    assert lines == ["context-doctor: push ok: alpha, projects/index.yaml: 0 defects"]
+    assert remote_ref(root) == head
+
+
+def test_an_uncommitted_defect_does_not_block_a_clean_push(installed: Any) -> None:
+    root = installed()
+    head = commit(root, {"projects/alpha/notes.md": "A note.\n"}, "alpha: a note")
+    # Over budget in the work tree only: the remote will never hold it.
+    (root / "projects/alpha/CONTEXT.md").write_text(
+        context("Alpha", extra="".join(f"Line {n}.\n" for n in range(160)))
+    )
+    code, lines = push(root)
+    assert code == 0, lines
+    assert lines == ["context-doctor: push ok: alpha: 0 defects"]
+    assert remote_ref(root) == head
+
+
+def over_budget(name: str) -> str:
+    return context(name, extra="".join(f"Line {n}.\n" for n in range(160)))
+
+
+def test_defects_in_projects_the_push_does_not_change_are_report_only(installed: Any) -> None:
+    root = installed({"projects/beta/CONTEXT.md": over_budget("Beta")})  # already on the remote
+    head = commit(root, {"projects/alpha/notes.md": "A note.\n"}, "alpha: a note")
+    code, lines = push(root)
+    assert code == 0, lines
+    assert lines == [
+        "context-doctor: push ok: alpha: 0 defects; 1 defect in projects this push does not "
+        "change (report-only: `context-doctor check`)"
+    ]
+    assert remote_ref(root) == head
+    # A push that changes beta is judged on beta's defect.
+    commit(root, {"projects/beta/notes.md": "A note.\n"}, "beta: a note")
+    code, lines = push(root)
+    assert code != 0
+    assert any("[context-budget]" in line for line in lines), lines
+    assert lines[-1] == (
+        "push refused by context-doctor: 1 defect in beta (context-doctor check projects/beta)"
+    )
+
+
+def test_index_level_defects_block_only_when_the_push_changes_the_index(installed: Any) -> None:
+    root = installed()
+    broken = INDEX + "- status: active\n  last_session: 2026-06-01\n"  # an entry without an id
+    commit(root, {"projects/index.yaml": broken}, "index: a half-written entry")
+    code, lines = push(root)
+    assert code != 0
+    assert lines[-1].startswith("push refused by context-doctor: ")
+    assert lines[-1].endswith(" in projects/index.yaml (context-doctor check .)"), lines
+
+
+def test_a_projects_existing_defects_can_be_baselined(installed: Any, doctor: Doctor) -> None:
+    root = installed()
+    commit(root, {"projects/beta/CONTEXT.md": over_budget("Beta")}, "beta over budget")
+    baseline = doctor("check", "--source", str(root), "--write-baseline", "--today", "2026-06-02")
+    assert baseline.exit_code == 0, baseline.stderr
+    commit(
+        root,
+        {"context-doctor.toml": 'baseline = "context-doctor-baseline.json"\n'},
+        "baseline beta's known defect",
+    )
+    head = commit(root, {"projects/beta/notes.md": "A note.\n"}, "beta: a note")
+    code, lines = push(root)
+    assert code == 0, lines
+    assert lines == ["context-doctor: push ok: beta: 0 defects"]
+    assert remote_ref(root) == head
+
+
+def test_a_branch_deletion_is_not_audited(installed: Any) -> None:
+    root = installed()
+    code, lines = push(root, "main:topic")
+    assert code == 0, lines
+    assert lines == ["context-doctor: the push changes no project's context"]
+    code, lines = push(root, "--delete", "topic")
+    assert code == 0, lines
+    assert lines == ["context-doctor: the push deletes refs only; nothing to audit"]
+    assert remote_ref(root, "refs/heads/topic") == ""
+
+
+def test_a_new_branch_is_judged_on_what_it_adds(installed: Any) -> None:
+    root = installed()
+    git(root, "checkout", "-q", "-b", "topic")
+    head = commit(root, {"projects/beta/notes.md": "A note.\n"}, "beta: a note")
+    code, lines = push(root, "topic")
+    assert code == 0, lines
+    assert lines == ["context-doctor: push ok: beta: 0 defects"]
+    assert remote_ref(root, "refs/heads/topic") == head
+
+
+def fast_import(root: Path, count: int, last: Mapping[str, str]) -> str:
+    """``count`` real commits on main in one fast-import stream; the last writes ``last``."""
+    parent = git(root, "rev-parse", "HEAD").stdout.strip()
+    chunks: list[bytes] = []
+    for number in range(count):
+        files = {"projects/alpha/notes.md": f"Note {number}.\n"}
+        if number == count - 1:
+            files.update(last)
+        body = [
+            "commit refs/heads/main",
+            "committer Test <test@example.invalid> 1780401600 +0000",
+            f"data {len(f'note {number}')}",
+            f"note {number}",
+        ]
+        if number == 0:
+            body.append(f"from {parent}")
+        for path, text in files.items():
+            data = text.encode()
+            body += [f"M 100644 inline {path}", f"data {len(data)}"]
+            chunks.append(("\n".join(body) + "\n").encode() + data + b"\n")
+            body = []
+        if body:
+            chunks.append(("\n".join(body) + "\n").encode())
+    stream = b"".join(chunks)
+    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=root, input=stream, check=True)
+    git(root, "reset", "-q", "--hard", "main")
+    return git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+def test_a_push_of_500_commits_is_judged_on_the_tree_it_leaves(installed: Any) -> None:
+    root = installed()
+    head = fast_import(root, 500, {})
+    assert git(root, "rev-list", "--count", "origin/main..main").stdout.strip() == "500"
+    code, lines = push(root)
+    assert code == 0, lines
+    assert lines == ["context-doctor: push ok: alpha: 0 defects"]
+    assert remote_ref(root) == head
+    fast_import(root, 500, {"projects/beta/CONTEXT.md": over_budget("Beta")})
+    code, lines = push(root)
+    assert code != 0
+    assert lines[-1] == (
+        "push refused by context-doctor: 1 defect in beta (context-doctor check projects/beta)"
+    )
+
+
+# -- --pre-push in-process: the hook input itself --------------------------------------
+
+
+def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None) -> Run:
+    result = CliRunner().invoke(
+        cli,
+        ["check", "--source", str(root), "--today", "2026-06-02", "--pre-push"],
+        input=stdin,
+        env=dict(env or {}),
+        catch_exceptions=False,
+    )
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def test_no_hook_input_is_exit_2_with_one_line(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus())
+    run = pre_push(root, "")
+    assert run.exit_code == 2
+    assert run.stderr.count("\n") == 1
+    assert "found no pushed refs on stdin" in run.stderr
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "refs/heads/main\n",
+        "refs/heads/main nothex refs/heads/main nothex\n",
+        "a b c d e\n",
+    ],
+)
+def test_malformed_hook_input_is_exit_2_with_one_line(make_repo: MakeRepo, line: str) -> None:
+    run = pre_push(make_repo(corpus()), line)
+    assert run.exit_code == 2
+    assert run.stderr.count("\n") == 1
+    assert "pre-push input line 1 is not" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_pre_commit_refs_from_the_environment(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus())
+    old = remote_ref(root)
+    head = commit(root, {"projects/beta/CONTEXT.md": over_budget("Beta")}, "beta over budget")
+    env = {"PRE_COMMIT_TO_REF": head, "PRE_COMMIT_FROM_REF": old}
+    run = pre_push(root, "", env)
+    assert run.exit_code == 1
+    assert "1 defect in beta" in run.stdout
+
+
+def test_only_the_pushed_commit_is_judged(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus())
+    old = remote_ref(root)
+    first = commit(root, {"projects/alpha/notes.md": "A note.\n"}, "first")
+    commit(root, {"projects/alpha/CONTEXT.md": over_budget("Alpha")}, "second, not pushed")
+    run = pre_push(root, f"refs/heads/main {first} refs/heads/main {old}\n")
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.stdout == "context-doctor: push ok: alpha: 0 defects\n"
+
+
+def test_pre_push_refuses_machine_formats(make_repo: MakeRepo) -> None:
+    result = CliRunner().invoke(
+        cli, ["check", "--source", str(make_repo(corpus())), "--pre-push", "--json"], input=""
+    )
+    assert result.exit_code == 2
+    assert "--pre-push prints its own verdict" in result.output
+
+
+def test_pre_push_reads_the_pushed_shas_from_git_hook_input(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus())
+    old = remote_ref(root)
+    head = commit(root, {"projects/alpha/notes.md": "A note.\n"}, "add a note")
+    run = pre_push(root, f"refs/heads/main {head} refs/heads/main {old}\n")
+    assert run.exit_code == 0
+    assert run.stdout == "context-doctor: push ok: alpha: 0 defects\n"
+    # A deletion (all-zero local sha) sends nothing to audit.
+    gone = pre_push(root, f"(delete) {'0' * 40} refs/heads/gone {old}\n")
+    assert gone.exit_code == 0
+    assert gone.stdout == "context-doctor: the push deletes refs only; nothing to audit\n"
