@@ -79,7 +79,7 @@ def audit(
     registry = load_checks()
     resolve_names(select, registry, "--select")
     resolve_names(ignore, registry, "--ignore")
-    roots = [source.root for source in corpus.sources]
+    roots = [source.root for source in corpus.sources] + [vault.root for vault in corpus.vaults]
     settings = resolve_settings(roots, config, select or None, ignore or None)
     checks = select_checks(registry, settings)
     ignores = suppress.config_ignores(
@@ -128,7 +128,7 @@ def secrets_of(corpus: Corpus) -> set[str]:
 
 def require_something(corpus: Corpus, report: Report) -> None:
     """A scan of nothing is not a clean scan: exit 2 when there was nothing to audit."""
-    if not corpus.projects and report.freshness is None:
+    if not corpus.projects and report.freshness is None and not _vault_content(corpus):
         where = ", ".join(
             [str(source.projects_path) for source in corpus.sources]
             + [f"console source `{u.name}` ({u.reason})" for u in corpus.unaudited]
@@ -137,6 +137,13 @@ def require_something(corpus: Corpus, report: Report) -> None:
             f"nothing to audit: no projects found in {where}",
             "a scan of nothing is not a clean scan; point the doctor at a directory with projects",
         )
+
+
+def _vault_content(corpus: Corpus) -> bool:
+    """Any vault holding something to judge: notes, a trash, an audit log."""
+    return any(
+        vault.notes or vault.trash.files or vault.audit_log is not None for vault in corpus.vaults
+    )
 
 
 def write_step_summary(report: Report) -> None:

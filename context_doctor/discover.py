@@ -14,10 +14,12 @@ from pathlib import Path
 from context_doctor.cache.store import Store
 from context_doctor.errors import DoctorError
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.repository import repository_for
+from context_doctor.git.repository import repository_for, repository_or_none
 from context_doctor.model.index import load_index
 from context_doctor.model.project import Project
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
+from context_doctor.vault.floors import floors_location
+from context_doctor.vault.model import Vault
 from context_doctor.yamlio import load_yaml, plain, validator
 
 
@@ -41,6 +43,39 @@ def _source(
     return Source(
         name=name, root=root, projects_dir=projects_dir, repository=repository_for(root), only=only
     )
+
+
+# -- memory vaults (SPEC §9) -------------------------------------------------------------
+
+VAULT_MARKER = ".bastra"
+VAULT_ENV = "BASTRA_VAULT_PATH"
+
+
+def is_vault(path: Path) -> bool:
+    """A directory holding ``.bastra/`` is a Bastra Recall vault; ``~/.bastra`` is Bastra's
+    machine state (floors, archive), so the home directory itself is never one."""
+    return (path / VAULT_MARKER).is_dir() and path != Path.home().resolve()
+
+
+def vault_above(start: Path) -> Path | None:
+    """The nearest directory from ``start`` upwards that is a vault."""
+    for directory in (start, *start.parents):
+        if is_vault(directory):
+            return directory
+    return None
+
+
+def _vault(
+    path: Path,
+    *,
+    cache: bool,
+    debug: Callable[[str], None] | None,
+    floors: tuple[Path, Path] | None,
+    name: str | None = None,
+) -> Vault:
+    repository = repository_or_none(path)
+    store = Store.for_repository(repository, debug) if cache and repository is not None else None
+    return Vault(name or path.name, path, repository, floors or floors_location(), store)
 
 
 def _source_for_directory(path: Path, what: str) -> Source:
@@ -77,7 +112,9 @@ def _project_source(path: Path, what: str) -> Source:
 NO_PROJECTS_DIR = "no projects_dir"
 
 
-def _console_sources(console: Path) -> tuple[list[Source], list[UnauditedSource]]:
+def _console_sources(
+    console: Path, vaults: list[tuple[str, Path]] | None = None
+) -> tuple[list[Source], list[UnauditedSource]]:
     """The console's sources: those with a ``projects_dir``, and those listed unaudited.
 
     The file is the Synthesis Console's own (SPEC §1): a source may declare only
@@ -104,6 +141,14 @@ def _console_sources(console: Path) -> tuple[list[Source], list[UnauditedSource]
         raw_root = Path(str(item["root"])).expanduser()
         if not raw_root.is_absolute():
             raw_root = console.parent / raw_root
+        if item.get("vault") is True and vaults is not None:
+            vaults.append(
+                (
+                    str(item["name"]),
+                    _existing_directory(raw_root, f"console vault `{item['name']}` root"),
+                )
+            )
+            continue
         if item.get("projects_dir") is None:
             unaudited.append(UnauditedSource(str(item["name"]), str(raw_root), NO_PROJECTS_DIR))
             continue
@@ -151,6 +196,8 @@ def discover(
     cache: bool = False,
     debug: Callable[[str], None] | None = None,
     audit: bool = False,
+    vaults: tuple[str, ...] = (),
+    floors: tuple[Path, Path] | None = None,
 ) -> Corpus:
     """The sources and their projects; ``cache``: use the persistent cache (``cache/store.py``).
 
@@ -159,22 +206,43 @@ def discover(
     the index is parsed; the commands that only look at a project leave it unstarted.
     """
     found: list[Source] = []
+    vault_roots: list[tuple[str | None, Path]] = [
+        (None, _existing_directory(raw, "vault")) for raw in vaults
+    ]
     for raw in sources:
         found.append(_source_for_directory(_existing_directory(raw, "source"), "source"))
     for raw in projects:
         found.append(_project_source(_existing_directory(raw, "project"), "project"))
     for raw in paths:
-        found.append(_source_for_directory(_existing_directory(raw, "path"), "path"))
+        path = _existing_directory(raw, "path")
+        if is_vault(path) and not _holds_projects(path):
+            vault_roots.append((None, path))
+        else:
+            found.append(_source_for_directory(path, "path"))
     corpus = Corpus(sources=found)
-    if not found:
+    if not found and not vault_roots:
         console = (home or synthesis_home()) / "console.yaml"
+        configured = os.environ.get(VAULT_ENV)
+        if configured:
+            vault_roots.append((None, _existing_directory(configured, f"${VAULT_ENV}")))
         if console.is_file():
-            listed, unaudited = _console_sources(console)
+            listed_vaults: list[tuple[str, Path]] = []
+            listed, unaudited = _console_sources(console, listed_vaults)
+            vault_roots += listed_vaults
             corpus = Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)
         else:
             here = (cwd or Path.cwd()).resolve()
-            corpus = Corpus([_source_for_directory(here, "current directory")])
+            above = vault_above(here)
+            if above is not None:
+                vault_roots.append((None, above))
+            if not vault_roots or _holds_projects(here):
+                corpus = Corpus([_source_for_directory(here, "current directory")])
     corpus.sources = _merge(corpus.sources)
+    seen_vaults: set[Path] = set()
+    for name, root in vault_roots:
+        if root not in seen_vaults:
+            seen_vaults.add(root)
+            corpus.vaults.append(_vault(root, cache=cache, debug=debug, floors=floors, name=name))
     facts: dict[Path, RepositoryFacts] = {}
     for source in corpus.sources:
         toplevel = source.repository.toplevel
@@ -188,6 +256,10 @@ def discover(
     for source in corpus.sources:
         populate(source)
     return corpus
+
+
+def _holds_projects(path: Path) -> bool:
+    return (path / DEFAULT_PROJECTS_DIR).is_dir() or (path / "CONTEXT.md").is_file()
 
 
 def populate(source: Source) -> None:

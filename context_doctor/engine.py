@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
-from context_doctor.findings import Finding, Issue, Severity
+from context_doctor.findings import Finding, Issue, Severity, Unverified
 from context_doctor.freshness import summarize
 from context_doctor.model.project import Project
 from context_doctor.model.source import Corpus, Source
 from context_doctor.registry import CheckSpec, Context
 from context_doctor.report import Coverage, Report, SourceSummary
+from context_doctor.vault.model import Vault
 
 _CONTEXT_GATE = -1  # the memo's key for the engine's own gate (rules are keyed by id)
 _UNASKED = object()
@@ -176,6 +177,48 @@ def _run_source_part(
     return _stamp(spec, issues, source.name, None, ctx)
 
 
+def _run_vault_check(
+    spec: CheckSpec, vault: Vault, ctx: Context, coverage: Coverage
+) -> list[Finding]:
+    """A memory-vault check over one vault (SPEC §9): its units examined, or skipped by reason.
+
+    A whole-vault skip (no git, no log, no floors) counts every unit under its reason;
+    the units a check could not answer (a shape the doctor does not know) come back as
+    :class:`Unverified` and are counted the same way, never as findings.
+    """
+    assert spec.vault_function is not None and spec.vault_units is not None
+    units = spec.vault_units(vault)
+    reason = spec.vault_skip_reason(vault)
+    if reason is not None:
+        coverage.skipped += units
+        coverage.reasons[reason] += units
+        return []
+    issues: list[Issue] = []
+    unanswered = 0
+    for result in spec.vault_function(vault, ctx):
+        if isinstance(result, Unverified):
+            coverage.skipped += result.count
+            coverage.reasons[result.reason] += result.count
+            unanswered += result.count
+        else:
+            issues.append(result)
+    coverage.examined += max(0, units - unanswered)
+    override = ctx.settings.severity.get(spec.name)
+    return [
+        Finding(
+            check=spec.name,
+            severity=override or issue.severity or spec.severity,
+            source=vault.name,
+            project=issue.unit,
+            path=issue.path,
+            line=issue.line,
+            message=issue.message,
+            remedy=issue.remedy or spec.remedy,
+        )
+        for issue in issues
+    ]
+
+
 def run(
     corpus: Corpus, checks: list[CheckSpec], ctx: Context, *, now: datetime | None = None
 ) -> Report:
@@ -202,6 +245,10 @@ def run(
             ] = {}  # the gate's and the skip rules' answers, per project
             for spec in project_checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name], selected, memo)
+    vault_checks = [spec for spec in checks if spec.scope == "vault"]
+    for vault in corpus.vaults:
+        for spec in vault_checks:
+            findings += _run_vault_check(spec, vault, ctx, coverage[spec.name])
     findings.sort(key=Finding.sort_key)
     graded = [item for source in corpus.sources for item in source.graded_files(ctx.today)]
     stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")
@@ -213,11 +260,18 @@ def run(
             SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects))
             for s in corpus.sources
         ]
-        + [SourceSummary(u.name, u.root, None, 0, u.reason) for u in corpus.unaudited],
+        + [SourceSummary(u.name, u.root, None, 0, u.reason) for u in corpus.unaudited]
+        + [
+            SourceSummary(v.name, str(v.root), None, 0, memories=len(v.memories))
+            for v in corpus.vaults
+        ],
         projects_audited=len(corpus.projects),
         findings=findings,
         coverage=coverage,
         projects_with_findings=len({(f.source, f.project) for f in findings if f.project}),
         freshness=summarize(graded) if graded else None,
-        toplevels={s.name: str(s.repository.toplevel) for s in corpus.sources},
+        toplevels={
+            **{v.name: str(v.base) for v in corpus.vaults},
+            **{s.name: str(s.repository.toplevel) for s in corpus.sources},
+        },
     )

@@ -135,6 +135,19 @@ class Issue:
     severity: Severity | None = None
     remedy: str | None = None
     fix: Fix | None = None
+    unit: str | None = None  # a vault check's unit (a memory id): the finding's `project`
+
+
+@dataclass(frozen=True)
+class Unverified:
+    """What a vault check yields for units it could not answer: counted as skipped, by reason.
+
+    A shape the doctor does not know (SPEC §9) is never a defect: the units it
+    hides are counted under ``reason`` in the check's coverage instead.
+    """
+
+    reason: str
+    count: int = 1
 
 
 _VOLATILE = re.compile(r"\d+")

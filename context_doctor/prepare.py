@@ -19,6 +19,7 @@ from context_doctor.git.facts import RepositoryFacts
 from context_doctor.model import documents
 from context_doctor.model.documents import Document, DocumentFacts, facts_from_wire, facts_to_wire
 from context_doctor.model.source import Corpus
+from context_doctor.vault.model import assign_floors, prepare_vault
 
 # -- document facts: the cache, then parsing (in parallel when it pays) --------------
 
@@ -199,7 +200,14 @@ def prepare(
 
 
 def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparation:
-    """Every tier document's facts (cached or parsed in parallel) before the checks ask."""
+    """Every tier document's facts (cached or parsed in parallel) before the checks ask.
+
+    Memory vaults first (SPEC §9): their notes are read and parsed the same way, before
+    any pool or history thread of the documents' pass exists.
+    """
+    for vault in corpus.vaults:
+        prepare_vault(vault, jobs=jobs or default_jobs(), debug=stderr_debug if debug else _quiet)
+    assign_floors(corpus.vaults)
     repositories = {
         id(source.repository_facts()): source.repository_facts() for source in corpus.sources
     }

@@ -21,12 +21,13 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from context_doctor.errors import DoctorError
-from context_doctor.findings import Issue, Severity
+from context_doctor.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings
     from context_doctor.model.project import Project
     from context_doctor.model.source import Source
+    from context_doctor.vault.model import Vault
 
 ENTRY_POINT_GROUP = "context_doctor.checks"
 BUILTIN_PACKAGE = "context_doctor.checks"
@@ -49,6 +50,7 @@ GROUPS: dict[str, str] = {
     "hygiene": "hygiene, provenance and secrets",
     "freshness-grades": "freshness grades (pai-freshness-v1)",
     "suppression": "suppressions and the baseline",
+    "memory-vault": "memory vaults (Bastra Recall)",
 }
 GROUP_ALIASES = {"freshness": "session-freshness", "grades": "freshness-grades"}
 """Earlier group names, still accepted by ``--select``/``--ignore`` and the config."""
@@ -124,7 +126,18 @@ ENGINE_REASONS = {
     "unreadable": "a file the check needs cannot be read (record-unreadable reports it)",
 }
 
+
+@dataclass(frozen=True)
+class VaultSkipRule:
+    """A reason a vault check does not apply to a whole vault (no git, no log, no floors)."""
+
+    reason: str
+    description: str
+    matches: Callable[[Vault], bool]
+
+
 ProjectCheck = Callable[["Project", Context], Iterable[Issue]]
+VaultCheck = Callable[["Vault", Context], Iterable[Issue | Unverified]]
 SourceCheck = Callable[["Source", Context], Iterable[Issue]]
 RepositoryCheck = Callable[["Source", Context], Iterable[Issue]]
 
@@ -146,6 +159,17 @@ class CheckSpec:
     scoped_function: RepositoryCheck | None = None
     units: Callable[[Source, Context], int] | None = None  # coverage units of a source-scope check
     group: str = ""  # SPEC §2 heading (see GROUPS); "" until registered
+    # A vault check (scope "vault", SPEC §9): asked once per vault, its coverage counted
+    # in ``vault_units`` (memories, floors, log entries), skipped whole by ``vault_skips``.
+    vault_function: VaultCheck | None = None
+    vault_units: Callable[[Vault], int] | None = None
+    vault_skips: tuple[VaultSkipRule, ...] = ()
+
+    def vault_skip_reason(self, vault: Vault) -> str | None:
+        for rule in self.vault_skips:
+            if rule.matches(vault):
+                return rule.reason
+        return None
 
     def skip_reason(self, project: Project) -> str | None:
         for rule in self.skips:
@@ -392,3 +416,37 @@ def report_check(
 
 def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:
     return ()
+
+
+def vault_check(
+    name: str,
+    *,
+    severity: Severity,
+    summary: str,
+    remedy: str,
+    explanation: str,
+    units: Callable[[Vault], int],
+    skips: tuple[VaultSkipRule, ...] = (),
+) -> Callable[[VaultCheck], CheckSpec]:
+    """Register a memory-vault check (SPEC §9): ``function(vault, ctx)`` yields issues (each
+    naming its memory id as ``unit``) and :class:`Unverified` counts for units it could not
+    answer; the engine counts ``units(vault)`` minus those as examined."""
+
+    def register(function: VaultCheck) -> CheckSpec:
+        spec = check(
+            name,
+            severity=severity,
+            summary=summary,
+            remedy=remedy,
+            explanation=explanation,
+            needs_context=False,
+        )(_no_project_part)
+        spec.module = function.__module__
+        spec.group = group_of_module(function.__module__)
+        spec.scope = "vault"
+        spec.vault_function = function
+        spec.vault_units = units
+        spec.vault_skips = skips
+        return spec
+
+    return register

@@ -53,6 +53,7 @@ class SourceSummary:
     projects_dir: str | None
     projects: int
     unaudited_reason: str | None = None  # a console source listed but not audited, and why
+    memories: int | None = None  # a memory vault (SPEC §9): how many memories it holds
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -64,6 +65,9 @@ class SourceSummary:
         }
         if self.unaudited_reason is not None:
             data["reason"] = self.unaudited_reason
+        if self.memories is not None:
+            data["vault"] = True
+            data["memories"] = self.memories
         return data
 
 

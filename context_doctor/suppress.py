@@ -224,7 +224,8 @@ def _comments(corpus: Corpus, findings: list[Finding]) -> Iterator[tuple[str, Su
             for document in project.tier_documents():
                 seen.add((source.name, document.rel_path))
                 yield from ((source.name, c) for c in _document_comments(document))
-    toplevels = {source.name: source.repository.toplevel for source in corpus.sources}
+    toplevels = {vault.name: vault.base for vault in corpus.vaults}
+    toplevels.update({source.name: source.repository.toplevel for source in corpus.sources})
     for finding in findings:
         key = (finding.source, finding.path)
         toplevel = toplevels.get(finding.source)
@@ -346,7 +347,7 @@ def apply(
                 Finding(
                     STALE,
                     overrides.get(STALE, spec.severity),
-                    owner.get(entry.project or "", corpus.sources[0].name),
+                    owner.get(entry.project or "", _first_source_name(corpus)),
                     entry.project,
                     entry.path,
                     None,
@@ -383,12 +384,16 @@ def _apply_baseline(
     # source-wide finding when no source was narrowed to some projects (--project).
     audited_projects = {project.id for project in corpus.projects}
     whole_sources = all(source.only is None for source in corpus.sources)
+    vault_names = {vault.name for vault in corpus.vaults}
     stale: list[BaselineEntry] = []
     for entry in baseline.entries:
         if remaining[entry.fingerprint] <= 0:
             continue
         remaining[entry.fingerprint] -= 1
-        in_scope = entry.project in audited_projects if entry.project is not None else whole_sources
+        in_scope = (
+            entry.source in vault_names  # a vault is always audited whole
+            or (entry.project in audited_projects if entry.project is not None else whole_sources)
+        )
         if in_scope and entry.check in ran:
             stale.append(entry)
     return kept, stale
@@ -399,6 +404,18 @@ def findings_for_baseline(report: Report) -> list[Finding]:
     return [finding for finding in report.findings if finding.check != STALE]
 
 
+def _first_source_name(corpus: Corpus) -> str:
+    """Who owns a finding no audited unit claims: the first source, else the first vault."""
+    return corpus.sources[0].name if corpus.sources else corpus.vaults[0].name
+
+
 def default_baseline_path(corpus: Corpus) -> Path:
-    """``context-doctor-baseline.json`` at the (first) source root."""
+    """``context-doctor-baseline.json`` at the (first) source root; a vault-only run names
+    its file itself: the doctor never writes inside a vault (SPEC §9)."""
+    if not corpus.sources:
+        raise DoctorError(
+            "--write-baseline needs a file name when only memory vaults are audited",
+            "name a file outside the vault: `--write-baseline PATH` (the doctor never writes "
+            "inside a vault)",
+        )
     return corpus.sources[0].root / BASELINE_NAME

@@ -415,6 +415,8 @@ def run_key(
 ) -> RunKey | None:
     """The key of this run, or None when it cannot be replayed (see the module docstring)."""
     debug = debug or _quiet
+    if corpus.vaults:
+        return None  # a vault may live outside git, and its floors live outside the vault
     stores = [source.repository_facts().store for source in corpus.sources]
     if not stores or not all(isinstance(store, Store) and store.directory for store in stores):
         return None  # --no-cache, or a source outside git: no store to keep a report in

@@ -68,6 +68,13 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
 )
 @click.option("--project", "projects", multiple=True, metavar="PATH", help="One project directory.")
 @click.option(
+    "--vault",
+    "vaults",
+    multiple=True,
+    metavar="PATH",
+    help="A Bastra Recall memory vault (a directory holding .bastra/) to audit (repeatable).",
+)
+@click.option(
     "--allow-shallow",
     is_flag=True,
     help="Audit a shallow clone; history-dependent checks report what they cannot verify.",
@@ -142,6 +149,7 @@ def check_command(
     paths: tuple[str, ...],
     sources: tuple[str, ...],
     projects: tuple[str, ...],
+    vaults: tuple[str, ...],
     allow_shallow: bool,
     show_settings: bool,
     pre_push: bool,
@@ -192,6 +200,7 @@ def check_command(
                 cache=not (no_cache or pushing),
                 debug=stderr_debug if debug else None,
                 audit=not show_settings,
+                vaults=vaults,
             )
             report, settings, checks = audit(
                 corpus,

@@ -16,7 +16,13 @@ def explain_text(spec: CheckSpec) -> str:
         return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ")
 
     skips = [f"  - `{rule.reason}`: {rule.description}" for rule in spec.skips]
-    if spec.needs_context:
+    if spec.scope == "vault":
+        skips = [f"  - `{rule.reason}`: {rule.description}" for rule in spec.vault_skips]
+        skips.append(
+            "  - a unit of a shape the doctor does not know (an unreadable note, an unknown "
+            "log entry or floor): counted as unverifiable, never judged"
+        )
+    elif spec.needs_context:
         skips += [f"  - `{reason}`: {text}" for reason, text in ENGINE_REASONS.items()]
     else:
         skips.append(f"  - `unreadable`: {ENGINE_REASONS['unreadable']}")

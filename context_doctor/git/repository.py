@@ -138,4 +138,15 @@ def repository_for(directory: Path) -> Repository:
     )
 
 
+def repository_or_none(directory: Path) -> Repository | None:
+    """The repository holding ``directory``, or None when it is in none (a memory vault may
+    live outside git: its git checks are then skipped).  Any other git refusal is exit 2."""
+    toplevel = _toplevel(directory.resolve())
+    if isinstance(toplevel, Path):
+        return Repository(toplevel)
+    if "not a git repository" in toplevel:
+        return None
+    return repository_for(directory)
+
+
 # -- history, read once per repository ---------------------------------------

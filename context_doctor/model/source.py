@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from context_doctor.findings import Issue
 from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
@@ -14,6 +15,9 @@ from context_doctor.git.history import Scope
 from context_doctor.git.repository import Repository
 from context_doctor.model.index import Index
 from context_doctor.model.project import Project
+
+if TYPE_CHECKING:
+    from context_doctor.vault.model import Vault
 
 DEFAULT_PROJECTS_DIR = "projects"
 
@@ -106,6 +110,7 @@ class Corpus:
     from_console: bool = False
     console_path: Path | None = None
     unaudited: list[UnauditedSource] = field(default_factory=list)
+    vaults: list[Vault] = field(default_factory=list)  # memory vaults (SPEC §9)
 
     def assign_registry(
         self, registry: list[RegistryEntry], thresholds: dict[str, int] | None = None

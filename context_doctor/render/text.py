@@ -73,6 +73,9 @@ def location(report: Report, finding: Finding, *, whole_file_line: bool = False)
 
 def verdict_text(report: Report) -> str:
     """The one-line verdict: counts, what was suppressed and which checks produced defects."""
+    vaults = {s.name: s.memories for s in report.sources if s.memories is not None}
+    if vaults:
+        return _with_suppressions(report, _vault_verdict(report, vaults))
     text = (
         f"{report.verdict()}: {plural(report.defects, 'defect')}, "
         f"{plural(report.warnings, 'warning')} in {report.projects_with_findings} of "
@@ -80,6 +83,33 @@ def verdict_text(report: Report) -> str:
         f"({plural(len(report.sources), 'source')}; readiness {report.readiness}; "
         f"today {report.today})"
     )
+    return _with_suppressions(report, text)
+
+
+def _vault_verdict(report: Report, vaults: dict[str, int]) -> str:
+    """The verdict's counts when memory vaults were audited: projects and memories apart."""
+    in_vault = {(f.source, f.project) for f in report.findings if f.project and f.source in vaults}
+    in_projects = {
+        (f.source, f.project) for f in report.findings if f.project and f.source not in vaults
+    }
+    audited = []
+    if report.projects_audited or len(report.sources) > len(vaults):
+        audited.append(f"{len(in_projects)} of {plural(report.projects_audited, 'project')}")
+    memories = sum(vaults.values())
+    audited.append(f"{memories} {'memory' if memories == 1 else 'memories'}")
+    sources = len(report.sources) - len(vaults)
+    where = ", ".join(
+        ([plural(sources, "source")] if sources else []) + [plural(len(vaults), "vault")]
+    )
+    return (
+        f"{report.verdict()}: {plural(report.defects, 'defect')}, "
+        f"{plural(report.warnings, 'warning')} in {' and '.join(audited)} audited, "
+        f"{plural(len(in_vault), 'vault id')} with findings "
+        f"({where}; readiness {report.readiness}; today {report.today})"
+    )
+
+
+def _with_suppressions(report: Report, text: str) -> str:
     if report.suppressed_total:
         ways = ", ".join(f"{count} {way}" for way, count in report.suppressed.items() if count)
         text += f"; {report.suppressed_total} suppressed ({ways})"

@@ -1,0 +1,328 @@
+"""Memory vaults: the notes themselves (SPEC §9, group ``memory-vault``).
+
+A memory is a Markdown file whose frontmatter ``type`` is one of Bastra
+Recall's types; these checks judge what Bastra makes of each one: whether it
+loads, under which id, what it links to, and whether it holds a credential.
+Read-only: a vault file is never written (a direct write would skip Bastra's
+audit trail), so every remedy names the Bastra tool or the editor step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from context_doctor.findings import Issue, Severity, Unverified
+from context_doctor.registry import Context, vault_check
+from context_doctor.vault.memory import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
+from context_doctor.vault.model import Note, Vault
+
+GROUP = "memory-vault"
+
+TYPES = (
+    "lesson, preference, project-fact, meta-working, decision, workflow, reference, "
+    "user-preference, bookmark, doc"
+)
+
+
+def _unread(vault: Vault) -> Iterator[Unverified]:
+    """Notes and directories the doctor could not read: their memories are unknown."""
+    unreadable = sum(1 for note in vault.notes if note.facts and note.facts.status == UNREADABLE)
+    if unreadable:
+        yield Unverified("unreadable note", unreadable)
+    if vault.blind_spots:
+        yield Unverified("unreadable directory", len(vault.blind_spots))
+
+
+def _stem(note: Note) -> str:
+    return note.name[:-3]
+
+
+@vault_check(
+    "memory-frontmatter",
+    severity=Severity.DEFECT,
+    units=lambda v: sum(1 for n in v.notes if n.facts and n.facts.status in (MEMORY, REJECTED)),
+    summary="a memory's frontmatter does not parse, or a required field is missing or empty",
+    remedy="Fix the frontmatter in an editor (Bastra re-reads the file on its next load), or "
+    "re-save the memory through Bastra's `edit_memory`; the doctor never edits a vault file.",
+    explanation="""
+        Bastra Recall keeps each memory as a Markdown file with YAML frontmatter, and its
+        loader is lenient: a block that is not YAML is re-read one top-level entry at a
+        time, keeping what parses, and a missing or empty required field (id, title,
+        summary, topic_path, tags, scope, recall_when, created, updated) is filled in from
+        the file name, the body or the file time. The memory still loads, but not as it was
+        written, and the only trace is a line in Bastra's weekly vault report. A block that
+        is not YAML is a defect (fields are lost: the message says which, and whether Bastra
+        still loads the memory); a required field Bastra has to repair is a warning. A memory
+        Bastra throws out entirely (a list field holding something that is not text, a date
+        that is neither a date nor text, a block that is never closed) is a defect too.
+        Plain Obsidian notes without a memory type are not judged.""",
+)
+def memory_frontmatter(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    yield from _unread(vault)
+    for note in vault.notes:
+        facts = note.facts
+        if facts is None or facts.status not in (MEMORY, REJECTED):
+            continue
+        unit = facts.memory_id or facts.declared_id or _stem(note)
+        if facts.status == REJECTED:
+            yield Issue(
+                f"Bastra does not load this memory: {facts.problem}",
+                note.rel_path,
+                1,
+                unit=unit,
+            )
+            continue
+        if facts.rescued:
+            dropped = [field for field, why in facts.repairs if why.startswith("not YAML")]
+            lost = (
+                f"; the entries {', '.join(f'`{f}`' for f in dropped)} are lost" if dropped else ""
+            )
+            yield Issue(
+                f"{facts.problem or 'the frontmatter is not valid YAML'}: Bastra's lenient "
+                f"loader still loads the memory, one entry at a time{lost}",
+                note.rel_path,
+                1,
+                unit=unit,
+            )
+        repaired = [(f, why) for f, why in facts.repairs if not why.startswith("not YAML")]
+        if repaired:
+            what = "; ".join(f"`{field}` {why}" for field, why in repaired)
+            lines = [facts.line_of(field) for field, _ in repaired]
+            yield Issue(
+                f"required {'field' if len(repaired) == 1 else 'fields'} {what}: Bastra loads "
+                "the memory with values it makes up (from the file name, the body or the file "
+                "time)",
+                note.rel_path,
+                min((line for line in lines if line is not None), default=1),
+                severity=Severity.WARNING,
+                unit=unit,
+            )
+
+
+@vault_check(
+    "memory-type-unknown",
+    severity=Severity.DEFECT,
+    units=lambda v: len(v.notes),
+    summary="a note with `id` and `recall_when` whose `type` Bastra does not know: never loaded",
+    remedy=f"Set `type` to one of Bastra's types ({TYPES}); Bastra loads it on its next pass.",
+    explanation=f"""
+        Bastra decides whether a Markdown file is a memory by its frontmatter `type` alone:
+        one of {TYPES}. Anything else (a typo, `Lesson` with a capital, a type of another
+        tool, no type at all) makes the file a plain note, and Bastra skips it without a
+        word: the memory is never recalled. A note that carries `id` and `recall_when` was
+        clearly written as a memory, so an unknown type there is a defect. Notes without
+        those fields are ordinary Obsidian notes and are left alone.""",
+)
+def memory_type_unknown(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    yield from _unread(vault)
+    for note in vault.notes:
+        facts = note.facts
+        if facts is None or facts.status != UNKNOWN_TYPE:
+            continue
+        what = f"type `{facts.type}` is not one Bastra knows" if facts.type else "it has no `type`"
+        yield Issue(
+            f"a memory (it has `id` and `recall_when`) that Bastra never loads: {what}",
+            note.rel_path,
+            facts.line_of("type") or 1,
+            unit=facts.declared_id or _stem(note),
+        )
+
+
+@vault_check(
+    "memory-id-duplicate",
+    severity=Severity.DEFECT,
+    units=lambda v: len(v.memories),
+    summary="two memory files carry one id; Bastra indexes only the first in its load order",
+    remedy="Compare the files, keep the current text under the id, and give the other file "
+    "another id or remove it (a sync-conflict copy `X (1).md` is the usual cause).",
+    explanation="""
+        Bastra loads the vault's files in sorted path order and keeps the first file for each
+        id; every later file with the same id is quarantined out of the index and only
+        mentioned on the daemon's stderr. Which file wins is decided by the sort, not by which
+        is newer: a cloud-sync conflict copy `Alpha (1).md` sorts before `Alpha.md` and wins.
+        The finding names every file carrying the id and the one Bastra indexes. An id Bastra
+        derives from the file name (the memory has none of its own) counts too.""",
+)
+def memory_id_duplicate(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    yield from _unread(vault)
+    for memory_id, notes in sorted(vault.duplicates.items()):
+        winner = notes[0]
+        for note in notes[1:]:
+            yield Issue(
+                f"id `{memory_id}` is also carried by {winner.rel_path}, which Bastra indexes "
+                f"(first in its load order); this file is never recalled",
+                note.rel_path,
+                (note.facts.line_of("id") if note.facts else None) or 1,
+                unit=memory_id,
+            )
+
+
+@vault_check(
+    "memory-empty",
+    severity=Severity.WARNING,
+    units=lambda v: len(v.notes),
+    summary="a 0-byte (or blank) Markdown file in the vault",
+    remedy="Delete the empty file, or write the memory it stands for through Bastra's "
+    "`save_memory`.",
+    explanation="""
+        Obsidian creates an empty note when an unresolved wikilink is clicked; Bastra lists
+        such 0-byte files in its vault report as safe to delete. An empty file holds no
+        memory, but its name is what a link resolves to in Obsidian, so it hides a dangling
+        link from a reader.""",
+)
+def memory_empty(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    yield from _unread(vault)
+    for note in vault.notes:
+        if note.facts is not None and note.facts.status == EMPTY:
+            yield Issue("the file is empty: it holds no memory", note.rel_path, 1, unit=_stem(note))
+
+
+def _target_state(vault: Vault, target: str) -> str | None:
+    """Why ``target`` is not a live memory, or None when it resolves."""
+    live = vault.index.get(target)
+    if live is not None and live.facts is not None:
+        successor = live.facts.superseded_by
+        return f"superseded by `{successor}`" if successor else None
+    if target.lower() in vault.names:
+        return None  # an alias, or a note Obsidian resolves by its name
+    if target in vault.trash.ids():
+        return "soft-deleted (in .bastra/trash: Bastra's restore brings it back)"
+    if target in vault.deleted_ids:
+        return "deleted (the audit log's last entry for it is a delete)"
+    return "unknown (no memory has this id)"
+
+
+@vault_check(
+    "memory-link",
+    severity=Severity.WARNING,
+    units=lambda v: len(v.memories),
+    summary="a link whose target is not a live memory, or a `replaces`/`superseded_by` that "
+    "does not pair",
+    remedy="Restore the target (Bastra's restore), point the link at its successor, or drop "
+    "the link; change the memory through Bastra's `edit_memory` so the edit is audited.",
+    explanation="""
+        A memory links to others through `related` (ids), `related_via` (the daemon's
+        detected relations) and `[[id]]` / `[[id|label]]` wikilinks in its body (outside
+        code). A link whose target is not a live memory is reported, saying which: the
+        target was soft-deleted (it is in .bastra/trash and Bastra's restore brings it
+        back), it was superseded (its `superseded_by` names the newer memory), or no memory
+        ever had that id. A wikilink that Obsidian resolves to a note's file name or to a
+        memory's alias is not dangling. `replaces` and `superseded_by` are the two halves of
+        one edge: when A replaces B, B must say it is superseded by A, and the reverse;
+        a half without its partner is reported.""",
+)
+def memory_link(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    yield from _unread(vault)
+    for memory_id, note in vault.index.items():
+        facts = note.facts
+        assert facts is not None
+        links: list[tuple[int | None, str, str]] = [
+            (facts.line_of("related"), target, "`related`") for target in facts.related
+        ]
+        links += [(facts.line_of("related_via"), t, "`related_via`") for t in facts.related_via]
+        links += [(line, target, "wikilink") for line, target in facts.links]
+        reported: set[tuple[int | None, str]] = set()
+        for line, target, kind in links:
+            if target == memory_id or (line, target) in reported:
+                continue
+            state = _target_state(vault, target)
+            if state is not None:
+                reported.add((line, target))
+                yield Issue(
+                    f"{kind} to `{target}`, which is {state}", note.rel_path, line, unit=memory_id
+                )
+        yield from _pairing(vault, memory_id, note)
+
+
+def _pairing(vault: Vault, memory_id: str, note: Note) -> Iterator[Issue]:
+    facts = note.facts
+    assert facts is not None
+    if facts.replaces:
+        older = vault.index.get(facts.replaces)
+        back = older.facts.superseded_by if older is not None and older.facts else None
+        if older is None:
+            state = _target_state(vault, facts.replaces) or "not a live memory"
+            yield Issue(
+                f"`replaces: {facts.replaces}`, which is {state}",
+                note.rel_path,
+                facts.line_of("replaces"),
+                unit=memory_id,
+            )
+        elif back != memory_id:
+            said = f"says `superseded_by: {back}`" if back else "has no `superseded_by`"
+            yield Issue(
+                f"`replaces: {facts.replaces}`, but `{facts.replaces}` {said}",
+                note.rel_path,
+                facts.line_of("replaces"),
+                unit=memory_id,
+            )
+    if facts.superseded_by:
+        newer = vault.index.get(facts.superseded_by)
+        forward = newer.facts.replaces if newer is not None and newer.facts else None
+        if newer is not None and forward != memory_id:
+            said = f"says `replaces: {forward}`" if forward else "has no `replaces`"
+            yield Issue(
+                f"`superseded_by: {facts.superseded_by}`, but `{facts.superseded_by}` {said}",
+                note.rel_path,
+                facts.line_of("superseded_by"),
+                unit=memory_id,
+            )
+        elif newer is None:
+            state = _target_state(vault, facts.superseded_by) or "not a live memory"
+            yield Issue(
+                f"`superseded_by: {facts.superseded_by}`, which is {state}",
+                note.rel_path,
+                facts.line_of("superseded_by"),
+                unit=memory_id,
+            )
+
+
+def _secret_units(vault: Vault) -> int:
+    return (
+        sum(
+            1 for n in vault.notes if n.facts and n.facts.status in (MEMORY, REJECTED, UNKNOWN_TYPE)
+        )
+        + len(vault.trash.files)
+        + (1 if vault.audit_log is not None else 0)
+    )
+
+
+@vault_check(
+    "secret-in-memory",
+    severity=Severity.DEFECT,
+    units=_secret_units,
+    summary="a memory, a trashed memory or an audit-log snapshot holds credential material",
+    remedy="Remove the value through Bastra's `edit_memory` (an audited update) and rotate the "
+    "credential: earlier copies stay in the trash, the audit log's snapshots and git history.",
+    explanation="""
+        The seed's first worry about a memory store is "the occasional credential you pasted
+        while debugging". Every memory (frontmatter and body, code blocks included), every
+        file in .bastra/trash and every frontmatter snapshot in the audit log
+        (`diff_before`, `diff_after`) is scanned with the same detector as
+        `secret-in-context`: known token formats, private-key blocks, URLs carrying a
+        credential, high-entropy values under a secret-like key. The finding names the file,
+        line and kind and shows only the first 4 characters. A soft delete keeps the file in
+        the trash and the log keeps its snapshots for good (append-only), so removing the
+        value from the memory is not enough: rotate the credential.""",
+)
+def secret_in_memory(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    yield from _unread(vault)
+    for note in [*vault.notes, *(item.note for item in vault.trash.files)]:
+        facts = note.facts
+        if facts is None or facts.status not in (MEMORY, REJECTED, UNKNOWN_TYPE):
+            continue
+        for hit in facts.secrets:
+            yield Issue(
+                f"{hit.kind} ({hit.redacted}): credential material in a memory",
+                note.rel_path,
+                hit.line,
+                unit=facts.memory_id or facts.declared_id or _stem(note),
+            )
+    log = vault.audit_log
+    if log is not None:
+        for hit in log.secrets:
+            yield Issue(
+                f"{hit.kind} ({hit.redacted}) in a frontmatter snapshot of the audit log",
+                log.rel_path,
+                hit.line,
+            )

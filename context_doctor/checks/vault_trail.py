@@ -1,0 +1,184 @@
+"""Memory vaults: the trail (SPEC §9, group ``memory-vault``).
+
+Bastra's contract is that nothing evaporates and every change leaves a trail:
+a delete moves the file into ``.bastra/trash`` and appends a line to the
+append-only ``.bastra/audit-log.ndjson``.  These checks hold the trash and the
+log to each other.  The log's format is outside Bastra's compatibility
+promise: an entry of a shape the doctor does not know makes its memory
+unverifiable (counted), never a defect.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from context_doctor.findings import Issue, Severity, Unverified
+from context_doctor.registry import Context, VaultSkipRule, vault_check
+from context_doctor.vault.model import AUDIT_LOG, Vault
+
+GROUP = "memory-vault"
+
+NO_LOG = VaultSkipRule(
+    "no log", "the vault has no .bastra/audit-log.ndjson", lambda v: v.audit_log is None
+)
+LOG_UNREADABLE = VaultSkipRule(
+    "log unreadable",
+    "the audit log cannot be read (a symlink, not a regular file, unreadable)",
+    lambda v: v.audit_log is not None and v.audit_log.problem is not None,
+)
+
+
+def _log_lines(vault: Vault) -> int:
+    return vault.audit_log.lines if vault.audit_log is not None else 0
+
+
+@vault_check(
+    "audit-log-line",
+    severity=Severity.WARNING,
+    units=_log_lines,
+    skips=(NO_LOG,),
+    summary="an audit-log line that is not JSON or lacks Bastra's fields",
+    remedy="Leave the log as it is (it is append-only: never rewrite it); find what wrote the "
+    "line, and let Bastra's own tools write from now on.",
+    explanation=f"""
+        Bastra appends one JSON object per audited mutation to {AUDIT_LOG}: `id`,
+        `memory_id`, `timestamp`, `actor` (user, assistant, system, import), `operation`
+        (create, update, delete, restore), `diff_before`, `diff_after` (frontmatter
+        snapshots), and optionally `actor_detail`, `file_path`, `reason`, `session_id`.
+        Bastra skips a line it cannot parse, so a broken line is a mutation that left no
+        usable trace: restore cannot find a delete it records. A line that is not JSON,
+        not an object, or lacks a required field is reported. An operation or actor Bastra
+        may add later, or a line too long to read (over 8 MiB), is not judged: that entry's
+        memory is counted as unverifiable. The log is read as a stream, so its size does not
+        matter. A log that cannot be read at all (a symlink, not a regular file) is reported
+        once.""",
+)
+def audit_log_line(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    log = vault.audit_log
+    assert log is not None
+    if log.problem is not None:
+        yield Issue(f"the audit log {log.problem}: no entry can be verified", log.rel_path)
+        yield Unverified("log unreadable", max(1, log.lines))
+        return
+    for problem in log.problems:
+        if problem.unknown_shape:
+            yield Unverified("unknown entry shape")
+            continue
+        yield Issue(f"audit-log line {problem.line} {problem.problem}", log.rel_path, problem.line)
+
+
+def _trail_units(vault: Vault) -> int:
+    ids = vault.trash.ids() | {
+        memory_id
+        for memory_id, entries in vault.entries_by_memory.items()
+        if any(entry.operation in ("delete", "restore") for entry in entries)
+    }
+    return len(ids)
+
+
+def _expected_in_trash(vault: Vault) -> tuple[dict[str, int], dict[str, int], set[str]]:
+    """Per id: trash files present, trash files the log accounts for; ids not judged."""
+    present = Counter(item.memory_id for item in vault.trash.files)
+    expected: dict[str, int] = {}
+    for memory_id, entries in vault.entries_by_memory.items():
+        count = 0
+        for entry in entries:
+            if entry.operation == "delete":
+                count += 1
+            elif entry.operation == "restore":
+                count = max(0, count - 1)
+        expected[memory_id] = count
+    unknown = vault.audit_log.unknown_ids() if vault.audit_log is not None else set()
+    return dict(present), expected, unknown
+
+
+@vault_check(
+    "trash-without-audit",
+    severity=Severity.WARNING,
+    units=_trail_units,
+    skips=(NO_LOG, LOG_UNREADABLE),
+    summary="a file in .bastra/trash with no delete entry in the audit log",
+    remedy="Restore it through Bastra (then delete it again, so the log records it), or keep "
+    "it and record why; never move files into the trash by hand.",
+    explanation="""
+        A soft delete moves the memory to .bastra/trash/<id>.md (a second delete of the same
+        id adds a timestamped version, <id>.<time>.md) and appends a `delete` entry; a
+        restore takes the newest version back and appends a `restore` entry. So the trash
+        should hold, for each id, as many versions as the log has deletes not undone by a
+        restore. More versions than that means a file was put into the trash without its
+        trail (by hand, by a sync client, or a delete whose audit line failed: Bastra's
+        recording is best-effort). Bastra's restore needs the delete entry to know where the
+        file came from. Files in the trash whose names Bastra never writes are counted as
+        unverifiable.""",
+)
+def trash_without_audit(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    present, expected, unknown = _expected_in_trash(vault)
+    if vault.trash.unknown:
+        yield Unverified("unknown trash entry", len(vault.trash.unknown))
+    by_id: dict[str, list[str]] = {}
+    for item in vault.trash.files:
+        by_id.setdefault(item.memory_id, []).append(item.note.rel_path)
+    for memory_id, count in sorted(present.items()):
+        if memory_id in unknown:
+            yield Unverified("unknown entry shape")
+            continue
+        logged = expected.get(memory_id, 0)
+        if count > logged:
+            paths = sorted(by_id[memory_id])
+            where = "no delete entry" if logged == 0 else f"only {logged} undone delete(s)"
+            yield Issue(
+                f"{count} trashed version(s) of `{memory_id}` but the audit log has {where} for it",
+                paths[-1],
+                unit=memory_id,
+            )
+
+
+@vault_check(
+    "audit-without-trash",
+    severity=Severity.WARNING,
+    units=_trail_units,
+    skips=(NO_LOG, LOG_UNREADABLE),
+    summary="a delete entry whose file is gone from .bastra/trash, or a restore of nothing",
+    remedy="Find the file (git history, a sync client's own trash, a backup) and put it back "
+    "into .bastra/trash under its name; Bastra's restore needs it.",
+    explanation="""
+        Nothing in a Bastra vault may evaporate: a delete keeps the memory in .bastra/trash
+        until it is restored. A `delete` entry whose trashed version is no longer there
+        (more undone deletes than files in the trash) means a memory was hard-deleted after
+        all, and Bastra's restore will fail for it. A `restore` entry for an id with no
+        delete before it is reported too. The live memory of an id restored since does not
+        count as its trash file.""",
+)
+def audit_without_trash(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    present, expected, unknown = _expected_in_trash(vault)
+    log = vault.audit_log
+    assert log is not None
+    for memory_id, entries in sorted(vault.entries_by_memory.items()):
+        if memory_id in unknown:
+            yield Unverified("unknown entry shape")
+            continue
+        open_deletes = 0
+        for entry in entries:
+            if entry.operation == "delete":
+                open_deletes += 1
+            elif entry.operation == "restore":
+                if open_deletes == 0:
+                    yield Issue(
+                        f"a restore of `{memory_id}` with no delete before it",
+                        log.rel_path,
+                        entry.line,
+                        unit=memory_id,
+                    )
+                open_deletes = max(0, open_deletes - 1)
+        missing = expected.get(memory_id, 0) - present.get(memory_id, 0)
+        if missing > 0:
+            last = next(e for e in reversed(entries) if e.operation == "delete")
+            yield Issue(
+                f"`{memory_id}` was deleted (audit-log line {last.line}) but "
+                f"{'its trashed file is' if missing == 1 else f'{missing} trashed versions are'} "
+                "gone from .bastra/trash: it can no longer be restored",
+                log.rel_path,
+                last.line,
+                unit=memory_id,
+            )

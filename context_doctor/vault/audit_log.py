@@ -1,0 +1,187 @@
+"""Bastra's audit log, ``.bastra/audit-log.ndjson``, read as a stream (SPEC §9).
+
+One JSON object per line, appended by every audited mutation.  The file can be
+large (every entry carries two frontmatter snapshots): it is read in chunks,
+a line at a time, and only what the checks need is kept (the memory id,
+operation, time and line number of each entry, and the redacted secrets of its
+snapshots).  A line longer than :data:`MAX_LINE` is not parsed: its entry is
+unverifiable, never guessed at.  The format is outside Bastra's compatibility
+promise, so a value the doctor does not know (an operation or actor added
+later) makes the entry unverifiable rather than wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from context_doctor.model.secrets import SecretHit, scan_lines
+
+REQUIRED = ("id", "memory_id", "timestamp", "actor", "operation", "diff_before", "diff_after")
+ACTORS = frozenset(("user", "assistant", "system", "import"))
+OPERATIONS = frozenset(("create", "update", "delete", "restore"))
+MAX_LINE = 8 << 20  # a frontmatter snapshot pair is kilobytes; 8 MiB is no entry Bastra wrote
+CHUNK = 1 << 20
+
+
+class AuditEntry(NamedTuple):
+    line: int
+    memory_id: str
+    timestamp: str
+    operation: str
+
+
+class LineProblem(NamedTuple):
+    line: int
+    problem: str
+    unknown_shape: bool  # a shape the doctor does not know (unverifiable), not a broken line
+
+
+@dataclass
+class AuditLog:
+    """What the checks need of the log; ``problem``: why it could not be read at all."""
+
+    rel_path: str
+    lines: int = 0
+    entries: list[AuditEntry] = field(default_factory=list)
+    problems: list[LineProblem] = field(default_factory=list)
+    secrets: list[SecretHit] = field(default_factory=list)
+    problem: str | None = None
+
+    def by_memory(self) -> dict[str, list[AuditEntry]]:
+        """Each memory's entries in Bastra's order: by timestamp, then by line."""
+        grouped: dict[str, list[AuditEntry]] = {}
+        for entry in sorted(self.entries, key=lambda e: (e.timestamp, e.line)):
+            grouped.setdefault(entry.memory_id, []).append(entry)
+        return grouped
+
+    def unknown_ids(self) -> set[str]:
+        """Memory ids with an entry of a shape the doctor does not know."""
+        return {
+            problem.problem.split("`", 2)[1]
+            for problem in self.problems
+            if problem.unknown_shape and problem.problem.startswith("memory `")
+        }
+
+
+def lines_of(handle: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) for each line of an open file, read in chunks; a line over
+    :data:`MAX_LINE` comes as ``None`` and is never held in memory whole."""
+    number = 0
+    pending = bytearray()
+    overlong = False
+    while True:
+        chunk = os.read(handle, CHUNK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                if not overlong:
+                    pending += chunk[start:]
+                    if len(pending) > MAX_LINE:
+                        overlong = True
+                        pending.clear()
+                break
+            number += 1
+            if overlong:
+                yield number, None
+            else:
+                pending += chunk[start:end]
+                yield number, bytes(pending) if len(pending) <= MAX_LINE else None
+            pending.clear()
+            overlong = False
+            start = end + 1
+    if pending or overlong:
+        yield number + 1, None if overlong else bytes(pending)
+
+
+def snapshot_lines(snapshot: Any) -> list[str]:
+    """A frontmatter snapshot as ``key: value`` lines, the shape the secret rules read."""
+    if not isinstance(snapshot, dict):
+        return []
+    found: list[str] = []
+    for key, value in snapshot.items():
+        if isinstance(value, str):
+            found.extend(f"{key}: {part}" for part in value.splitlines() or [""])
+        elif isinstance(value, list):
+            found.extend(f"{key}: {item}" for item in value if isinstance(item, str))
+        elif isinstance(value, dict):
+            found.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return found
+
+
+def parse_line(number: int, raw: bytes | None, log: AuditLog) -> None:
+    """Add one line's entry (or its problem) to ``log``."""
+    if raw is None:
+        log.problems.append(
+            LineProblem(number, f"is over {MAX_LINE >> 20} MiB: not read", unknown_shape=True)
+        )
+        return
+    if not raw.strip():
+        return  # Bastra skips blank lines too
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        log.problems.append(LineProblem(number, "is not JSON", unknown_shape=False))
+        return
+    if not isinstance(value, dict):
+        log.problems.append(LineProblem(number, "is not a JSON object", unknown_shape=False))
+        return
+    missing = [name for name in REQUIRED if name not in value]
+    if missing:
+        names = ", ".join(f"`{name}`" for name in missing)
+        log.problems.append(LineProblem(number, f"lacks {names}", unknown_shape=False))
+        return
+    memory_id, operation = value["memory_id"], value["operation"]
+    if not isinstance(memory_id, str) or not memory_id or not isinstance(value["timestamp"], str):
+        log.problems.append(
+            LineProblem(number, "has a `memory_id` or `timestamp` that is not text", False)
+        )
+        return
+    if operation not in OPERATIONS or value["actor"] not in ACTORS:
+        odd = (
+            f"operation `{operation}`"
+            if operation not in OPERATIONS
+            else f"actor `{value['actor']}`"
+        )
+        log.problems.append(
+            LineProblem(number, f"memory `{memory_id}`: unknown {odd}", unknown_shape=True)
+        )
+        return
+    log.entries.append(AuditEntry(number, memory_id, value["timestamp"], operation))
+    for snapshot in (value["diff_before"], value["diff_after"]):
+        for hit in scan_lines(snapshot_lines(snapshot)):
+            log.secrets.append(SecretHit(number, hit.kind, hit.redacted))
+
+
+def read_audit_log(path: Path, rel_path: str) -> AuditLog:
+    """The log at ``path``, streamed; a symlink or a non-regular file is not read."""
+    log = AuditLog(rel_path)
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+    except OSError as error:
+        log.problem = (
+            "is a symlink (not followed)"
+            if path.is_symlink()
+            else f"cannot be read ({error.strerror or error})"
+        )
+        return log
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            log.problem = "is not a regular file"
+            return log
+        for number, raw in lines_of(handle):
+            log.lines = number
+            parse_line(number, raw, log)
+    except OSError as error:
+        log.problem = f"cannot be read ({error.strerror or error})"
+    finally:
+        os.close(handle)
+    return log

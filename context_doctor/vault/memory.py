@@ -1,0 +1,471 @@
+"""One vault note's facts (SPEC §9): pure functions of its bytes, cached like document facts.
+
+What Bastra Recall makes of a Markdown file decides everything here: a note
+whose frontmatter ``type`` is one of Bastra's types is a memory; a note with
+``id`` and ``recall_when`` but a type Bastra does not know is silently never
+loaded (``memory-type-unknown``); any other note is a plain Obsidian note and
+is left alone.  Bastra's loader is lenient: a block that is not YAML is
+re-read entry by entry, and missing required fields are filled in (from the
+file name, the body, the file time); the doctor reports both, and never
+treats what Bastra still loads as lost.  Nothing here reads the disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from typing import Any, NamedTuple
+
+from context_doctor.freshness.frontmatter import read_frontmatter, split_frontmatter
+from context_doctor.limits import yaml_node_limit
+from context_doctor.model.documents import decode, split_lines
+from context_doctor.model.secrets import SecretHit, scan_lines
+from context_doctor.yamlio import RecursiveYaml, YamlTooLarge, lenient_loader, plain
+
+# Bastra's `MemoryTypeEnum` (packages/core/src/schema.ts).
+MEMORY_TYPES = frozenset(
+    (
+        "lesson",
+        "preference",
+        "project-fact",
+        "meta-working",
+        "decision",
+        "workflow",
+        "reference",
+        "user-preference",
+        "bookmark",
+        "doc",
+    )
+)
+# Required for every type; Bastra repairs a missing or empty one (and says so in its report).
+REQUIRED_FIELDS = (
+    "id",
+    "title",
+    "type",
+    "summary",
+    "topic_path",
+    "tags",
+    "scope",
+    "recall_when",
+    "created",
+    "updated",
+)
+_LIST_FIELDS = frozenset(("topic_path", "tags", "recall_when"))
+_TEXT_FIELDS = frozenset(("id", "title", "summary", "scope"))
+# Written by Bastra's daemon itself, not by a user's hand: a change to only these is no
+# mutation a user made, so it needs no audit line (SPEC §9).
+DAEMON_FIELDS = frozenset(("related_via", "superseded_by", "stale_status"))
+DAEMON_PREFIXES = ("recall_when_expanded",)
+AUTO_RELATED_START = "<!-- bastra:auto-related:start -->"
+AUTO_RELATED_END = "<!-- bastra:auto-related:end -->"
+
+PLAIN = "plain"  # not a memory: left alone
+MEMORY = "memory"  # Bastra loads it (perhaps repaired)
+REJECTED = "rejected"  # typed as a memory, but Bastra's loader throws it out
+UNKNOWN_TYPE = "unknown-type"  # `id` and `recall_when`, but a type Bastra does not know
+EMPTY = "empty"  # nothing but whitespace (Obsidian's note for a clicked unresolved link)
+UNREADABLE = "unreadable"  # not UTF-8, or too large to read
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_TOP_KEY = re.compile(r"^([^\s#:-][^:]*|-[^\s:][^:]*):")
+_TYPE_LINE = re.compile(r"^type:\s*['\"]?([A-Za-z-]+)['\"]?\s*$", re.MULTILINE)
+_ENTRY_START = re.compile(r"^(?!-(?:\s|$))[^\s#][^:]*:")
+
+
+class MemoryFacts(NamedTuple):
+    """What the checks need of one note; plain data (the cache stores it as is)."""
+
+    status: str
+    problem: str | None  # why the frontmatter is not YAML (or why the file is unreadable)
+    rescued: bool  # not YAML as a block, but Bastra's entry-by-entry rescue loads it
+    repairs: tuple[tuple[str, str], ...]  # (field, what Bastra does about it)
+    declared_id: str | None
+    memory_id: str | None  # the id Bastra indexes it under (derived when missing)
+    type: str | None
+    title: str | None
+    aliases: tuple[str, ...]
+    related: tuple[str, ...]
+    related_via: tuple[str, ...]
+    replaces: str | None
+    superseded_by: str | None
+    field_lines: tuple[tuple[str, int], ...]  # frontmatter key -> 1-based line
+    links: tuple[tuple[int, str], ...]  # body [[wikilinks]] outside code: (line, target)
+    secrets: tuple[SecretHit, ...]
+    authored: str  # digest of what a user writes (daemon-written fields left out)
+
+    def line_of(self, key: str) -> int | None:
+        for name, line in self.field_lines:
+            if name == key:
+                return line
+        return None
+
+
+def _facts(status: str, problem: str | None = None, **values: Any) -> MemoryFacts:
+    defaults: dict[str, Any] = {
+        "rescued": False,
+        "repairs": (),
+        "declared_id": None,
+        "memory_id": None,
+        "type": None,
+        "title": None,
+        "aliases": (),
+        "related": (),
+        "related_via": (),
+        "replaces": None,
+        "superseded_by": None,
+        "field_lines": (),
+        "links": (),
+        "secrets": (),
+        "authored": "",
+    }
+    defaults.update(values)
+    return MemoryFacts(status=status, problem=problem, **defaults)
+
+
+def unreadable_facts(problem: str) -> MemoryFacts:
+    """A note the doctor cannot read (too large, not UTF-8, unreachable): nothing is known."""
+    return _facts(UNREADABLE, problem)
+
+
+def slug_from_filename(name: str) -> str:
+    """The id Bastra derives for a memory without a usable one (its `slugFromFilename`)."""
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    folded = unicodedata.normalize("NFKD", stem).lower()
+    slug = re.sub(r"(?:[^\w]|_)+", "-", folded).strip("-")[:120]
+    return slug or "untitled"
+
+
+def path_safe(value: str) -> bool:
+    """Bastra's `isPathSafeComponent`: what may become a file name in the vault or trash."""
+    return not ("/" in value or "\\" in value or ".." in value or "\0" in value) and (
+        not value.startswith(".")
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """A list of ids as Bastra reads it (a bare scalar is one item; other items are skipped)."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    return tuple(str(item).strip() for item in items if isinstance(item, str | int | float))
+
+
+def _entries(block: str) -> list[str]:
+    """The block's top-level entries, split the way Bastra's rescue splits them."""
+    entries: list[str] = []
+    current: list[str] = []
+    for line in block.split("\n"):
+        starts = bool(_ENTRY_START.match(line))
+        if starts and current:
+            entries.append("\n".join(current))
+            current = []
+        if starts or current:
+            current.append(line)
+    if current:
+        entries.append("\n".join(current))
+    return entries
+
+
+def rescue(block: str) -> tuple[dict[str, Any], list[str]]:
+    """What Bastra's lenient loader keeps of a block that is not YAML: each top-level entry
+    parsed alone; returns (data, the fields it drops)."""
+    data: dict[str, Any] = {}
+    dropped: list[str] = []
+    for entry in _entries(block):
+        if not entry.strip():
+            continue
+        field = entry.split(":", 1)[0].strip() or "(unknown)"
+        try:
+            parsed = plain(lenient_loader().load(entry), limit=yaml_node_limit(entry))
+        except (RecursiveYaml, YamlTooLarge):
+            dropped.append(field)
+            continue
+        except Exception:  # ruamel raises several unrelated types on bad input
+            dropped.append(field)
+            continue
+        if isinstance(parsed, dict):
+            data.update({str(key): value for key, value in parsed.items()})
+        else:
+            dropped.append(field)
+    return data, dropped
+
+
+def _required_repairs(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Required fields Bastra must fill in itself, and the ones it cannot accept at all."""
+    repairs: list[tuple[str, str]] = []
+    for name in REQUIRED_FIELDS:
+        if name == "type":
+            continue
+        value = data.get(name)
+        if name in _TEXT_FIELDS:
+            if not isinstance(value, str) or not value.strip():
+                what = "missing" if value is None else "empty or not text"
+                repairs.append((name, what))
+            elif name == "id" and not path_safe(value):
+                repairs.append((name, "not path-safe (Bastra replaces it with the file name)"))
+        elif name in _LIST_FIELDS:
+            if not isinstance(value, list) or not value:
+                repairs.append((name, "missing" if value is None else "empty or not a list"))
+        elif value is None or value == "":
+            repairs.append((name, "missing"))
+    return repairs
+
+
+def _rejections(data: dict[str, Any]) -> list[str]:
+    """Why Bastra's schema would still throw this memory out after its repairs."""
+    problems: list[str] = []
+    for name in _LIST_FIELDS:
+        value = data.get(name)
+        if isinstance(value, list) and value and not all(isinstance(v, str) for v in value):
+            problems.append(f"`{name}` holds an item that is not text")
+    for name in ("created", "updated"):
+        value = data.get(name)
+        if value not in (None, "") and not isinstance(value, str):
+            problems.append(f"`{name}` is not a date or text")
+    return problems
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def authored_digest(data: dict[str, Any] | None, body_lines: list[str]) -> str:
+    """A digest of what a user writes: frontmatter without the daemon's own fields, and the
+    body without the auto-related block (SPEC §9)."""
+    kept = {
+        key: value
+        for key, value in (data or {}).items()
+        if key not in DAEMON_FIELDS and not key.startswith(DAEMON_PREFIXES)
+    }
+    body: list[str] = []
+    inside = False
+    for line in body_lines:
+        if AUTO_RELATED_START in line:
+            inside = True
+            before = line.split(AUTO_RELATED_START, 1)[0]
+            if before.strip().startswith("#"):
+                continue  # the block's own heading carries the start marker
+        if not inside:
+            body.append(line.rstrip())
+        if AUTO_RELATED_END in line:
+            inside = False
+    while body and not body[-1]:
+        body.pop()
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(_canonical(kept).encode("utf-8", "surrogatepass"))
+    digest.update(b"\x00")
+    digest.update("\n".join(body).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def body_links(lines: list[str], first: int) -> tuple[tuple[int, str], ...]:
+    """``[[target]]`` / ``[[target|label]]`` / ``[[target#part]]`` outside code; embeds
+    (``![[...]]``) and links to non-Markdown files are attachments, not memory links.
+    ``first``: the file line number of ``lines[0]``."""
+    found: list[tuple[int, str]] = []
+    fence: str | None = None
+    for offset, line in enumerate(lines):
+        opened = _FENCE_OPEN.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if "[[" not in line:
+            continue
+        visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+        for match in _WIKILINK.finditer(visible):
+            if match.group(1):
+                continue
+            target = re.split(r"[|#^]", match.group(2), maxsplit=1)[0].strip()
+            if not target:
+                continue
+            tail = target.rsplit("/", 1)[-1]
+            if "." in tail and not tail.lower().endswith(".md"):
+                continue  # an attachment (`diagram.png`)
+            found.append((first + offset, target.removesuffix(".md")))
+    return tuple(found)
+
+
+def _key_lines(block_lines: list[str], first: int) -> tuple[tuple[str, int], ...]:
+    found: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for offset, line in enumerate(block_lines):
+        match = _TOP_KEY.match(line)
+        if match:
+            key = match.group(1).strip().strip("'\"")
+            if key not in seen:
+                seen.add(key)
+                found.append((key, first + offset))
+    return tuple(found)
+
+
+def memory_facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
+    """The facts of one vault note (pure: safe in a worker process); ``name``: its file name."""
+    if not raw.strip():
+        return _facts(EMPTY)
+    text, problem = decode(raw)
+    if text is None:
+        return unreadable_facts(f"the file {problem}")
+    lines = split_lines(text)
+    try:
+        parts = split_frontmatter(text)
+    except ValueError as error:
+        # Never closed: Bastra's loader finds no frontmatter and skips the file; only a
+        # note that says it is a memory is worth reporting.
+        typed = _TYPE_LINE.search(text[:4096])
+        if typed and typed.group(1) in MEMORY_TYPES:
+            return _facts(REJECTED, str(error), type=typed.group(1), secrets=_scan(lines))
+        return _facts(PLAIN)
+    if parts is None:
+        return _facts(PLAIN)
+    head, block, _body = parts
+    block_first = 2
+    body_first = head.count("\n") + 1
+    frontmatter, yaml_problem = read_frontmatter(text)
+    rescued = False
+    dropped: list[str] = []
+    if frontmatter is not None:
+        data: dict[str, Any] = frontmatter.data
+    else:
+        data, dropped = rescue(block.replace("\r\n", "\n"))
+        rescued = True
+    declared_type = data.get("type")
+    type_text = str(declared_type) if isinstance(declared_type, str | int | float) else None
+    is_memory = type_text in MEMORY_TYPES
+    field_lines = _key_lines(lines[block_first - 1 : body_first - 2], block_first)
+    if not is_memory:
+        if "id" in data and "recall_when" in data:
+            return _facts(
+                UNKNOWN_TYPE,
+                yaml_problem,
+                rescued=rescued,
+                declared_id=_text(data.get("id")),
+                type=type_text,
+                field_lines=field_lines,
+                secrets=_scan(lines),
+            )
+        return _facts(PLAIN)
+    repairs = [repair for repair in _required_repairs(data) if repair[0] not in dropped]
+    repairs += [(field, "not YAML (Bastra drops the entry)") for field in dropped]
+    declared_id = _text(data.get("id"))
+    memory_id = (
+        declared_id.strip()
+        if declared_id and declared_id.strip() and path_safe(declared_id.strip())
+        else slug_from_filename(name)
+    )
+    rejections = _rejections(data)
+    body_lines = lines[body_first - 1 :]
+    related_via = data.get("related_via")
+    return _facts(
+        REJECTED if rejections else MEMORY,
+        "; ".join(rejections) if rejections else yaml_problem,
+        rescued=rescued,
+        repairs=tuple(repairs),
+        declared_id=declared_id,
+        memory_id=memory_id,
+        type=type_text,
+        title=_text(data.get("title")),
+        aliases=_texts(data.get("aliases")),
+        related=_texts(data.get("related")),
+        related_via=tuple(
+            str(item["id"]).strip()
+            for item in (related_via if isinstance(related_via, list) else [])
+            if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"].strip()
+        ),
+        replaces=(_text(data.get("replaces")) or "").strip() or None,
+        superseded_by=(_text(data.get("superseded_by")) or "").strip() or None,
+        field_lines=field_lines,
+        links=body_links(body_lines, body_first),
+        secrets=_scan(lines),
+        authored=authored_digest(data, body_lines),
+    )
+
+
+def _scan(lines: list[str]) -> tuple[SecretHit, ...]:
+    return tuple(scan_lines(lines))
+
+
+def facts_to_wire(facts: MemoryFacts) -> list[Any]:
+    """Plain lists for the cache (secrets are stored redacted, as they are found)."""
+    wire: list[Any] = list(facts)
+    wire[MemoryFacts._fields.index("secrets")] = [
+        [hit.line, hit.kind, hit.redacted] for hit in facts.secrets
+    ]
+    return [_lists(item) for item in wire]
+
+
+def _lists(value: Any) -> Any:
+    return [_lists(item) for item in value] if isinstance(value, tuple | list) else value
+
+
+def facts_from_wire(value: Any) -> MemoryFacts:
+    """The cached form back, every field type-checked (a bad entry raises ValueError)."""
+    if not isinstance(value, list) or len(value) != len(MemoryFacts._fields):
+        raise ValueError("not a memory facts row")
+    fields = dict(zip(MemoryFacts._fields, value, strict=True))
+
+    def pairs(rows: Any, kinds: tuple[type, type]) -> tuple[tuple[Any, Any], ...]:
+        if not isinstance(rows, list) or not all(
+            isinstance(r, list)
+            and len(r) == 2
+            and isinstance(r[0], kinds[0])
+            and isinstance(r[1], kinds[1])
+            for r in rows
+        ):
+            raise ValueError("bad pairs")
+        return tuple((r[0], r[1]) for r in rows)
+
+    def texts(rows: Any) -> tuple[str, ...]:
+        if not isinstance(rows, list) or not all(isinstance(r, str) for r in rows):
+            raise ValueError("bad texts")
+        return tuple(rows)
+
+    def optional(item: Any) -> str | None:
+        if item is not None and not isinstance(item, str):
+            raise ValueError("bad text")
+        return item
+
+    secrets = fields["secrets"]
+    if not isinstance(secrets, list) or not all(
+        isinstance(r, list)
+        and len(r) == 3
+        and isinstance(r[0], int)
+        and isinstance(r[1], str)
+        and isinstance(r[2], str)
+        for r in secrets
+    ):
+        raise ValueError("bad secrets")
+    if not isinstance(fields["status"], str) or not isinstance(fields["rescued"], bool):
+        raise ValueError("bad status")
+    if not isinstance(fields["authored"], str):
+        raise ValueError("bad digest")
+    return MemoryFacts(
+        status=fields["status"],
+        problem=optional(fields["problem"]),
+        rescued=fields["rescued"],
+        repairs=pairs(fields["repairs"], (str, str)),
+        declared_id=optional(fields["declared_id"]),
+        memory_id=optional(fields["memory_id"]),
+        type=optional(fields["type"]),
+        title=optional(fields["title"]),
+        aliases=texts(fields["aliases"]),
+        related=texts(fields["related"]),
+        related_via=texts(fields["related_via"]),
+        replaces=optional(fields["replaces"]),
+        superseded_by=optional(fields["superseded_by"]),
+        field_lines=pairs(fields["field_lines"], (str, int)),
+        links=pairs(fields["links"], (int, str)),
+        secrets=tuple(SecretHit(*row) for row in secrets),
+        authored=fields["authored"],
+    )

@@ -1,0 +1,385 @@
+"""Memory vaults (SPEC §9): every check fires on its planted fault, stays quiet on its control."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+from support import Doctor, MakeRepo
+from vault_support import (
+    LOG,
+    TODAY,
+    clean_vault_files,
+    entry,
+    floor,
+    floors_file,
+    log,
+    memory,
+    vault_scenario,
+)
+
+VAULT_CHECKS = (
+    "memory-frontmatter",
+    "memory-type-unknown",
+    "memory-id-duplicate",
+    "memory-empty",
+    "memory-link",
+    "secret-in-memory",
+    "audit-log-line",
+    "trash-without-audit",
+    "audit-without-trash",
+    "floor-stale",
+    "floor-without-why",
+    "floor-target",
+)
+
+
+def vault_audit(doctor: Doctor, root: Path, *args: str, env: dict[str, str] | None = None) -> Run:
+    run = doctor("check", "--vault", str(root), "--today", TODAY, "--json", *args, env=env)
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    return run
+
+
+def with_files(**changes: Any) -> dict[str, Any]:
+    files: dict[str, Any] = clean_vault_files()
+    for key, value in changes.items():
+        files[key.replace("__", "/").replace("_DOT_", ".")] = value
+    return files
+
+
+def build(make_repo: MakeRepo, files: dict[str, Any]) -> Path:
+    return make_repo(vault_scenario(files))
+
+
+def vault_findings(run: Run) -> list[dict[str, Any]]:
+    return [f for f in run.json["findings"] if f["check"] in VAULT_CHECKS]
+
+
+# -- the clean vault ------------------------------------------------------------------
+
+
+def test_a_clean_vault_has_no_findings(doctor: Doctor, make_repo: MakeRepo, tmp_path: Path) -> None:
+    root = build(make_repo, clean_vault_files())
+    floors = floors_file(
+        tmp_path / "floors.json",
+        floor("deployment-rollback-window", affirmed="2026-06-10T08:00:00.000Z"),
+    )
+    run = vault_audit(doctor, root, env={"BASTRA_FLOORS_PATH": str(floors)})
+    assert run.exit_code == 0
+    assert vault_findings(run) == [], vault_findings(run)
+    coverage = run.json["coverage"]
+    assert coverage["memory-link"] == {"examined": 4, "skipped": 0, "reasons": {}}
+    assert coverage["floor-stale"]["examined"] == 1
+    source = next(s for s in run.json["sources"] if s.get("vault"))
+    assert source["memories"] == 4
+
+
+def test_the_clean_vault_is_quiet_in_human_output_too(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = build(make_repo, clean_vault_files())
+    run = doctor("check", "--vault", str(root), "--today", TODAY)
+    assert run.exit_code == 0, run.stdout
+    assert "4 memories audited" in run.stdout
+    assert "floor-stale 0/1" in run.stdout
+
+
+# -- memory-frontmatter -----------------------------------------------------------------
+
+
+def test_memory_frontmatter_that_is_not_yaml_is_a_defect_bastra_still_loads(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    broken = memory("broken-quote").replace('title: "Broken quote"', 'title: "it\\\'s the rollout"')
+    root = build(make_repo, with_files(**{"memories__broken-quote_DOT_md": broken}))
+    run = vault_audit(doctor, root)
+    found = run.findings("memory-frontmatter", "broken-quote")
+    assert [f["severity"] for f in found] == ["defect"]
+    assert "lenient loader still loads the memory" in found[0]["message"]
+    assert "`title` are lost" in found[0]["message"]
+
+
+def test_memory_frontmatter_missing_required_fields_is_a_warning(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    thin = memory("thin-note", omit=("summary", "scope"), extra="tags: []").replace(
+        "tags: [deployment, rollback]\n", ""
+    )
+    root = build(make_repo, with_files(**{"memories__thin-note_DOT_md": thin}))
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("memory-frontmatter", "thin-note")
+    assert found["severity"] == "warning"
+    assert "`summary` missing" in found["message"] and "`scope` missing" in found["message"]
+    assert "`tags` empty or not a list" in found["message"]
+
+
+def test_memory_frontmatter_bastra_rejects_a_list_of_non_text(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    odd = memory("numbered-tags").replace("tags: [deployment, rollback]", "tags: [1, 2]")
+    root = build(make_repo, with_files(**{"memories__numbered-tags_DOT_md": odd}))
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("memory-frontmatter", "numbered-tags")
+    assert found["severity"] == "defect"
+    assert "Bastra does not load this memory" in found["message"]
+
+
+def test_plain_obsidian_notes_are_never_judged(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = build(
+        make_repo,
+        with_files(
+            **{
+                "notes__broken_DOT_md": "---\ntitle: [unclosed\n---\nplain\n",
+                "notes__typed-by-another-tool_DOT_md": "---\ntype: article\ntitle: x\n---\n",
+            }
+        ),
+    )
+    run = vault_audit(doctor, root)
+    assert vault_findings(run) == []
+
+
+# -- memory-type-unknown --------------------------------------------------------------
+
+
+def test_memory_type_unknown_fires_on_a_memory_bastra_never_loads(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    capital = memory("capital-type", type="Lesson")
+    untyped = memory("no-type", omit=("type",))
+    root = build(
+        make_repo,
+        with_files(
+            **{"memories__capital-type_DOT_md": capital, "memories__no-type_DOT_md": untyped}
+        ),
+    )
+    run = vault_audit(doctor, root)
+    (capital_finding,) = run.findings("memory-type-unknown", "capital-type")
+    assert "type `Lesson` is not one Bastra knows" in capital_finding["message"]
+    assert capital_finding["line"] == 4
+    (untyped_finding,) = run.findings("memory-type-unknown", "no-type")
+    assert "it has no `type`" in untyped_finding["message"]
+
+
+# -- memory-id-duplicate --------------------------------------------------------------
+
+
+def test_memory_id_duplicate_names_the_sync_conflict_copy_bastra_indexes(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    files = with_files()
+    original = files["memories/all-projects/times-in-utc.md"]
+    files["memories/all-projects/times-in-utc (1).md"] = original
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("memory-id-duplicate", "times-in-utc")
+    assert found["path"] == "memories/all-projects/times-in-utc.md"
+    assert "memories/all-projects/times-in-utc (1).md, which Bastra indexes" in found["message"]
+
+
+# -- memory-empty ------------------------------------------------------------------------
+
+
+def test_memory_empty_fires_on_a_zero_byte_note(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = build(make_repo, with_files(**{"Inbox__clicked-link_DOT_md": ""}))
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("memory-empty", "clicked-link")
+    assert found["path"] == "Inbox/clicked-link.md"
+
+
+# -- memory-link -------------------------------------------------------------------------
+
+
+def test_memory_link_says_why_a_target_is_not_live(doctor: Doctor, make_repo: MakeRepo) -> None:
+    linking = memory(
+        "links-everywhere",
+        body=(
+            "Before: [[old-staging-host]] (trashed), [[never-written]].\n"
+            "Inline `[[in-code]]` is code.\n"
+        ),
+        extra="replaces: times-in-utc",
+    ).replace("related: []", "related: [answer-tersely, ghost-id]")
+    files = with_files(**{"memories__links-everywhere_DOT_md": linking})
+    files["memories/all-projects/back-up-before-migration.md"] = memory(
+        "back-up-before-migration", type="workflow", extra="superseded_by: newer-backup-rule"
+    )
+    files["memories/all-projects/newer-backup-rule.md"] = memory(
+        "newer-backup-rule", extra="replaces: back-up-before-migration"
+    )
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    messages = sorted(f["message"] for f in run.findings("memory-link", "links-everywhere"))
+    assert any("`related` to `ghost-id`, which is unknown" in m for m in messages)
+    assert any("wikilink to `old-staging-host`, which is soft-deleted" in m for m in messages)
+    assert any("wikilink to `never-written`, which is unknown" in m for m in messages)
+    assert any(
+        "`replaces: times-in-utc`, but `times-in-utc` has no `superseded_by`" in m for m in messages
+    )
+    assert not any("in-code" in m for m in messages)
+    # The clean memory that links to the now-superseded memory is told so.
+    superseded = run.findings("memory-link", "deployment-rollback-window")
+    assert [f["message"] for f in superseded] == [
+        "wikilink to `back-up-before-migration`, which is superseded by `newer-backup-rule`"
+    ]
+    # A matched pair is quiet.
+    assert run.findings("memory-link", "newer-backup-rule") == []
+    assert run.findings("memory-link", "back-up-before-migration") == []
+
+
+# -- secret-in-memory --------------------------------------------------------------------
+
+TOKEN = "ghp_" + "Zq8rT2mW9xK4vB7nL1pS6dF3hJ5gC0aE8yU2"
+
+
+def test_secret_in_memory_covers_memories_trash_and_log_snapshots(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    pasted = memory("debug-session", body=f"The CI token was {TOKEN} while debugging.\n")
+    files = with_files(**{"memories__debug-session_DOT_md": pasted})
+    files[".bastra/trash/old-staging-host.md"] = memory(
+        "old-staging-host", body=f"host creds: {TOKEN}\n"
+    )
+    files[LOG] += log(
+        entry("debug-session", "create", number=9, after={"id": "debug-session", "token": TOKEN})
+    )
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    found = run.findings("secret-in-memory")
+    paths = sorted((f["path"], f["line"]) for f in found)
+    assert paths == [
+        (".bastra/audit-log.ndjson", 7),
+        (".bastra/trash/old-staging-host.md", 21),
+        ("memories/debug-session.md", 21),
+    ]
+    assert TOKEN not in run.stdout
+    assert all("(ghp_…)" in f["message"] for f in found)
+
+
+# -- audit-log-line, trash-without-audit, audit-without-trash ------------------------------
+
+
+def test_audit_log_line_reports_broken_lines_and_counts_unknown_shapes(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    files = with_files()
+    files[LOG] += "{not json\n" + json.dumps({"memory_id": "x"}) + "\n"
+    files[LOG] += entry("times-in-utc", "archive", number=12) + "\n"
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    messages = [f["message"] for f in run.findings("audit-log-line")]
+    assert messages[0] == "audit-log line 7 is not JSON"
+    assert messages[1].startswith("audit-log line 8 lacks `id`, `timestamp`")
+    assert len(messages) == 2
+    assert run.json["coverage"]["audit-log-line"]["reasons"] == {"unknown entry shape": 1}
+
+
+def test_trash_and_log_that_disagree(doctor: Doctor, make_repo: MakeRepo) -> None:
+    files = with_files()
+    files[".bastra/trash/hand-moved.md"] = memory("hand-moved")
+    files[".bastra/trash/old-staging-host.2026-03-01T10-00-00-000Z.md"] = memory("old-staging-host")
+    files[LOG] += log(
+        entry("vanished", "create", number=20),
+        entry("vanished", "delete", number=21, timestamp="2026-03-02T09:00:00.000Z"),
+        entry("never-deleted", "restore", number=22, timestamp="2026-03-03T09:00:00.000Z"),
+    )
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    without_audit = {f["project"]: f for f in run.findings("trash-without-audit")}
+    assert set(without_audit) == {"hand-moved", "old-staging-host"}
+    assert "only 1 undone delete" in without_audit["old-staging-host"]["message"]
+    without_trash = {f["project"]: f for f in run.findings("audit-without-trash")}
+    assert set(without_trash) == {"vanished", "never-deleted"}
+    assert without_trash["vanished"]["line"] == 8
+    assert (
+        "restore of `never-deleted` with no delete before it"
+        in (without_trash["never-deleted"]["message"])
+    )
+
+
+def test_a_restore_takes_the_trash_file_back(doctor: Doctor, make_repo: MakeRepo) -> None:
+    files = with_files()
+    del files[".bastra/trash/old-staging-host.md"]
+    files["memories/old-staging-host.md"] = memory("old-staging-host", type="project-fact")
+    files[LOG] += log(
+        entry("old-staging-host", "restore", number=30, timestamp="2026-03-01T09:00:00.000Z")
+    )
+    run = vault_audit(doctor, build(make_repo, files))
+    assert vault_findings(run) == []
+
+
+def test_trail_checks_are_skipped_without_a_log(doctor: Doctor, make_repo: MakeRepo) -> None:
+    files = with_files()
+    del files[LOG]
+    run = vault_audit(doctor, build(make_repo, files))
+    for check in ("audit-log-line", "trash-without-audit", "audit-without-trash"):
+        assert run.json["coverage"][check]["reasons"] == {
+            "no log": run.json["coverage"][check]["skipped"]
+        }
+        assert run.findings(check) == []
+
+
+# -- floors -------------------------------------------------------------------------------
+
+
+def test_floor_checks_fire_and_skip(doctor: Doctor, make_repo: MakeRepo, tmp_path: Path) -> None:
+    root = build(make_repo, clean_vault_files())
+    floors = floors_file(
+        tmp_path / "floors.json",
+        floor("deployment-rollback-window", affirmed="2026-05-01T08:00:00.000Z"),
+        floor("times-in-utc", affirmed="2026-06-10T08:00:00.000Z", affirmed_by="pierce"),
+        floor("old-staging-host", affirmed="2026-06-10T08:00:00.000Z"),
+        floor("never-a-memory", affirmed="2026-06-10T08:00:00.000Z"),
+    )
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(
+        json.dumps(
+            {
+                "memory_id": "deployment-rollback-window",
+                "occurred_at": "2026-05-10T08:00:00.000Z",
+                "affirmed_by": "pierce",
+                "why": "",
+                "recorded": "2026-06-12T08:00:00.000Z",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    env = {"BASTRA_FLOORS_PATH": str(floors), "BASTRA_FLOOR_ACTS_PATH": str(acts)}
+    run = vault_audit(doctor, root, env=env)
+    (stale,) = run.findings("floor-stale")
+    # The act's occurred_at (May 10), not its recorded time, is the live affirmation.
+    assert stale["project"] == "deployment-rollback-window"
+    assert "last affirmed 2026-05-10, 36 days before 2026-06-15" in stale["message"]
+    why = {(f["project"], f["path"]) for f in run.findings("floor-without-why")}
+    assert why == {("times-in-utc", str(floors)), ("deployment-rollback-window", str(acts))}
+    targets = {f["project"]: f["message"] for f in run.findings("floor-target")}
+    assert set(targets) == {"old-staging-host", "never-a-memory"}
+    assert "soft-deleted" in targets["old-staging-host"]
+    assert "not a memory id" in targets["never-a-memory"]
+
+
+def test_floor_checks_skip_without_floors(doctor: Doctor, make_repo: MakeRepo) -> None:
+    run = vault_audit(doctor, build(make_repo, clean_vault_files()))
+    for check in ("floor-stale", "floor-without-why", "floor-target"):
+        assert run.json["coverage"][check] == {
+            "examined": 0,
+            "skipped": 1,
+            "reasons": {"no floors": 1},
+        }
+
+
+@pytest.mark.parametrize("kind", ["symlink", "not json", "not a list"])
+def test_a_floors_file_that_cannot_be_judged_is_reported_once(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path, kind: str
+) -> None:
+    root = build(make_repo, clean_vault_files())
+    floors = tmp_path / "floors.json"
+    if kind == "symlink":
+        real = floors_file(tmp_path / "real.json", floor("times-in-utc", affirmed="2026-01-01"))
+        floors.symlink_to(real)
+    else:
+        floors.write_text("{broken" if kind == "not json" else '{"a": 1}', encoding="utf-8")
+    run = vault_audit(doctor, root, env={"BASTRA_FLOORS_PATH": str(floors)})
+    (found,) = run.findings("floor-stale")
+    assert "no floor can be verified" in found["message"]
+    assert run.json["coverage"]["floor-target"]["reasons"] == {"floors unreadable": 1}
