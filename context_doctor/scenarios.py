@@ -156,3 +156,17 @@ def scenario_today(source: str | Path | Mapping[str, Any]) -> date | None:
     if isinstance(value, date):
         return value
     return date.fromisoformat(str(value)) if value else None
+
+
+def write_floors(source: str | Path | Mapping[str, Any], directory: Path) -> Path | None:
+    """A vault scenario's machine-side floors (``floors:`` and ``floor_acts:``, SPEC §9),
+    written into ``directory`` (beside the vault, never in it); None when it has none."""
+    scenario = load_scenario(source)
+    if "floors" not in scenario:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    floors = directory / "floors.json"
+    floors.write_bytes(file_bytes(scenario["floors"]))
+    if "floor_acts" in scenario:
+        (directory / "floor-acts.jsonl").write_bytes(file_bytes(scenario["floor_acts"]))
+    return floors

@@ -22,6 +22,7 @@ from context_doctor.model.source import Corpus
 from context_doctor.registry import CheckSpec
 from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
+from context_doctor.vault.floors import floors_beside
 from context_doctor.write import WriteRefused
 from context_doctor.write.fixes import apply_plan, plan_fixes
 
@@ -73,6 +74,13 @@ def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) 
     multiple=True,
     metavar="PATH",
     help="A Bastra Recall memory vault (a directory holding .bastra/) to audit (repeatable).",
+)
+@click.option(
+    "--floors",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="PATH",
+    help="Bastra's floors file (default $BASTRA_FLOORS_PATH, else ~/.bastra/floors.json); its "
+    "act log is read from $BASTRA_FLOOR_ACTS_PATH, else floor-acts.jsonl beside it.",
 )
 @click.option(
     "--allow-shallow",
@@ -150,6 +158,7 @@ def check_command(
     sources: tuple[str, ...],
     projects: tuple[str, ...],
     vaults: tuple[str, ...],
+    floors: Path | None,
     allow_shallow: bool,
     show_settings: bool,
     pre_push: bool,
@@ -201,6 +210,7 @@ def check_command(
                 debug=stderr_debug if debug else None,
                 audit=not show_settings,
                 vaults=vaults,
+                floors=floors_beside(floors) if floors is not None else None,
             )
             report, settings, checks = audit(
                 corpus,

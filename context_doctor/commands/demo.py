@@ -12,24 +12,36 @@ import click
 from context_doctor.audit import FORMATS, audit, emit
 from context_doctor.commands.common import guarded
 from context_doctor.discover import discover
-from context_doctor.scenarios import build_scenario, scenario_today
+from context_doctor.scenarios import build_scenario, scenario_today, write_floors
+from context_doctor.vault.floors import floors_beside
 
 DEMO = "demo"
+VAULT_DEMO = "vault-demo"
 
 
-def run_demo(*, today: str | None, output_format: str, keep: Path | None) -> int:
-    audit_day = date.fromisoformat(today) if today else scenario_today(DEMO) or date.today()
+def run_demo(
+    *, today: str | None, output_format: str, keep: Path | None, vault: bool = False
+) -> int:
+    scenario = VAULT_DEMO if vault else DEMO
+    audit_day = date.fromisoformat(today) if today else scenario_today(scenario) or date.today()
     with tempfile.TemporaryDirectory(prefix="context-doctor-demo-") as scratch:
-        root = (keep or Path(scratch)) / "demo-kb"
+        root = (keep or Path(scratch)) / ("demo-vault" if vault else "demo-kb")
         if root.exists():
             raise click.UsageError(f"{root} already exists; choose another --keep directory")
-        build_scenario(DEMO, root)
+        build_scenario(scenario, root)
+        what = "vault (its README.md names the planted faults)" if vault else "knowledge base"
         if output_format != "json":
             kept = "kept" if keep else "temporary; --keep DIR keeps it"
-            click.echo(
-                f"Demo knowledge base built at {root} ({kept}); audit date {audit_day}.", err=True
+            click.echo(f"Demo {what} built at {root} ({kept}); audit date {audit_day}.", err=True)
+        if vault:
+            # The floors are machine state: beside the vault, never in it (SPEC §9).
+            floors = write_floors(scenario, root.parent / "demo-vault-machine")
+            corpus = discover(
+                vaults=(str(root),),
+                floors=floors_beside(floors, {}) if floors is not None else None,
             )
-        corpus = discover(sources=(str(root),))
+        else:
+            corpus = discover(sources=(str(root),))
         report, _, checks = audit(
             corpus, today=audit_day, readiness="local", select=[], ignore=[], config=None
         )
@@ -45,8 +57,15 @@ def run_demo(*, today: str | None, output_format: str, keep: Path | None) -> int
     type=click.Path(path_type=Path, file_okay=False),
     help="Build the demo corpus here and keep it, instead of a temporary directory.",
 )
-def demo_command(today: str | None, output_format: str, keep: Path | None) -> None:
-    """Build the bundled demo knowledge base in a temporary directory and audit it."""
+@click.option(
+    "--vault",
+    is_flag=True,
+    help="Build and audit the demo Bastra Recall memory vault instead (faults named in its "
+    "README.md).",
+)
+def demo_command(today: str | None, output_format: str, keep: Path | None, vault: bool) -> None:
+    """Build the bundled demo knowledge base (or memory vault) in a temporary directory and
+    audit it."""
     with guarded(output_format == "json", False):
-        code = run_demo(today=today, output_format=output_format, keep=keep)
+        code = run_demo(today=today, output_format=output_format, keep=keep, vault=vault)
     sys.exit(code)

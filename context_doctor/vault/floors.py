@@ -91,6 +91,14 @@ def floors_location(
     return Path(floors).expanduser(), Path(acts).expanduser()
 
 
+def floors_beside(floors: Path, environ: Mapping[str, str] | None = None) -> tuple[Path, Path]:
+    """A floors file the user named, and its act log: ``$BASTRA_FLOOR_ACTS_PATH``, else
+    ``floor-acts.jsonl`` in the same directory (where Bastra keeps the two together)."""
+    env = os.environ if environ is None else environ
+    acts = env.get("BASTRA_FLOOR_ACTS_PATH")
+    return floors, Path(acts).expanduser() if acts else floors.parent / "floor-acts.jsonl"
+
+
 def day_of(stamp: str) -> date | None:
     """The UTC calendar day of an ISO-8601 timestamp (a date alone is that day)."""
     try:

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from conftest import Run
 from support import Doctor, cached_audit
+from vault_support import clean_vault_files, floor, vault_scenario
 
 from context_doctor.registry import load_checks
 from context_doctor.scenarios import scenario_path, scenario_today
@@ -178,7 +179,21 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             ),
         }
     ),
+    "vault-clean": vault_scenario(
+        clean_vault_files(),
+        today=date(2026, 6, 15),
+        floors=json.dumps([floor("times-in-utc", affirmed="2026-06-10T08:00:00.000Z")]),
+    ),
 }
+
+
+def _vault_floors(scenario: str, root: Path) -> tuple[str, ...]:
+    """A vault scenario's floors, written beside the vault (never in it)."""
+    from context_doctor.scenarios import write_floors
+
+    source = SCENARIOS.get(scenario) or scenario_path(scenario)
+    floors = write_floors(source, root.parent / "machine")
+    return ("--floors", str(floors)) if floors is not None else ()
 
 
 def _write_baseline(*, stale: bool) -> Setup:
@@ -255,6 +270,25 @@ TWINS: dict[str, Twin] = {
     "unpushed-context": Twin("hygiene/hy-archive", "demo/atlas"),
     "untracked-context": Twin("durability/hidden", "demo/atlas"),
     "unused-suppression": Twin("suppressions/unused", "suppressions/used"),
+    # Memory vaults (SPEC §9): the bundled demo vault plants every fault (its README.md
+    # names them); the control is a clean vault of Bastra-shaped files.
+    **{
+        check: Twin("vault-demo", "vault-clean")
+        for check in (
+            "audit-log-line",
+            "audit-without-trash",
+            "floor-stale",
+            "floor-target",
+            "floor-without-why",
+            "memory-empty",
+            "memory-frontmatter",
+            "memory-id-duplicate",
+            "memory-link",
+            "memory-type-unknown",
+            "secret-in-memory",
+            "trash-without-audit",
+        )
+    },
 }
 
 
@@ -288,6 +322,8 @@ def _audit(
     else:
         root, today = scenario_repo(scenario), scenario_today(scenario_path(scenario))
     target = ("--project", str(root / "projects" / project)) if project else ("--source", str(root))
+    if scenario.startswith("vault"):  # a memory vault (SPEC §9), its floors beside it
+        target = ("--vault", str(root), *_vault_floors(scenario, root))
     extra = setup(root, doctor) if setup is not None else ()
     return cached_audit(doctor, *target, *extra, today=str(today))
 

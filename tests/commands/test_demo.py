@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import Run
+from conftest import REPO_ROOT, Run
 
 
 def test_demo_corpus_audits_with_defects(
@@ -33,3 +34,13 @@ def test_demo_keeps_a_compiled_structured_project_and_a_broken_citation(
     (finding,) = harbor.findings("artifact-cites-missing-script")
     assert finding["path"] == "projects/harbor/resources/artifacts/vendor-scores.md"
     assert "`resources/scripts/score_vendors.py`, which does not exist" in finding["message"]
+
+
+def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run]) -> None:
+    run = doctor("demo", "--vault", "--output-format", "json")
+    assert run.exit_code == 1, run.stderr
+    fired = {finding["check"] for finding in run.json["findings"]}
+    readme = (REPO_ROOT / "fixtures" / "scenarios" / "vault-demo.yaml").read_text("utf-8")
+    named = set(re.findall(r"\| ([a-z-]+)(?: \((?:defect|warning)\))? \|\n", readme))
+    assert named - {"check"} <= fired | {"audit-log-rewritten", "unaudited-change"}, named
+    assert {"memory-frontmatter", "secret-in-memory", "floor-target"} <= fired
