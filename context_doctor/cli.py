@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import signal
 import sys
 from pathlib import Path
 
@@ -99,9 +100,28 @@ def _wants_json(args: list[str]) -> bool:
     return _wanted_format(args) == "json"
 
 
+def _exit_on_termination() -> None:
+    """SIGTERM and SIGHUP (a CI job's timeout, a closed terminal) unwind like Ctrl-C.
+
+    Python's default for them ends the process at once, and a git the doctor started
+    (in a process group of its own) would be left running; unwinding kills it first
+    (``git/run.py``) and runs the exit handlers that stop a history pass.
+    """
+
+    def terminate(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            with contextlib.suppress(ValueError):  # not the main thread: left as it is
+                signal.signal(number, terminate)
+
+
 def main(args: list[str] | None = None) -> None:
     """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
     argv = list(sys.argv[1:] if args is None else args)
+    _exit_on_termination()
     if argv[:1] and argv[0] not in LIGHT_COMMANDS:
         from context_doctor.prepare import freeze_after_pauses
 

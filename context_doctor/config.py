@@ -139,14 +139,19 @@ def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[st
         return explicit, data
     for root in roots:
         dedicated = root / "context-doctor.toml"
-        if dedicated.is_file():
-            return dedicated, _read_toml(dedicated)
+        if dedicated.is_file() or _special(dedicated):
+            return dedicated, _read_toml(dedicated)  # a FIFO: exit 2 naming it, not skipped
         pyproject = root / "pyproject.toml"
-        if pyproject.is_file():
+        if pyproject.is_file() or _special(pyproject):
             table = _read_toml(pyproject).get("tool", {}).get("context-doctor")
             if table is not None:
                 return pyproject, table
     return None
+
+
+def _special(path: Path) -> bool:
+    """Something other than a file or directory is there (a FIFO, a socket, a device)."""
+    return path.exists() and not path.is_file() and not path.is_dir()
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -204,3 +205,37 @@ def test_an_id_longer_than_a_file_name_is_a_finding(make_repo: MakeRepo, doctor:
     assert [(f["path"], f["line"], f["severity"]) for f in found] == [
         ("projects/index.yaml", 3, "defect")
     ]
+
+
+def test_fifos_where_tier_files_belong_are_findings(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """#23 item 4: a FIFO blocks whoever opens it; it is reported, never read."""
+    root = healthy(make_repo)
+    project = root / "projects/alpha"
+    (project / "reference").mkdir()
+    for name in ("REFERENCE.md", "sessions/2025-12.md", "reference/auth.md"):
+        os.mkfifo(project / name)
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1, run.stderr
+    found = {
+        f["path"]: f["message"]
+        for f in run.findings("record-unreadable")
+        if "is a FIFO, not a regular file" in f["message"]
+    }
+    assert set(found) == {
+        "projects/alpha/REFERENCE.md",
+        "projects/alpha/sessions/2025-12.md",
+        "projects/alpha/reference/auth.md",
+    }
+
+
+@pytest.mark.parametrize("name", ["projects/index.yaml", "context-doctor.toml"])
+def test_a_fifo_that_defines_the_corpus_is_exit_2(
+    make_repo: MakeRepo, doctor: Doctor, name: str
+) -> None:
+    root = healthy(make_repo)
+    (root / name).unlink(missing_ok=True)
+    os.mkfifo(root / name)
+    run = doctor("check", "--source", str(root), "--today", TODAY)
+    assert run.exit_code == 2
+    assert_clear_exit_2(run.stderr)
+    assert name in run.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -206,10 +207,12 @@ def _read(path: Path) -> _Read:
 def declares_convention(path: Path | str) -> bool:
     """Cheap first look: does the file open with a block that names the convention?"""
     try:
-        handle = os.open(path, os.O_RDONLY)
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return False  # a FIFO would block the first read; _read reports it
         head = os.read(handle, HEAD_BYTES)
     except OSError:
         return False

@@ -13,7 +13,15 @@ from typing import IO, Any, Protocol
 
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import Repository
-from context_doctor.git.run import hardened_environment, neutralised_filters, run_git
+from context_doctor.git.run import (
+    git_timeout,
+    hardened_environment,
+    kill_git,
+    neutralised_filters,
+    run_git,
+    spawn_git,
+    timed_out,
+)
 
 MAINTENANCE_TRAILER = "Context-Doctor"
 MAINTENANCE_VALUE = "maintenance"
@@ -349,9 +357,7 @@ class LogPass:
 
     def stop(self) -> None:
         """Kill a pass nobody will read (at exit): never left running on its own."""
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
+        kill_git(self.process)
         self.output.close()
         self.errors.close()
 
@@ -375,18 +381,18 @@ def start_log(repository: Repository, scopes: tuple[Scope, ...], revisions: str)
         os.unlink(name)
     errors = tempfile.TemporaryFile()  # noqa: SIM115
     try:
-        process = subprocess.Popen(
+        process = spawn_git(
             command,
-            cwd=repository.toplevel,
-            env=hardened_environment(neutralised_filters(repository.toplevel)),
+            repository.toplevel,
+            hardened_environment(neutralised_filters(repository.toplevel)),
             stdin=subprocess.DEVNULL,
             stdout=handle,
             stderr=errors,
         )
-    except FileNotFoundError as error:
+    except DoctorError:
         output.close()
         errors.close()
-        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
+        raise
     finally:
         os.close(handle)  # git holds its own copy
     return LogPass(process, output, errors)
@@ -396,17 +402,22 @@ def finish_log(repository: Repository, started: LogPass, scopes: tuple[Scope, ..
     """Parse what a started pass writes, as it writes it, until git exits."""
     history = History()
     parser = _LogParser(scopes, history)
+    bound = git_timeout()
+    quiet_since = time.monotonic()
     try:
         while True:
             chunk = started.output.read(1 << 20)
             if chunk:
                 parser.feed(chunk)
+                quiet_since = time.monotonic()
                 continue
             code = started.process.poll()
             if code is not None:
                 while rest := started.output.read(1 << 20):  # written before git exited
                     parser.feed(rest)
                 break
+            if time.monotonic() - quiet_since > bound:  # stuck, not slow: it wrote nothing
+                raise timed_out(["log"], repository.toplevel)
             time.sleep(0.005)  # git is still walking: what it has written so far is parsed
         if code != 0:
             started.errors.seek(0)

@@ -19,11 +19,16 @@ with its blob, the comparison ``git hash-object --no-filters`` would make.
 
 from __future__ import annotations
 
+import math
 import os
+import signal
+import stat
 import subprocess
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+from subprocess import Popen
+from typing import Any
 
 from context_doctor.errors import DoctorError
 
@@ -36,6 +41,9 @@ _HOOK_EXPORTED = (
 )
 
 ConfigPairs = tuple[tuple[str, str], ...]
+TIMEOUT_VARIABLE = "CONTEXT_DOCTOR_GIT_TIMEOUT"
+DEFAULT_TIMEOUT = 60.0  # far beyond any status or log step of a knowledge repository
+MAX_WALKED = 100_000  # entries looked at for a special file after a timeout
 
 NEUTRALISED_CONFIG: ConfigPairs = (
     ("core.fsmonitor", "false"),  # a hook program `git status` would run
@@ -88,21 +96,102 @@ def hardened_environment(extra: ConfigPairs = ()) -> dict[str, str]:
     return with_config(env, (*NEUTRALISED_CONFIG, *extra))
 
 
+def git_timeout() -> float:
+    """Seconds a git command may run (or a log pass go without output) before it is killed.
+
+    ``$CONTEXT_DOCTOR_GIT_TIMEOUT`` (a positive number) overrides the default: a FIFO
+    named ``.gitignore`` hangs ``git status`` forever, and no run may hang.
+    """
+    raw = os.environ.get(TIMEOUT_VARIABLE, "")
+    try:
+        value = float(raw) if raw.strip() else DEFAULT_TIMEOUT
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if 0 < value < math.inf else DEFAULT_TIMEOUT
+
+
+def spawn_git(command: list[str], cwd: Path, env: dict[str, str], **streams: Any) -> Popen[bytes]:
+    """Start git in a process group of its own, so that :func:`kill_git` ends all of it."""
+    try:
+        return subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True, **streams)
+    except FileNotFoundError as error:
+        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
+
+
+def kill_git(process: Popen[bytes]) -> None:
+    """Kill git and whatever it started (its process group), and reap it."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:  # gone already, or no process groups here
+            process.kill()
+    process.wait()
+
+
+def timed_out(args: list[str], cwd: Path) -> DoctorError:
+    """The exit-2 line for a git command killed at its time bound, naming a likely cause."""
+    special = special_files(cwd)
+    found = f"; {', '.join(special)} cannot be read without blocking" if special else ""
+    return DoctorError(
+        f"git {args[0] if args else ''} did not finish within {git_timeout():g} s in {cwd}{found}",
+        "remove any FIFO or other special file from the work tree (git reads every "
+        f".gitignore), or for a very large repository raise ${TIMEOUT_VARIABLE}",
+    )
+
+
+def special_files(top: Path, limit: int = MAX_WALKED) -> list[str]:
+    """Up to three FIFOs, sockets or devices under ``top`` (``.git`` left out), relative."""
+    found: list[str] = []
+    walked = 0
+    pending = [top]
+    while pending and len(found) < 3 and walked < limit:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        walked += len(entries)
+        for entry in entries:
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                if entry.name != ".git":
+                    pending.append(Path(entry.path))
+            elif not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                found.append(Path(entry.path).relative_to(top).as_posix())
+    return sorted(found)[:3]
+
+
 def run_git(
     args: list[str], cwd: Path, stdin: bytes | None = None, *, config: ConfigPairs = ()
 ) -> subprocess.CompletedProcess[bytes]:
-    """``git ARGS`` in ``cwd`` under :func:`hardened_environment` (plus ``config``)."""
+    """``git ARGS`` in ``cwd`` under :func:`hardened_environment` (plus ``config``).
+
+    Bounded (:func:`git_timeout`): past it git's whole process group is killed and the
+    run ends with exit 2 naming why; so is it when the doctor itself is interrupted.
+    """
+    command = ["git", "--no-pager", *args]
+    process = spawn_git(
+        command,
+        cwd,
+        hardened_environment(config),
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
-        return subprocess.run(
-            ["git", "--no-pager", *args],
-            cwd=cwd,
-            env=hardened_environment(config),
-            input=stdin,
-            capture_output=True,
-            check=False,
-        )
-    except FileNotFoundError as error:
-        raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
+        out, err = process.communicate(stdin, timeout=git_timeout())
+    except subprocess.TimeoutExpired:
+        kill_git(process)
+        process.communicate()  # what was written, and the pipes closed
+        raise timed_out(args, cwd) from None
+    except BaseException:  # an interrupt, a SIGTERM (cli.main): git is not left behind
+        kill_git(process)
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 @cache

@@ -6,6 +6,7 @@ no file is read twice.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import date
 from functools import cached_property
@@ -16,7 +17,7 @@ from context_doctor.errors import HistoryUnavailable
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import ProjectCommit, Scope
 from context_doctor.git.repository import Repository
-from context_doctor.limits import resolves_within
+from context_doctor.limits import kind_of, resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions
@@ -500,6 +501,19 @@ class Project:
                 if entry.is_dir(follow_symlinks=False) != directory:
                     wanted = "a directory" if directory else "a file"
                     found.append((self.relative(listing.path(name)), f"is not {wanted}"))
+                elif not directory and not entry.is_file(follow_symlinks=False):
+                    found.append((self.relative(listing.path(name)), _special(entry)))
+                elif directory:
+                    # A FIFO among the logs or topics is never read (it would block): said so.
+                    folder = self._folder(name)
+                    found += [
+                        (self.relative(folder.path(inner)), _special(item))
+                        for inner, item in sorted(folder.entries.items())
+                        if inner.endswith(".md")
+                        and not item.is_symlink()
+                        and not item.is_file(follow_symlinks=False)
+                        and not item.is_dir(follow_symlinks=False)
+                    ]
                 continue
             if listing.absent(name):
                 continue
@@ -510,3 +524,12 @@ class Project:
                 wanted = "a directory" if directory else "a file"
                 found.append((self.relative(path), f"is not {wanted}"))
         return found
+
+
+def _special(entry: os.DirEntry[str]) -> str:
+    """Why a FIFO, socket or device in a tier file's place is never read."""
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return "cannot be examined: it is never read"
+    return f"is {kind_of(mode)}, not a regular file: it is never read"

@@ -31,6 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from context_doctor.limits import kind_of
 from context_doctor.model.documents import Document
 from context_doctor.yamlio import validator
 
@@ -113,18 +114,6 @@ def _reject_constant(constant: str) -> Any:
     raise _ForbiddenConstant(constant)
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
 def _read_bounded(path: Path) -> tuple[bytes | None, StateProblem | None, str | None]:
     """The file's bytes, or the problem (semantic) or the unreadable reason."""
     try:
@@ -134,7 +123,7 @@ def _read_bounded(path: Path) -> tuple[bytes | None, StateProblem | None, str | 
     if stat.S_ISLNK(status.st_mode):
         return None, StateProblem("is a symlink; the state file must be a regular file"), None
     if not stat.S_ISREG(status.st_mode):
-        return None, StateProblem(f"is {_kind(status.st_mode)}, not a regular file"), None
+        return None, StateProblem(f"is {kind_of(status.st_mode)}, not a regular file"), None
     if status.st_size > MAX_BYTES:
         return None, _too_big(status.st_size), None
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -345,7 +334,7 @@ def resolve_plan(directory: Path, raw: str) -> PlanCheck:
     except OSError as error:
         return PlanCheck(None, f"cannot be read ({error.strerror or error.__class__.__name__})")
     if not stat.S_ISREG(mode):
-        return PlanCheck(None, f"is {_kind(mode)}, not a regular file")
+        return PlanCheck(None, f"is {kind_of(mode)}, not a regular file")
     try:
         with open(target, "rb") as handle:  # readable: one byte proves it
             handle.read(1)

@@ -9,6 +9,10 @@ File names use every byte git accepts, so the history parse must be NUL-framed.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -263,3 +267,68 @@ def test_a_submodules_own_config_is_never_run(
     marker.unlink()
     audit_all_formats(doctor, root)
     assert not marker.exists()
+
+
+# -- (3) bounded: no git call hangs, none outlives the doctor (#23 items 4 and 6) -------
+
+
+def _processes_in(directory: Path) -> list[int]:
+    """Processes whose working directory is ``directory`` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == directory:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _wait_for(condition: Any, what: str) -> None:
+    """Poll ``condition`` (no timing is asserted: the bound only keeps a broken run finite)."""
+    for _ in range(6000):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc")
+
+
+@needs_proc
+def test_a_fifo_gitignore_is_exit_2_naming_it_with_no_git_left_behind(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(corpus()).resolve()
+    os.mkfifo(root / "projects" / ".gitignore")
+    run = doctor("check", str(root), "--today", TODAY, env={"CONTEXT_DOCTOR_GIT_TIMEOUT": "1"})
+    assert run.exit_code == 2
+    assert "did not finish within 1 s" in run.stderr
+    assert "projects/.gitignore" in run.stderr
+    assert run.stderr.count("\n") == 1
+    assert _processes_in(root) == []
+
+
+@needs_proc
+def test_a_terminated_doctor_leaves_no_git_behind(make_repo: MakeRepo, tmp_path: Path) -> None:
+    """A CI job's timeout sends SIGTERM: the git the doctor waits on goes with it."""
+    root = make_repo(corpus()).resolve()
+    os.mkfifo(root / "projects" / ".gitignore")  # git status blocks on it for ever
+    env = {**os.environ, "CONTEXT_DOCTOR_GIT_TIMEOUT": "600"}
+    doctor_process = subprocess.Popen(
+        [sys.executable, "-m", "context_doctor", "check", str(root), "--today", TODAY],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(lambda: _processes_in(root), "git starts in the repository")
+        doctor_process.send_signal(signal.SIGTERM)
+        assert doctor_process.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        doctor_process.kill()
+        doctor_process.wait()
+    _wait_for(lambda: not _processes_in(root), "no git left in the repository")
