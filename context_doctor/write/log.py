@@ -118,7 +118,10 @@ def _paragraph(text: str) -> str:
 def _project_newline(batch: Batch, project: Path) -> str:
     context = project / "CONTEXT.md"
     if context.is_file() and not context.is_symlink():
-        return batch.file(context).decoded.newline
+        try:
+            return batch.file(context).decoded.newline
+        except DoctorError:  # an unreadable CONTEXT.md does not stop the log (only the header)
+            return "\n"
     return "\n"
 
 

@@ -31,8 +31,10 @@ import pytest
 import context_doctor.write as write_path
 from context_doctor.errors import DoctorError
 from context_doctor.write import (
+    PlannedFile,
     WriteRefused,
     append_file,
+    commit_files,
     ensure_directory,
     move_aside,
     read_snapshot,
@@ -104,6 +106,16 @@ def _a_directory(directory: Path) -> Call:
     return lambda: remove_file(directory / "folder")
 
 
+def _two_files_one_changed(directory: Path) -> Call:
+    first, second = directory / "CONTEXT.md", directory / "sessions.md"
+    first.write_bytes(OLD)
+    second.write_bytes(OLD)
+    snapshots = [read_snapshot(first), read_snapshot(second)]
+    second.write_bytes(NEW)  # another program wrote the second file after the read
+    planned = [PlannedFile(snap.path, b"mine\n", snap) for snap in snapshots]
+    return lambda: commit_files(planned, journal_dir=directory)
+
+
 def _old_or_new(left: Left) -> bool:
     return left[0] in (OLD, NEW)
 
@@ -158,6 +170,21 @@ SURVIVAL: dict[str, Survival] = {
         killed="while True:\n    move_aside(target, aside)\n    move_aside(aside, target)",
         # Between the link and the unlink both names hold the file: never neither, never other bytes.
         outcomes=lambda left: left != (None, None) and set(left) <= {OLD, None},
+    ),
+    "commit_files": Survival(
+        refused=_two_files_one_changed,
+        # Each round first finishes a batch a kill interrupted (as every batch writer does);
+        # that the pair then agrees is tests/write/test_apply.py's kill test.
+        killed=(
+            "from context_doctor.write.atomic import recover\n"
+            "if not aside.exists(): write_file(aside, old)\n"
+            "while True:\n    recover(target.parent)\n"
+            "    one, two = read_snapshot(target), read_snapshot(aside)\n"
+            "    data = new if one.data == old else old\n"
+            "    commit_files([PlannedFile(target, data, one), PlannedFile(aside, data, two)],"
+            " journal_dir=target.parent)"
+        ),
+        outcomes=lambda left: left[0] in (OLD, NEW) and left[1] in (None, OLD, NEW),
     ),
     "remove_file": Survival(
         refused=_a_directory,
