@@ -32,7 +32,7 @@ from context_doctor.render.text import (
     render_statistics,
 )
 from context_doctor.report import Report, redacted
-from context_doctor.write import WriteRefused, append_file, write_file
+from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
 
 FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
 
@@ -152,7 +152,7 @@ def write_step_summary(report: Report) -> None:
     if summary:
         # GitHub reads the file after the step; other steps append to it too.
         try:
-            append_file(Path(summary), step_summary(report).encode("utf-8"))
+            append_file(Path(summary), step_summary(report).encode("utf-8"), within=USER_NAMED)
         except (DoctorError, WriteRefused) as error:
             problem = error.message if isinstance(error, WriteRefused) else error.problem
             raise DoctorError(
@@ -229,17 +229,17 @@ def write_output(path: Path, text: str) -> None:
             f"--output-file {path}: directory {parent} does not exist",
             "create the directory first, or name a file in an existing one",
         )
-    write_whole(path, text.encode("utf-8"), "--output-file")
+    write_whole(path, text.encode("utf-8"), "--output-file", within=USER_NAMED)
 
 
-def write_whole(path: Path, data: bytes, what: str) -> None:
+def write_whole(path: Path, data: bytes, what: str, *, within: Path | None) -> None:
     """The whole file or nothing, through write.py; exit 2 naming why not.
 
     A refusal (a symlinked target) is exit 2 here, not 1: the output the run
     was asked for does not exist, so the run cannot be judged by it.
     """
     try:
-        write_file(path, data)
+        write_file(path, data, within=within)
     except WriteRefused as refused:
         raise DoctorError(
             f"{what} {path} was not written: {refused.message}",

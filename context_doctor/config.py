@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Severity
 from context_doctor.freshness import RegistryEntry
+from context_doctor.write.contain import USER_NAMED, contained, repository_root
 from context_doctor.yamlio import read_text, validator
 
 if TYPE_CHECKING:
@@ -154,6 +155,25 @@ def _special(path: Path) -> bool:
     return path.exists() and not path.is_file() and not path.is_dir()
 
 
+def config_tree(path: Path, explicit: Path | None) -> Path | None:
+    """The tree the paths a config names must stay in (SPEC §8 "Containment").
+
+    A file the user named (``--config``) is theirs: its paths may lead anywhere
+    (:data:`USER_NAMED`). A file found in the audited tree is the repository's: its
+    paths must lie inside its git work tree (outside git: inside its own directory).
+    """
+    if explicit is not None:
+        return USER_NAMED
+    return repository_root(path) or Path(os.path.abspath(path)).parent
+
+
+def _place(path: Path, raw: str, key: str, within: Path | None) -> Path:
+    """A path named by the config at ``path``, relative to its directory, contained."""
+    if within is None:
+        return Path(os.path.normpath(Path(os.path.abspath(path.parent)) / raw))
+    return contained(raw, base=path.parent, root=within, what=f"config {path}: `{key}`")
+
+
 @dataclass(frozen=True)
 class FreshnessConfig:
     """The ``[freshness]`` table: registry, slug-threshold overrides, statusline cache."""
@@ -161,24 +181,32 @@ class FreshnessConfig:
     registry: list[RegistryEntry] = field(default_factory=list)
     thresholds: dict[str, int] = field(default_factory=dict)
     cache: Path | None = None
+    within: Path | None = None  # where the cache must stay (None: a config the user named)
 
 
-def read_freshness(path: Path, data: dict[str, Any]) -> FreshnessConfig:
-    """The validated config's ``[freshness]`` table; paths are relative to the config file."""
+def read_freshness(path: Path, data: dict[str, Any], *, within: Path | None) -> FreshnessConfig:
+    """The validated config's ``[freshness]`` table; paths are relative to the config file.
+
+    ``within``: the tree its paths must stay in (:func:`config_tree`); a path leading
+    out of it is exit 2 naming the key, before anything is read or written.
+    """
     table = data.get("freshness", {})
-    base = path.parent
-    return FreshnessConfig(
-        registry=[
+    registry = []
+    for item in table.get("registry", []):
+        place = _place(path, item["path"], "freshness.registry.path", within)
+        registry.append(
             RegistryEntry(
                 slug=item["slug"],
-                path=str((base / item["path"]).resolve()),
+                path=str(place.resolve()),
                 threshold=item.get("threshold"),
                 derived_from=item.get("derived_from"),
             )
-            for item in table.get("registry", [])
-        ],
+        )
+    return FreshnessConfig(
+        registry=registry,
         thresholds={str(slug): int(days) for slug, days in table.get("thresholds", {}).items()},
-        cache=Path(os.path.normpath(base / table["cache"])) if "cache" in table else None,
+        cache=_place(path, table["cache"], "freshness.cache", within) if "cache" in table else None,
+        within=within,
     )
 
 
@@ -193,6 +221,7 @@ def resolve_settings(
     if found is not None:
         path, data = found
         validate_config(data, str(path))
+        within = config_tree(path, explicit)
         settings.config_file = path
         origin = str(path)
         if "select" in data:
@@ -215,9 +244,9 @@ def resolve_settings(
                 table[name] = list(checks)
                 settings.origins[f"{key}.{name}"] = origin
         if "baseline" in data:
-            settings.baseline = path.parent / data["baseline"]
+            settings.baseline = _place(path, data["baseline"], "baseline", within)
             settings.origins["baseline"] = origin
-        freshness = read_freshness(path, data)
+        freshness = read_freshness(path, data, within=within)
         settings.freshness_registry = freshness.registry
         settings.freshness_thresholds = freshness.thresholds
         settings.freshness_cache = freshness.cache

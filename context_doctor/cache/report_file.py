@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
-from context_doctor.write import WriteRefused, ensure_directory, write_file
+from context_doctor.write import USER_NAMED, WriteRefused, ensure_directory, write_file
 from context_doctor.yamlio import validator
 
 REPORT_CACHE_NAME = "last-report.json"
@@ -23,8 +23,9 @@ def write_json(target: Path, payload: dict[str, Any]) -> None:
     """
     text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     try:
-        ensure_directory(target.parent)
-        write_file(target, text.encode("utf-8"))
+        # $SYNTHESIS_HOME or --report-cache: the user's place, never the audited tree's.
+        ensure_directory(target.parent, within=USER_NAMED)
+        write_file(target, text.encode("utf-8"), within=USER_NAMED)
     except WriteRefused as refusal:
         raise DoctorError(
             f"cannot write the report cache: {refusal.message}",

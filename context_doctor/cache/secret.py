@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
-from context_doctor.write import WriteRefused, ensure_directory, write_file
+from context_doctor.write import USER_NAMED, WriteRefused, ensure_directory, write_file
 
 SECRET_NAME = "replay-secret"  # the name the replay store's secret always had
 SECRET_BYTES = 32
@@ -108,8 +108,11 @@ def machine_secret(debug: Debug = _quiet) -> bytes | None:
             debug(f"cache off: {path} is not a secret of ours")
             return None
         try:
-            ensure_directory(path.parent)
-            write_file(path, os.urandom(SECRET_BYTES), mode=0o600, exclusive=True)
+            # $XDG_CACHE_HOME: the user's environment names it, never the audited tree.
+            ensure_directory(path.parent, within=USER_NAMED)
+            write_file(
+                path, os.urandom(SECRET_BYTES), mode=0o600, exclusive=True, within=USER_NAMED
+            )
         except WriteRefused as refused:
             if refused.rule != "exists":  # another run made it first: read theirs
                 debug(f"cache off: {path} not written ({refused.message})")

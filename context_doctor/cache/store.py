@@ -62,9 +62,8 @@ from context_doctor.errors import DoctorError
 from context_doctor.git import history as git_history
 from context_doctor.git.history import Commit, History, Scope
 from context_doctor.git.repository import Repository
-from context_doctor.git.run import run_git
 from context_doctor.model.documents import DocumentFacts
-from context_doctor.write import WriteRefused, ensure_directory, write_file
+from context_doctor.write import WriteRefused, doctor_directory, ensure_directory, write_file
 
 CACHE_FORMAT = 2  # 2: every file carries a tag (a keyed BLAKE2b) ahead of its body
 _MAGIC = b"context-doctor cache 2\n"
@@ -114,14 +113,21 @@ class Store:
     """The cache files of one repository; every failure is a miss or a skipped write."""
 
     def __init__(
-        self, directory: Path | None, debug: Debug = _quiet, secret: bytes | None = None
+        self,
+        directory: Path | None,
+        debug: Debug = _quiet,
+        secret: bytes | None = None,
+        *,
+        within: Path | None = None,
     ) -> None:
         """``secret``: the key of the entries' tags; by default the user's (cache_secret.py).
-        Without one nothing is read or written."""
+        Without one nothing is read or written. ``within``: the directory every cache
+        write stays in (SPEC §8 "Containment"; by default the cache directory's parent)."""
         if directory is not None and secret is None:
             secret = machine_secret(debug)
         self.directory = directory if secret is not None else None
         self.secret = secret
+        self.within = within or (directory.parent if directory is not None else None)
         self.debug = debug
         self.code = _code_digest()
         self._memos: dict[str, dict[bytes, bytes]] | None = None
@@ -134,12 +140,12 @@ class Store:
     @classmethod
     def for_repository(cls, repository: Repository, debug: Debug | None = None) -> Store:
         debug = debug or _quiet
-        result = run_git(["rev-parse", "--git-common-dir"], repository.toplevel)
-        common = result.stdout.decode("utf-8", "surrogateescape").strip()
-        if result.returncode != 0 or not common:
-            debug(f"no git directory found for {repository.toplevel}: not cached")
+        try:
+            home = doctor_directory(repository.toplevel)
+        except DoctorError as error:  # no git directory, or a symlinked one: not cached
+            debug(f"not cached: {error.problem}")
             return cls(None, debug)
-        return cls(repository.toplevel / common / "context-doctor" / "cache", debug)
+        return cls(home / "cache", debug, within=home)
 
     def read(self, name: str, key: str) -> Any | None:
         """The data stored under ``key`` in ``name``, or None (and why, under --debug).
@@ -177,8 +183,8 @@ class Store:
         path = self.directory / name
         try:
             body = msgpack.packb({"key": key, "data": data}, use_bin_type=True)
-            ensure_directory(self.directory)
-            write_file(path, seal(self.secret, name, body))
+            ensure_directory(self.directory, within=self.within)
+            write_file(path, seal(self.secret, name, body), within=self.within)
         except (WriteRefused, DoctorError, OSError, ValueError, TypeError) as error:
             self.debug(f"{path} not written: {error}")
         except Exception as error:  # the cache is optional: it never fails a run

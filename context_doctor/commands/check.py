@@ -23,7 +23,7 @@ from context_doctor.registry import CheckSpec
 from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 from context_doctor.vault.floors import floors_beside
-from context_doctor.write import WriteRefused
+from context_doctor.write import USER_NAMED, WriteRefused
 from context_doctor.write.fixes import apply_plan, plan_fixes
 
 
@@ -263,7 +263,14 @@ def check_command(
         if write_baseline is not None:
             written = _baseline_path(write_baseline, corpus)
             assert written is not None
-            write_baseline_file(written, report)
+            # The bare flag's default lies in the first source's repository; a named FILE is
+            # the user's choice.
+            default = write_baseline == ""
+            write_baseline_file(
+                written,
+                report,
+                within=corpus.sources[0].repository.toplevel if default else USER_NAMED,
+            )
             click.echo(
                 f"wrote {written}: {plural(len(findings_for_baseline(report)), 'finding')} "
                 "recorded; `check --baseline` now reports only new ones",
@@ -333,7 +340,7 @@ def _baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
     return Path(raw)
 
 
-def write_baseline_file(path: Path, report: Report) -> None:
+def write_baseline_file(path: Path, report: Report, *, within: Path | None) -> None:
     """Write the baseline via write.py; exit 2 (nothing written) when it cannot be."""
     if path.is_dir():
         raise DoctorError(f"baseline {path} is a directory", "name a file for the baseline")
@@ -342,7 +349,7 @@ def write_baseline_file(path: Path, report: Report) -> None:
             f"baseline {path}: directory {path.parent} does not exist",
             "create the directory first, or name a file in an existing one",
         )
-    write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline")
+    write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline", within=within)
 
 
 def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> Path | None:

@@ -24,6 +24,8 @@ from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, summarize
 from context_doctor.freshness.summary import (
     DEFECT_CHECKS,
+    StatuslineCache,
+    configured_statusline,
     grade_paths,
     refresh_statusline,
     write_statusline,
@@ -39,6 +41,7 @@ from context_doctor.freshness.writers import (
     timestamp_text,
     touch_file,
 )
+from context_doctor.write import USER_NAMED
 
 
 class FreshnessGroup(click.Group):
@@ -121,7 +124,10 @@ def run_summary(
     files = grade_paths([Path(p) for p in paths or (".",)], today, config)
     summary = summarize(files)
     if write_cache is not None:
-        write_statusline(write_cache, summary, files, now.isoformat(timespec="seconds"))
+        # --write-cache is the user's flag: it may name any place.
+        write_statusline(
+            write_cache, summary, files, now.isoformat(timespec="seconds"), within=USER_NAMED
+        )
     if as_json:
         click.echo(json.dumps(clean_json(summary), indent=2, ensure_ascii=False))
     else:
@@ -183,11 +189,11 @@ _CONFIG = click.option(
 )
 
 
-def _refresh(file: Path, now: datetime, config: Path | None) -> None:
+def _refresh(cache: StatuslineCache | None, now: datetime, config: Path | None) -> None:
     """SPEC §4: a bump is visible at once in the configured statusline cache."""
-    written = refresh_statusline(file, now, config)
-    if written is not None:
-        click.echo(f"rewrote the statusline cache {written}")
+    if cache is not None:
+        written = refresh_statusline(cache, now, config)
+        click.echo(escape_text(f"rewrote the statusline cache {written}"))
 
 
 @freshness_group.command("review")
@@ -202,13 +208,14 @@ def review_command(file: Path, by: str, now: datetime, config: Path | None) -> N
     """
     with guarded(False, False):
         stamp = timestamp_text(now)
+        cache = configured_statusline(file, config)  # refused before any write
         if review_file(file, by, now):
             click.echo(escape_text(f"reviewed {file}: last_reviewed {stamp} by {by}"))
         else:
             click.echo(
                 escape_text(f"{file} already reads last_reviewed {stamp} by {by}; nothing written")
             )
-        _refresh(file, now, config)
+        _refresh(cache, now, config)
 
 
 @freshness_group.command("touch")
@@ -220,13 +227,14 @@ def touch_command(file: Path, by: str, now: datetime, config: Path | None) -> No
     """Set last_updated only (generators, migrations); the grade does not move."""
     with guarded(False, False):
         stamp = timestamp_text(now)
+        cache = configured_statusline(file, config)  # refused before any write
         if touch_file(file, by, now):
             click.echo(escape_text(f"touched {file}: last_updated {stamp} by {by}"))
         else:
             click.echo(
                 escape_text(f"{file} already reads last_updated {stamp} by {by}; nothing written")
             )
-        _refresh(file, now, config)
+        _refresh(cache, now, config)
 
 
 @freshness_group.command("review-section")
@@ -241,6 +249,7 @@ def review_section_command(
     """Update a `##` section's `<!-- updated: ... -->` marker and the file's last_updated."""
     with guarded(False, False):
         marker = marker_text(now.date().isoformat(), by)
+        cache = configured_statusline(file, config)  # refused before any write
         if review_section(file, slug, by, now):
             click.echo(escape_text(f"updated section {slug_of(slug)} of {file}: {marker}"))
         else:
@@ -249,7 +258,7 @@ def review_section_command(
                     f"section {slug_of(slug)} of {file} already reads {marker}; nothing written"
                 )
             )
-        _refresh(file, now, config)
+        _refresh(cache, now, config)
 
 
 @freshness_group.command("migrate")
@@ -268,6 +277,9 @@ def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> No
     with guarded(False, False):
         files = _unique(paths)
         plans = [migrate_file(path, MIGRATION_AUTHOR, now, dry_run=True) for path in files]
+        for path, plan in zip(files, plans, strict=True):
+            if plan.action == WOULD_MIGRATE:
+                backup_directory(path)  # a symlinked .git/context-doctor refuses before any write
         for path, plan in zip(files, plans, strict=True):
             if dry_run:
                 if plan.action == WOULD_MIGRATE:

@@ -278,10 +278,12 @@ def install_hook(
                     "pass --force (the current hook is kept as a backup)",
                 )
             backup = _backup_name(target)
+    # The hooks directory is git's (core.hooksPath, else the git directory's hooks/): git
+    # runs hooks from there, so the hook is written there and nowhere else.
     try:
-        ensure_directory(directory)
+        ensure_directory(directory, within=directory)
         if backup is not None:
-            move_aside(target, backup)
+            move_aside(target, backup, within=directory)
         write_file(target, new, mode=_executable(target), within=directory)
     except (DoctorError, WriteRefused) as error:
         problem = error.message if isinstance(error, WriteRefused) else error.problem
@@ -362,7 +364,7 @@ def uninstall_hook(repo: Path) -> Uninstalled:
         return Uninstalled(target, False, None, len(kept))
     backups = backups_of(target)
     newest = backups[-1] if backups else None
-    remove_file(target)
+    remove_file(target, within=target.parent)
     if newest is not None:
-        move_aside(newest, target)
+        move_aside(newest, target, within=target.parent)
     return Uninstalled(target, True, newest, 0)

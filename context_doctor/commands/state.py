@@ -93,13 +93,13 @@ def _commit(target: Project, writes: list[PlannedWrite]) -> None:
             )
         planned.append(PlannedFile(write.path, write.data, snapshot, within=target.directory))
     if planned:
-        commit_files(planned, journal_dir=target.directory)
+        commit_files(planned, journal_dir=target.directory, within=target.directory)
 
 
 def _compile(project: Path, now: datetime, change: tuple[str, str] | None) -> None:
     with guarded(False, False):
         target = _project(project)
-        recover(target.directory)
+        recover(target.directory, within=target.directory)
         snapshot = read_snapshot(target.context.path, within=target.directory)
         try:
             plan = plan_compile(target, snapshot.data, now=now, change=change)

@@ -30,6 +30,7 @@ from context_doctor.freshness.frontmatter import (
 )
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.documents import Document
+from context_doctor.write.contain import inside, repository_root
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
@@ -441,6 +442,17 @@ def grade_files(
                     )
                 )
             source_path = _resolve_source(root, path, str(derived))
+            if isinstance(source_path, _Outside):
+                item.why = "source missing"
+                item.problems.append(
+                    Problem(
+                        "freshness-source-missing",
+                        f"derived_from `{derived}` leads outside the repository; the doctor "
+                        "does not read it",
+                        front.lines.get("derived_from"),
+                    )
+                )
+                continue
             if source_path is None:
                 item.why = "source missing"
                 item.problems.append(
@@ -483,12 +495,25 @@ def _cadence(data: dict[str, Any]) -> int | None:
     return None
 
 
-def _resolve_source(root: Path, path: Path, derived: str) -> Path | None:
+class _Outside:
+    """``derived_from`` leads out of the file's repository: never looked at (SPEC §8)."""
+
+
+OUTSIDE = _Outside()
+
+
+def _resolve_source(root: Path, path: Path, derived: str) -> Path | _Outside | None:
+    tree = repository_root(path) or root
+    outside = False
     for base in (root, path.parent):
-        candidate = (base / derived).resolve()
+        candidate = Path(os.path.normpath(base / derived))
+        if not inside(candidate, tree):
+            outside = True  # not even whether it exists is looked up
+            continue
+        candidate = candidate.resolve()
         if candidate.is_file():
             return candidate
-    return None
+    return OUTSIDE if outside else None
 
 
 def _judge_review(

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from context_doctor.config import FreshnessConfig, find_config, read_freshness, validate_config
+from context_doctor.config import (
+    FreshnessConfig,
+    config_tree,
+    find_config,
+    read_freshness,
+    validate_config,
+)
 from context_doctor.errors import DoctorError
 from context_doctor.escape import clean_json, escape_undecodable
 from context_doctor.freshness.frontmatter import slug_of
@@ -26,7 +33,7 @@ def freshness_config(directories: list[Path], explicit: Path | None) -> Freshnes
         return FreshnessConfig()
     path, data = found
     validate_config(data, str(path))
-    return read_freshness(path, data)
+    return read_freshness(path, data, within=config_tree(path, explicit))
 
 
 def grade_paths(paths: list[Path], today: date, config: Path | None) -> list[GradedFile]:
@@ -82,23 +89,39 @@ def statusline_cache(summary: dict[str, Any], files: list[GradedFile], generated
 
 
 def write_statusline(
-    target: Path, summary: dict[str, Any], files: list[GradedFile], generated_at: str
+    target: Path,
+    summary: dict[str, Any],
+    files: list[GradedFile],
+    generated_at: str,
+    *,
+    within: Path | None,
 ) -> None:
-    """Write the statusline cache of ``summary`` to ``target``."""
-    ensure_directory(target.parent)
-    write_file(target, statusline_cache(summary, files, generated_at))
+    """Write the statusline cache of ``summary`` to ``target``, staying inside ``within``."""
+    ensure_directory(target.parent, within=within)
+    write_file(target, statusline_cache(summary, files, generated_at), within=within)
 
 
-def refresh_statusline(file: Path, now: datetime, explicit: Path | None = None) -> Path | None:
-    """Rewrite the configured statusline cache after a writer changed ``file`` (SPEC §4).
+@dataclass(frozen=True)
+class StatuslineCache:
+    """The statusline cache a writer refreshes: where, within what, and which tree it grades."""
+
+    target: Path
+    within: Path | None  # None: named by a config the user passed
+    tree: Path
+
+
+def configured_statusline(file: Path, explicit: Path | None = None) -> StatuslineCache | None:
+    """The statusline cache configured for ``file`` (SPEC §4), or None.
 
     The config is ``explicit``, else the nearest ``context-doctor.toml`` (or
     ``[tool.context-doctor]`` in ``pyproject.toml``) from the file's directory up
     to its repository's root (only the file's own directory outside a
     repository). The cache is the summary of the graded files of the config's
     directory (with ``explicit``: of the file's repository, else of its
-    directory), as ``freshness DIR --write-cache PATH`` writes it. Returns the
-    path written, or None when no cache is configured.
+    directory), as ``freshness DIR --write-cache PATH`` writes it.
+
+    Asked before the writer touches ``file``: a repository's config naming a cache
+    outside the repository is exit 2 with nothing written (SPEC §8 "Containment").
     """
     directory = Path(os.path.abspath(file)).parent
     root = repository_root(file)
@@ -110,10 +133,21 @@ def refresh_statusline(file: Path, now: datetime, explicit: Path | None = None) 
         return None
     path, data = found
     validate_config(data, str(path))
-    target = read_freshness(path, data).cache
-    if target is None:
+    freshness = read_freshness(path, data, within=config_tree(path, explicit))
+    if freshness.cache is None:
         return None
     tree = path.parent if explicit is None else root or directory
-    files = grade_paths([tree], now.date(), path)
-    write_statusline(target, summarize(files), files, now.isoformat(timespec="seconds"))
-    return target
+    return StatuslineCache(freshness.cache, freshness.within, tree)
+
+
+def refresh_statusline(cache: StatuslineCache, now: datetime, explicit: Path | None) -> Path:
+    """Rewrite ``cache`` after a writer changed a file; returns the path written."""
+    files = grade_paths([cache.tree], now.date(), explicit)
+    write_statusline(
+        cache.target,
+        summarize(files),
+        files,
+        now.isoformat(timespec="seconds"),
+        within=cache.within,
+    )
+    return cache.target

@@ -52,10 +52,11 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
-from context_doctor.git.run import run_git
 from context_doctor.write import (
     WriteRefused,
+    doctor_directory,
     ensure_directory,
+    inside,
     read_snapshot,
     repository_root,
     update_file,
@@ -116,7 +117,7 @@ def _review(current: _File, path: Path, by: str, now: datetime) -> str | None:
     derived = current.data.get("derived_from")
     if derived:
         source = _find_source(current.path, str(derived))
-        where = f" ({source})" if source is not None else " (which does not exist)"
+        where = f" ({source})" if source is not None else " (not a file in its repository)"
         remedy = (
             f"review the source instead: `context-doctor freshness review {source}`"
             if source is not None
@@ -386,11 +387,18 @@ def _require_convention(current: _File) -> None:
 
 
 def _find_source(path: Path, derived: str) -> Path | None:
-    """``derived_from`` is relative to the tree's root: try each directory upward."""
+    """``derived_from`` is relative to the tree's root: try each directory upward.
+
+    Only inside the file's repository (outside git: its directory): a path that leads
+    out of it is not looked at, so the refusal cannot tell whether it exists (SPEC §8).
+    """
+    tree = repository_root(path) or path.parent
     for base in path.parents:
-        candidate = base / derived
-        if candidate.is_file():
+        candidate = Path(os.path.normpath(base / derived))
+        if inside(candidate, tree) and candidate.is_file():
             return candidate
+        if base == tree:
+            break
     return None
 
 
@@ -702,20 +710,17 @@ def backup_directory(path: Path) -> Path:
     file>/``, outside the work tree, so `git add -A` never commits a backup.
     Outside one: ``Backups/`` beside the file.
     """
+    return _backup_place(path)[0]
+
+
+def _backup_place(path: Path) -> tuple[Path, Path]:
+    """The backup directory of ``path`` and the directory its writes must stay within."""
+    parent = Path(os.path.abspath(path)).parent
     root = repository_root(path)
     if root is None:
-        return Path(os.path.abspath(path)).parent / BACKUP_DIRECTORY
-    result = run_git(["rev-parse", "--git-common-dir"], root)
-    common = result.stdout.decode("utf-8", "surrogateescape").strip()
-    if result.returncode != 0 or not common:
-        said = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise DoctorError(
-            f"cannot find the git directory of {root} for the backup of {path}"
-            + (f": git said {said[0]!r}" if said else ""),
-            "check the repository (`git status` there), then rerun",
-        )
-    relative = Path(os.path.abspath(path)).parent.relative_to(root)
-    return (root / common) / "context-doctor" / "backups" / relative
+        return parent / BACKUP_DIRECTORY, parent
+    home = doctor_directory(root)  # refuses a symlinked .git/context-doctor
+    return home / "backups" / parent.relative_to(root), home
 
 
 def _backup(current: _File, now: datetime) -> Path:
@@ -724,18 +729,18 @@ def _backup(current: _File, now: datetime) -> Path:
     Each name is claimed exclusively, so two migrations in the same second never
     overwrite each other's backup.
     """
-    directory = backup_directory(current.shown)
+    directory, within = _backup_place(current.shown)
     stamp = now.strftime("%Y%m%dT%H%M%S%z")
     try:
         mode = stat.S_IMODE(os.stat(current.path, follow_symlinks=False).st_mode) & 0o777
     except OSError:
         mode = 0o600
-    ensure_directory(directory)
+    ensure_directory(directory, within=within)
     for number in count():
         suffix = f".{number}" if number else ""
         candidate = directory / f"{current.path.name}.{stamp}{suffix}.bak"
         try:
-            write_file(candidate, current.raw, mode=mode, exclusive=True)
+            write_file(candidate, current.raw, mode=mode, exclusive=True, within=within)
         except WriteRefused as refusal:
             if refusal.rule == "exists":
                 continue

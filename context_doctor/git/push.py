@@ -167,7 +167,7 @@ class PushRepository:
             top.mkdir()
             self._plumb(top, "init", "-q", "--template=")
             git_dir = top / ".git"
-            ensure_directory(git_dir / "objects" / "info")
+            ensure_directory(git_dir / "objects" / "info", within=git_dir)
             write_file(
                 git_dir / "objects" / "info" / "alternates",
                 os.fsencode(str(objects)) + b"\n",

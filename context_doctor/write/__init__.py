@@ -20,22 +20,32 @@ from context_doctor.write.atomic import (
     read_snapshot,
     remove_file,
     replace_file,
-    repository_root,
     update_file,
     write_file,
+)
+from context_doctor.write.contain import (
+    USER_NAMED,
+    contained,
+    doctor_directory,
+    inside,
+    repository_root,
 )
 
 __all__ = [
     "LOCK_TIMEOUT_SECONDS",
     "UPDATE_ATTEMPTS",
+    "USER_NAMED",
     "WRITER_WAIT_SECONDS",
     "FileSnapshot",
     "PlannedFile",
     "WriteRefused",
     "append_file",
     "commit_files",
+    "contained",
     "default_mode",
+    "doctor_directory",
     "ensure_directory",
+    "inside",
     "move_aside",
     "read_snapshot",
     "remove_file",

@@ -37,6 +37,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.model.documents import Document
 from context_doctor.model.sessions import NOT_LOGS, entries_of
 from context_doctor.write import atomic
+from context_doctor.write.contain import repository_root
 from context_doctor.write.edit import (
     DecodedText,
     EditRefused,
@@ -138,8 +139,13 @@ class Batch:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
+        # Where every write of the batch must stay (SPEC §8 "Containment"): the project's
+        # repository, so a project directory symlinked out of it is refused, as by every
+        # writer; outside git, the directory holding the project the user named (its
+        # index.yaml may join the batch).
+        self.tree = repository_root(self.root) or self.root.parent
         self.files: dict[Path, _File] = {}
-        atomic.recover(self.root)
+        atomic.recover(self.root, within=self.tree)
 
     def _key(self, path: Path) -> Path:
         return Path(os.path.abspath(path))
@@ -149,11 +155,10 @@ class Batch:
         self._within(path)
 
     def _within(self, path: Path) -> Path:
+        """The tree ``path``'s write must stay in; DoctorError when it is not the batch's."""
         key = self._key(path)
-        if key.is_relative_to(self.root):
-            return self.root
-        if key == self.root.parent / "index.yaml":
-            return self.root.parent
+        if key.is_relative_to(self.root) or key == self.root.parent / "index.yaml":
+            return self.tree
         raise DoctorError(
             f"{path} is outside the project {self.root}",
             "one batch edits one project: its files and the index.yaml beside it",
@@ -297,20 +302,21 @@ class Batch:
         if not dry_run:
             for held in touched.values():
                 if held.snapshot is None:
-                    atomic.ensure_directory(held.path.parent)
+                    atomic.ensure_directory(held.path.parent, within=held.within)
             atomic.commit_files(
                 [
                     atomic.PlannedFile(result.path, result.after, held.snapshot, within=held.within)
                     for result, held in zip(results, touched.values(), strict=True)
                 ],
                 journal_dir=self.root,
+                within=self.tree,
             )
         return ApplyResult(results)
 
 
 def _read_log(path: Path) -> str:
     try:
-        data = atomic.read_snapshot(path).data
+        data = atomic.read_snapshot(path, within=repository_root(path)).data
     except (DoctorError, atomic.WriteRefused) as error:
         raise DoctorError(
             f"cannot read {path} to check the header against the log: {error}",

@@ -9,9 +9,10 @@ The contract, for every writer:
 * **No symlinks followed.** A symlinked target is refused (rule ``symlink``);
   the final component is opened with ``O_NOFOLLOW`` and every later step works
   relative to the parent directory's file descriptor, so a directory swapped
-  for a link half-way cannot redirect the write. Callers that know the
-  directory a file must stay in pass ``within=`` and a symlinked parent that
-  resolves outside it is refused too (rule ``outside``).
+  for a link half-way cannot redirect the write. Every caller names the
+  directory the file must stay in (``within=``, required; ``USER_NAMED`` for a
+  place the user chose, :mod:`.contain`) and a symlinked parent that resolves
+  outside it is refused too (rule ``outside``).
 * **Atomic.** The new bytes go to a temporary file in the same directory
   (unnamed with ``O_TMPFILE`` where Linux offers it, so a killed writer leaves
   nothing at all; else ``.NAME.context-doctor-XXXXXXXX.tmp``), which is
@@ -60,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
+from context_doctor.write.contain import inside
 
 LOCK_TIMEOUT_SECONDS = 30.0
 UPDATE_ATTEMPTS = 5
@@ -106,7 +108,7 @@ def _identity(status: os.stat_result) -> tuple[int, int, int, int]:
 # -- reading ------------------------------------------------------------------
 
 
-def read_snapshot(path: Path, *, within: Path | None = None) -> FileSnapshot:
+def read_snapshot(path: Path, *, within: Path | None) -> FileSnapshot:
     """Read ``path`` once. Refuses a symlink; DoctorError when missing, a directory or unreadable."""
     _require_within(path, within)
     try:
@@ -201,28 +203,15 @@ def _parent(path: Path) -> Path:
 
 def _require_within(path: Path, within: Path | None) -> None:
     """Refuse a target whose (symlinked) parent directory resolves outside ``within``."""
-    if within is None:
+    if within is None:  # USER_NAMED: the user chose the place
         return
-    parent = _parent(path).resolve()
-    root = within.resolve()
-    if not parent.is_relative_to(root):
+    if not inside(_parent(path), within):
+        parent = Path(os.path.realpath(_parent(path)))
         raise WriteRefused(
             "outside",
             f"{path} resolves to {parent / path.name}, outside {within}; "
             "the doctor never writes outside the directory it was given",
         )
-
-
-def repository_root(path: Path) -> Path | None:
-    """The git work tree ``path`` names, found without resolving symlinks (None outside one).
-
-    The natural ``within=`` of a write into a repository: a directory symlinked
-    out of it then cannot carry the write elsewhere.
-    """
-    for directory in Path(os.path.abspath(path)).parents:
-        if (directory / ".git").exists():
-            return directory
-    return None
 
 
 # -- the lock -----------------------------------------------------------------
@@ -453,7 +442,7 @@ def _changed(path: Path) -> WriteRefused:
     )
 
 
-def replace_file(snapshot: FileSnapshot, new_data: bytes, *, within: Path | None = None) -> None:
+def replace_file(snapshot: FileSnapshot, new_data: bytes, *, within: Path | None) -> None:
     """Replace the file read as ``snapshot`` with ``new_data``, refusing if it changed since."""
     _require_within(snapshot.path, within)
     with _locked_directory(_parent(snapshot.path)) as directory:
@@ -560,7 +549,7 @@ def update_file(
     path: Path,
     transform: Callable[[bytes], bytes],
     *,
-    within: Path | None = None,
+    within: Path | None,
     attempts: int = UPDATE_ATTEMPTS,
 ) -> bool:
     """Read, ``transform``, replace - under the lock, retried when the file changes meanwhile.
@@ -594,7 +583,7 @@ def write_file(
     *,
     mode: int | None = None,
     exclusive: bool = False,
-    within: Path | None = None,
+    within: Path | None,
 ) -> None:
     """Create or replace a whole file (caches, hooks, outputs, backups) with the same guarantees.
 
@@ -648,13 +637,14 @@ def write_file(
             _discard(directory, temporary)
 
 
-def append_file(path: Path, data: bytes) -> None:
+def append_file(path: Path, data: bytes, *, within: Path | None) -> None:
     """Append ``data`` in place (e.g. ``$GITHUB_STEP_SUMMARY``, which other steps append to).
 
     The one write that is not a rename: appending never truncates what is
     there, and a replace would race with the other appenders. The file is
     created when missing; a symlinked target is refused.
     """
+    _require_within(path, within)
     with _locked_directory(_parent(path)) as directory:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
@@ -678,10 +668,45 @@ def append_file(path: Path, data: bytes) -> None:
             os.close(handle)
 
 
-def ensure_directory(path: Path) -> None:
-    """``mkdir -p`` for the doctor's own directories (caches, backups under the git directory)."""
+def ensure_directory(path: Path, *, within: Path | None) -> None:
+    """``mkdir -p`` for the doctor's own directories (caches, backups under the git directory).
+
+    With ``within``, each missing directory is made one at a time below it, and one
+    that exists must resolve inside it: a symlinked component cannot carry the new
+    directories (and what is later written into them) elsewhere.
+    """
+    if within is None:  # USER_NAMED
+        _make_directories(path)
+        return
+    absolute = Path(os.path.abspath(path))
+    root = Path(os.path.abspath(within))
+    _make_directories(root)  # the caller's own directory: trusted, made as asked
+    if not absolute.is_relative_to(root):
+        if inside(absolute, within):  # the same place spelled through a link
+            absolute = Path(os.path.realpath(absolute))
+            root = Path(os.path.realpath(within))
+        else:
+            raise WriteRefused(
+                "outside",
+                f"the directory {path} lies outside {within}; "
+                "the doctor never writes outside the directory it was given",
+            )
+    current = root
+    for part in absolute.relative_to(root).parts:
+        current = current / part
+        if not os.path.lexists(current):
+            _make_directories(current, parents=False)
+        if not inside(current, within):
+            raise WriteRefused(
+                "outside",
+                f"{current} resolves to {os.path.realpath(current)}, outside {within}; "
+                "the doctor never writes outside the directory it was given",
+            )
+
+
+def _make_directories(path: Path, *, parents: bool = True) -> None:
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(parents=parents, exist_ok=True)
     except FileExistsError as error:
         raise DoctorError(f"{path} exists and is not a directory", "move it aside") from error
     except OSError as error:
@@ -691,7 +716,7 @@ def ensure_directory(path: Path) -> None:
         ) from error
 
 
-def move_aside(path: Path, destination: Path) -> None:
+def move_aside(path: Path, destination: Path, *, within: Path | None) -> None:
     """Rename ``path`` (a file or a link, never followed) to a new name in the same directory.
 
     Refuses (rule ``exists``) when ``destination`` exists. Used to keep what a
@@ -699,6 +724,7 @@ def move_aside(path: Path, destination: Path) -> None:
     """
     if _parent(destination).resolve() != _parent(path).resolve():
         raise ValueError("move_aside keeps the file in its directory")
+    _require_within(path, within)
     with _locked_directory(_parent(path)) as directory:
         try:
             os.link(
@@ -716,12 +742,13 @@ def move_aside(path: Path, destination: Path) -> None:
         _fsync_directory(directory)
 
 
-def remove_file(path: Path) -> None:
+def remove_file(path: Path, *, within: Path | None) -> None:
     """Delete ``path`` (a file or a link, never followed) under the directory lock; fsync it.
 
     Used by ``hook uninstall`` for a hook the doctor wrote; a missing file is
     already removed.
     """
+    _require_within(path, within)
     with _locked_directory(_parent(path)) as directory:
         try:
             os.unlink(path.name, dir_fd=directory)
@@ -780,7 +807,7 @@ def _staged_name(target_name: str, transaction: str) -> str:
 _between_files: Callable[[int], None] = lambda renamed: None  # noqa: E731
 
 
-def commit_files(files: list[PlannedFile], *, journal_dir: Path) -> None:
+def commit_files(files: list[PlannedFile], *, journal_dir: Path, within: Path | None) -> None:
     """Write every file of ``files`` or none of them (see the section comment above).
 
     Each existing target must still be its snapshot (identity and bytes), each new
@@ -790,6 +817,7 @@ def commit_files(files: list[PlannedFile], *, journal_dir: Path) -> None:
     journal_dir = Path(os.path.abspath(journal_dir))
     for planned in files:
         _require_within(planned.path, planned.within)
+    _require_within(journal_dir / "journal", within)  # the journal is written there too
     if len(files) == 1:
         only = files[0]
         if only.snapshot is None:
@@ -803,7 +831,7 @@ def commit_files(files: list[PlannedFile], *, journal_dir: Path) -> None:
             directory: stack.enter_context(_locked_directory(Path(directory)))
             for directory in directories
         }
-        _recover_locked(journal_dir, handles)
+        _recover_locked(journal_dir, handles, within)
         modes = [_check_planned(handles, planned) for planned in files]
         transaction = secrets.token_hex(4)
         journal_name = f".context-doctor-apply-{transaction}.journal"
@@ -919,14 +947,22 @@ def _write_journal(
         _discard(directory, temporary)
 
 
-def recover(journal_dir: Path) -> list[Path]:
+def recover(journal_dir: Path, *, within: Path | None) -> list[Path]:
     """Finish (or discard) a batch a killed writer left in ``journal_dir``; the files finished.
 
     A committed journal's staged files are renamed over their targets; an
     uncommitted one's are removed. A target that is neither its old nor its new
     version (changed by hand since) is not touched: DoctorError naming it and the
-    staged file that holds the batch's version.
+    staged file that holds the batch's version. A journal is only acted on inside
+    ``within``: a directory that resolves outside it, or a journal naming a target
+    there, is a refusal (a journal can be committed to a hostile repository).
     """
+    if within is not None and not inside(journal_dir, within):
+        raise WriteRefused(
+            "outside",
+            f"{journal_dir} resolves to {os.path.realpath(journal_dir)}, outside {within}; "
+            "the doctor never writes outside the directory it was given",
+        )
     try:
         names = os.listdir(journal_dir)
     except OSError:
@@ -934,10 +970,10 @@ def recover(journal_dir: Path) -> list[Path]:
     if not any(_JOURNAL.match(name) for name in names):
         return []
     with _locked_directory(journal_dir) as directory:
-        return _recover_locked(journal_dir, {str(journal_dir): directory})
+        return _recover_locked(journal_dir, {str(journal_dir): directory}, within)
 
 
-def _recover_locked(journal_dir: Path, handles: dict[str, int]) -> list[Path]:
+def _recover_locked(journal_dir: Path, handles: dict[str, int], within: Path | None) -> list[Path]:
     directory = handles[str(journal_dir)]
     finished: list[Path] = []
     for name in sorted(os.listdir(directory)):
@@ -946,7 +982,9 @@ def _recover_locked(journal_dir: Path, handles: dict[str, int]) -> list[Path]:
             continue
         journal = _read_journal(journal_dir / name)
         transaction = match.group(1)
-        targets = [_journal_target(journal_dir, entry, transaction) for entry in journal["files"]]
+        targets = [
+            _journal_target(journal_dir, entry, transaction, within) for entry in journal["files"]
+        ]
         with ExitStack() as stack:
             for target, _ in targets:
                 key = os.path.abspath(_parent(target))
@@ -994,12 +1032,16 @@ def _read_journal(path: Path) -> dict[str, Any]:
     return data
 
 
-def _journal_target(journal_dir: Path, entry: dict[str, Any], transaction: str) -> tuple[Path, str]:
-    """The target a journal entry names, kept inside the journal's directory (or its registry)."""
+def _journal_target(
+    journal_dir: Path, entry: dict[str, Any], transaction: str, within: Path | None
+) -> tuple[Path, str]:
+    """The target a journal entry names, kept inside the journal's directory (or its registry)
+    and, symlinks resolved, inside ``within``."""
     target = Path(os.path.normpath(journal_dir / entry["path"]))
-    inside = target.is_relative_to(journal_dir) or target == journal_dir.parent / "index.yaml"
+    lexical = target.is_relative_to(journal_dir) or target == journal_dir.parent / "index.yaml"
+    contained = within is None or inside(_parent(target), within)
     staged = entry["staged"]
-    if not inside or staged != _staged_name(target.name, transaction):
+    if not (lexical and contained) or staged != _staged_name(target.name, transaction):
         raise DoctorError(
             f"{journal_dir}: an apply journal names {entry['path']}, outside the project",
             "remove the journal (.context-doctor-apply-*.journal) after checking the files",

@@ -577,12 +577,13 @@ def test_every_bump_rewrites_the_configured_statusline_cache(
         tmp_path / "kb",
         {
             "context/PROJECTS.md": PROJECTS,
-            "context-doctor.toml": '[freshness]\ncache = "../state/freshness.json"\n',
+            # A repository's own config may name a cache inside the repository only.
+            "context-doctor.toml": '[freshness]\ncache = "state/freshness.json"\n',
         },
     )
     result = invoke(command, root / "context" / "PROJECTS.md", *args, "--by", "me", "--now", NOW)
     assert result.exit_code == 0, result.output
-    cache = tmp_path / "state" / "freshness.json"
+    cache = root / "state" / "freshness.json"
     assert f"rewrote the statusline cache {cache}" in result.stdout
     data = json.loads(cache.read_bytes())
     assert data["generated_at"] == NOW

@@ -67,10 +67,10 @@ def test_a_symlinked_target_is_refused_for_read_replace_and_write(tmp_path: Path
     link = tmp_path / "link.md"
     link.symlink_to(real)
     for attempt in (
-        lambda: read_snapshot(link),
-        lambda: write_file(link, b"new\n"),
-        lambda: update_file(link, lambda data: data + b"x"),
-        lambda: append_file(link, b"x"),
+        lambda: read_snapshot(link, within=tmp_path),
+        lambda: write_file(link, b"new\n", within=tmp_path),
+        lambda: update_file(link, lambda data: data + b"x", within=tmp_path),
+        lambda: append_file(link, b"x", within=tmp_path),
     ):
         with pytest.raises(WriteRefused) as refused:
             attempt()
@@ -81,12 +81,12 @@ def test_a_symlinked_target_is_refused_for_read_replace_and_write(tmp_path: Path
 
 def test_a_directory_or_a_missing_file_is_exit_2_material(tmp_path: Path) -> None:
     with pytest.raises(DoctorError, match="does not exist"):
-        read_snapshot(tmp_path / "missing.md")
+        read_snapshot(tmp_path / "missing.md", within=tmp_path)
     (tmp_path / "folder").mkdir()
     with pytest.raises(DoctorError, match="directory"):
-        read_snapshot(tmp_path / "folder")
+        read_snapshot(tmp_path / "folder", within=tmp_path)
     with pytest.raises(DoctorError, match="not a regular file"):
-        write_file(tmp_path / "folder", b"x")
+        write_file(tmp_path / "folder", b"x", within=tmp_path)
     assert listing(tmp_path) == ["folder"]
 
 
@@ -107,9 +107,9 @@ def test_a_parent_symlinked_outside_the_given_directory_is_refused(tmp_path: Pat
 
 def test_exclusive_create_refuses_an_existing_file(tmp_path: Path) -> None:
     target = tmp_path / "backup.bak"
-    write_file(target, b"first", exclusive=True)
+    write_file(target, b"first", exclusive=True, within=tmp_path)
     with pytest.raises(WriteRefused) as refused:
-        write_file(target, b"second", exclusive=True)
+        write_file(target, b"second", exclusive=True, within=tmp_path)
     assert refused.value.rule == "exists" and target.read_bytes() == b"first"
 
 
@@ -117,11 +117,11 @@ def test_a_read_only_file_or_directory_is_exit_2_and_untouched(tmp_path: Path) -
     target = tmp_path / "CONTEXT.md"
     target.write_bytes(b"keep\n")
     target.chmod(0o444)
-    snapshot = read_snapshot(target)
+    snapshot = read_snapshot(target, within=tmp_path)
     with pytest.raises(DoctorError, match="read-only"):
-        replace_file(snapshot, b"new\n")
+        replace_file(snapshot, b"new\n", within=tmp_path)
     with pytest.raises(DoctorError, match="read-only"):
-        write_file(target, b"new\n")
+        write_file(target, b"new\n", within=tmp_path)
     assert target.read_bytes() == b"keep\n"
     folder = tmp_path / "locked"
     folder.mkdir()
@@ -130,7 +130,7 @@ def test_a_read_only_file_or_directory_is_exit_2_and_untouched(tmp_path: Path) -
     try:
         if os.geteuid() != 0:  # root writes into a 0555 directory regardless
             with pytest.raises(DoctorError, match="cannot write"):
-                update_file(folder / "a.md", lambda data: b"new\n")
+                update_file(folder / "a.md", lambda data: b"new\n", within=tmp_path)
             assert (folder / "a.md").read_bytes() == b"keep\n"
     finally:
         folder.chmod(0o755)
@@ -158,7 +158,7 @@ def test_a_file_held_open_for_writing_elsewhere_is_refused(
     try:
         opened.wait(timeout=20)
         with pytest.raises(WriteRefused) as refused:
-            update_file(target, lambda data: b"new\n")
+            update_file(target, lambda data: b"new\n", within=tmp_path)
         assert refused.value.rule == "in-use"
         assert target.read_bytes() == b"keep\n" and listing(tmp_path) == ["log.md"]
     finally:
@@ -173,25 +173,25 @@ def test_mode_and_crlf_bytes_are_kept(tmp_path: Path) -> None:
     target = tmp_path / "CONTEXT.md"
     target.write_bytes(b"# T\r\n\r\nline\r\n")
     target.chmod(0o640)
-    snapshot = read_snapshot(target)
-    replace_file(snapshot, snapshot.data.replace(b"line", b"LINE"))
+    snapshot = read_snapshot(target, within=tmp_path)
+    replace_file(snapshot, snapshot.data.replace(b"line", b"LINE"), within=tmp_path)
     assert target.read_bytes() == b"# T\r\n\r\nLINE\r\n"
     assert target.stat().st_mode & 0o7777 == 0o640
-    write_file(target, b"a\r\nb\r")
+    write_file(target, b"a\r\nb\r", within=tmp_path)
     assert target.read_bytes() == b"a\r\nb\r" and target.stat().st_mode & 0o7777 == 0o640
     fresh = tmp_path / "fresh.json"
-    write_file(fresh, b"{}", mode=0o600)
+    write_file(fresh, b"{}", mode=0o600, within=tmp_path)
     assert fresh.stat().st_mode & 0o7777 == 0o600
     assert listing(tmp_path) == ["CONTEXT.md", "fresh.json"]
 
 
 def test_ensure_directory_and_append(tmp_path: Path) -> None:
     folder = tmp_path / "a" / "b"
-    ensure_directory(folder)
-    ensure_directory(folder)
+    ensure_directory(folder, within=tmp_path)
+    ensure_directory(folder, within=tmp_path)
     summary = folder / "summary.md"
-    append_file(summary, b"one\n")
-    append_file(summary, b"two\r\n")
+    append_file(summary, b"one\n", within=tmp_path)
+    append_file(summary, b"two\r\n", within=tmp_path)
     assert summary.read_bytes() == b"one\ntwo\r\n"
 
 
@@ -201,10 +201,10 @@ def test_ensure_directory_and_append(tmp_path: Path) -> None:
 def test_a_change_after_the_snapshot_is_refused_and_kept(tmp_path: Path) -> None:
     target = tmp_path / "notes.md"
     target.write_bytes(b"v1\n")
-    snapshot = read_snapshot(target)
+    snapshot = read_snapshot(target, within=tmp_path)
     target.write_bytes(b"v1\nappended by someone else\n")
     with pytest.raises(WriteRefused) as refused:
-        replace_file(snapshot, b"v2\n")
+        replace_file(snapshot, b"v2\n", within=tmp_path)
     assert refused.value.rule == "changed-on-disk"
     assert target.read_bytes() == b"v1\nappended by someone else\n"
     assert listing(tmp_path) == ["notes.md"]
@@ -214,12 +214,12 @@ def test_a_same_size_same_mtime_rewrite_is_caught_by_the_bytes(tmp_path: Path) -
     target = tmp_path / "notes.md"
     target.write_bytes(b"aaaa\n")
     before = target.stat()
-    snapshot = read_snapshot(target)
+    snapshot = read_snapshot(target, within=tmp_path)
     with target.open("r+b") as stream:  # in place: same inode, same size
         stream.write(b"bbbb\n")
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
     with pytest.raises(WriteRefused, match="changed"):
-        replace_file(snapshot, b"cccc\n")
+        replace_file(snapshot, b"cccc\n", within=tmp_path)
     assert target.read_bytes() == b"bbbb\n"
 
 
@@ -235,7 +235,7 @@ def test_update_recomputes_when_the_file_changes_during_the_transform(tmp_path: 
                 stream.write(b"late line\n")
         return data.upper()
 
-    assert update_file(target, transform) is True
+    assert update_file(target, transform, within=tmp_path) is True
     assert calls == [b"base\n", b"base\nlate line\n"]
     assert target.read_bytes() == b"BASE\nLATE LINE\n"
 
@@ -249,7 +249,7 @@ def test_update_that_never_settles_is_refused_with_the_last_change_kept(tmp_path
         return b"mine\n"
 
     with pytest.raises(WriteRefused) as refused:
-        update_file(target, transform, attempts=3)
+        update_file(target, transform, attempts=3, within=tmp_path)
     assert refused.value.rule == "changed-on-disk"
     assert target.read_bytes() == b"0\n+\n+\n+\n"
 
@@ -258,7 +258,7 @@ def test_an_unchanged_result_writes_nothing(tmp_path: Path) -> None:
     target = tmp_path / "notes.md"
     target.write_bytes(b"same\n")
     before = target.stat()
-    assert update_file(target, lambda data: data) is False
+    assert update_file(target, lambda data: data, within=tmp_path) is False
     after = target.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
@@ -379,8 +379,8 @@ target = Path(sys.argv[1])
 old, new = Path(sys.argv[2]).read_bytes(), Path(sys.argv[3]).read_bytes()
 print("ready", flush=True)
 while True:
-    write_file(target, new)
-    write_file(target, old)
+    write_file(target, new, within=target.parent)
+    write_file(target, old, within=target.parent)
 """
 
 
@@ -410,7 +410,7 @@ def test_a_writer_killed_at_random_moments_leaves_old_or_new_bytes(tmp_path: Pat
     # An orphan a killed run could leave (named temporary files exist only between the
     # link and the rename here); the next write in the directory removes it.
     (work / ".CONTEXT.md.context-doctor-0123abcd.tmp").write_bytes(b"half")
-    write_file(work / "other.json", b"{}")
+    write_file(work / "other.json", b"{}", within=tmp_path)
     assert [name for name in listing(work) if ORPHAN.match(name)] == []
     assert listing(work) == ["CONTEXT.md", "other.json"]
 
@@ -477,7 +477,9 @@ def test_two_threads_writing_one_directory_each_take_the_lock(tmp_path: Path) ->
                 time.sleep(0.0005)
                 with guard:
                     inside.remove(number)
-            write_file(tmp_path / f"file-{number}", f"{number}:{round_number}\n".encode())
+            write_file(
+                tmp_path / f"file-{number}", f"{number}:{round_number}\n".encode(), within=tmp_path
+            )
 
     threads = [threading.Thread(target=writer, args=(number,)) for number in (1, 2)]
     for thread in threads:

@@ -1,0 +1,245 @@
+"""Containment (SPEC §8): nothing from the audited tree makes the doctor write or read outside it.
+
+Each test builds the attack as a hostile repository would ship it: a real git repository
+with a committed config or a committed symlink, next to an ``outside`` directory standing
+for the user's home. The property: the outside tree is byte-for-byte what it was.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from support import Doctor, git
+
+NOW = "2026-06-10T09:30:00+02:00"
+
+NOTES = """\
+---
+convention: pai-freshness-v1
+last_updated: 2026-06-01T09:00:00+02:00
+last_updated_by: kai
+last_reviewed: 2026-05-01T09:00:00+02:00
+last_reviewed_by: kai
+---
+# Notes
+
+## Goals
+<!-- updated: 2026-05-01 by:kai -->
+
+Ship the doctor.
+"""
+
+CONTEXT = """\
+# Beta
+
+**Phase:** Build (round 2)
+**Status:** Active
+**Last session:** 2026-06-01
+
+## Current State
+
+Writing the parser.
+"""
+
+BASHRC = "# the user's shell start-up file\nexport PATH=$HOME/bin:$PATH\n"
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
+    """Every entry under ``root``: kind and bytes (files), target (links), nothing (dirs)."""
+    found: dict[str, tuple[str, bytes | str]] = {}
+    for parent, directories, names in os.walk(root):
+        for name in directories + names:
+            path = Path(parent) / name
+            key = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                found[key] = ("link", os.readlink(path))
+            elif path.is_dir():
+                found[key] = ("dir", "")
+            else:
+                found[key] = ("file", path.read_bytes())
+    return found
+
+
+def commit(root: Path, files: dict[str, str], links: dict[str, str] | None = None) -> Path:
+    """A real git repository holding ``files`` and ``links`` (name -> target), committed."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for name, target in (links or {}).items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(target)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hostile", identity=True, when=NOW)
+    return root
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """The user's home beside the repository: a shell start-up file and some notes."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text(BASHRC, encoding="utf-8")
+    (home / "notes.md").write_text(NOTES, encoding="utf-8")
+    (home / "CONTEXT.md").write_text(CONTEXT, encoding="utf-8")
+    return home
+
+
+# -- the critical one: a committed config names a file outside as the statusline cache ---------
+
+
+@pytest.mark.parametrize("shape", ["relative", "absolute", "through-a-link"])
+@pytest.mark.parametrize("writer", ["review", "touch", "review-section"])
+def test_a_repository_config_cannot_make_a_freshness_writer_overwrite_a_file_outside(
+    tmp_path: Path, outside: Path, doctor: Doctor, shape: str, writer: str
+) -> None:
+    cache = {
+        "relative": "../home/.bashrc",
+        "absolute": str(outside / ".bashrc"),
+        "through-a-link": "state/.bashrc",
+    }[shape]
+    links = {"state": "../home"} if shape == "through-a-link" else {}
+    repo = commit(
+        tmp_path / "kb",
+        {"NOTES.md": NOTES, "context-doctor.toml": f'[freshness]\ncache = "{cache}"\n'},
+        links,
+    )
+    before = snapshot(outside)
+    args = ["freshness", writer, str(repo / "NOTES.md")]
+    args += ["goals"] if writer == "review-section" else []
+    run = doctor(*args, "--by", "me", "--now", NOW)
+    assert snapshot(outside) == before
+    assert run.exit_code == 2, run.stdout + run.stderr
+    assert "outside the repository" in run.stderr
+    assert "[freshness] cache" in run.stderr or "freshness.cache" in run.stderr
+    # Refused before a byte moved: the file itself was not bumped either.
+    assert (repo / "NOTES.md").read_text(encoding="utf-8") == NOTES
+
+
+def test_a_pyproject_table_is_held_to_the_same_rule(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    repo = commit(
+        tmp_path / "kb",
+        {
+            "NOTES.md": NOTES,
+            "pyproject.toml": '[tool.context-doctor.freshness]\ncache = "../home/.bashrc"\n',
+        },
+    )
+    before = snapshot(outside)
+    run = doctor("freshness", "review", str(repo / "NOTES.md"), "--by", "me", "--now", NOW)
+    assert run.exit_code == 2 and "outside the repository" in run.stderr
+    assert snapshot(outside) == before
+
+
+def test_a_cache_inside_the_repository_is_still_rewritten(tmp_path: Path, doctor: Doctor) -> None:
+    repo = commit(
+        tmp_path / "kb",
+        {"NOTES.md": NOTES, "context-doctor.toml": '[freshness]\ncache = ".cache/fresh.json"\n'},
+    )
+    run = doctor("freshness", "review", str(repo / "NOTES.md"), "--by", "me", "--now", NOW)
+    assert run.exit_code == 0, run.stderr
+    assert (repo / ".cache" / "fresh.json").is_file()
+
+
+def test_a_config_the_user_names_may_put_the_cache_anywhere(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    repo = commit(tmp_path / "kb", {"NOTES.md": NOTES})
+    user_config = tmp_path / "user" / "context-doctor.toml"
+    user_config.parent.mkdir()
+    user_config.write_text('[freshness]\ncache = "../home/fresh.json"\n', encoding="utf-8")
+    run = doctor(
+        "freshness",
+        "review",
+        str(repo / "NOTES.md"),
+        "--by",
+        "me",
+        "--now",
+        NOW,
+        "--config",
+        str(user_config),
+    )
+    assert run.exit_code == 0, run.stderr
+    assert (outside / "fresh.json").is_file()
+
+
+def test_check_refuses_a_repository_config_naming_paths_outside(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    for key, value in [
+        ("baseline", '"../home/baseline.json"'),
+        ("freshness", '{ cache = "../home/.bashrc" }'),
+        ("freshness", '{ registry = [{ slug = "notes", path = "../home/notes.md" }] }'),
+    ]:
+        repo = commit(
+            tmp_path / f"kb-{len(list(tmp_path.iterdir()))}",
+            {"projects/alpha/CONTEXT.md": CONTEXT, "context-doctor.toml": f"{key} = {value}\n"},
+        )
+        run = doctor("check", str(repo), "--today", "2026-06-10")
+        assert run.exit_code == 2, (key, value, run.stdout, run.stderr)
+        assert "outside the repository" in run.stderr, run.stderr
+
+
+# -- derived_from reads nothing outside -----------------------------------------------------
+
+
+def test_derived_from_outside_the_repository_is_never_read(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    derived = NOTES.replace("convention:", "derived_from: ../home/notes.md\nconvention:").replace(
+        "last_reviewed: 2026-05-01T09:00:00+02:00\nlast_reviewed_by: kai\n", ""
+    )
+    repo = commit(tmp_path / "kb", {"DERIVED.md": derived})
+    run = doctor("freshness", str(repo), "--today", "2026-06-10")
+    assert "[freshness-source-missing] derived_from `../home/notes.md` leads outside" in run.stderr
+    review = doctor("freshness", "review", str(repo / "DERIVED.md"), "--by", "me", "--now", NOW)
+    assert review.exit_code == 2
+    assert str(outside) not in review.stderr  # not even whether it exists
+
+
+# -- every writer refuses a symlinked directory alike -----------------------------------------
+
+
+def test_the_editor_refuses_to_write_through_a_symlinked_directory(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    repo = commit(
+        tmp_path / "kb",
+        {"projects/alpha/CONTEXT.md": CONTEXT},
+        {"projects/beta": "../../home"},
+    )
+    before = snapshot(outside)
+    run = doctor(
+        "edit",
+        "set-field",
+        str(repo / "projects" / "beta" / "CONTEXT.md"),
+        "--field",
+        "Phase",
+        "--value",
+        "Build (round 3)",
+    )
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "[outside]" in run.stderr
+    assert snapshot(outside) == before
+
+
+def test_a_symlinked_doctor_directory_is_not_used(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    repo = commit(tmp_path / "kb", {"projects/alpha/CONTEXT.md": CONTEXT, "PLAIN.md": "# Plain\n"})
+    (repo / ".git" / "context-doctor").symlink_to(outside)
+    before = snapshot(outside)
+    run = doctor("check", str(repo), "--today", "2026-06-10", "--debug")
+    assert snapshot(outside) == before  # no cache written through the link
+    assert run.exit_code in (0, 1), run.stderr
+    assert "not cached" in run.stderr and "is a symlink" in run.stderr
+    migrate = doctor("freshness", "migrate", str(repo / "PLAIN.md"), "--now", NOW)
+    assert snapshot(outside) == before
+    assert migrate.exit_code == 2, migrate.stdout + migrate.stderr
+    assert "is a symlink" in migrate.stderr
+    assert (repo / "PLAIN.md").read_text(encoding="utf-8") == "# Plain\n"  # nothing written
