@@ -74,9 +74,9 @@ def _symlink_to_a_file(directory: Path) -> Path:
 def _changed_since_read(directory: Path) -> Call:
     target = directory / "CONTEXT.md"
     target.write_bytes(OLD)
-    snapshot = read_snapshot(target)
+    snapshot = read_snapshot(target, within=directory)
     target.write_bytes(NEW)  # another program wrote after the read
-    return lambda: replace_file(snapshot, b"mine\n")
+    return lambda: replace_file(snapshot, b"mine\n", within=directory)
 
 
 def _refusing_transform(directory: Path) -> Call:
@@ -86,24 +86,24 @@ def _refusing_transform(directory: Path) -> Call:
     def refuse(data: bytes) -> bytes:
         raise WriteRefused("test", "the transform refuses")
 
-    return lambda: update_file(target, refuse)
+    return lambda: update_file(target, refuse, within=directory)
 
 
 def _a_file_in_the_way(directory: Path) -> Call:
     (directory / "cache").write_bytes(OLD)
-    return lambda: ensure_directory(directory / "cache" / "inner")
+    return lambda: ensure_directory(directory / "cache" / "inner", within=directory)
 
 
 def _an_existing_destination(directory: Path) -> Call:
     (directory / "hook").write_bytes(OLD)
     (directory / "hook.bak").write_bytes(NEW)
-    return lambda: move_aside(directory / "hook", directory / "hook.bak")
+    return lambda: move_aside(directory / "hook", directory / "hook.bak", within=directory)
 
 
 def _a_directory(directory: Path) -> Call:
     (directory / "folder").mkdir()
     (directory / "folder" / "kept.md").write_bytes(OLD)
-    return lambda: remove_file(directory / "folder")
+    return lambda: remove_file(directory / "folder", within=directory)
 
 
 def _two_files_one_changed(directory: Path) -> Call:
@@ -130,44 +130,58 @@ def _whole_appends(left: Left) -> bool:
 
 SURVIVAL: dict[str, Survival] = {
     "read_snapshot": Survival(
-        refused=lambda directory: partial(read_snapshot, _symlink_to_a_file(directory)),
-        killed="while True: read_snapshot(target)",
+        refused=lambda directory: partial(
+            read_snapshot, _symlink_to_a_file(directory), within=directory
+        ),
+        killed="while True: read_snapshot(target, within=here)",
         outcomes=lambda left: left[0] == OLD,
     ),
     "write_file": Survival(
-        refused=lambda directory: partial(write_file, _symlink_to_a_file(directory), NEW),
-        killed="while True:\n    write_file(target, new)\n    write_file(target, old)",
+        refused=lambda directory: partial(
+            write_file, _symlink_to_a_file(directory), NEW, within=directory
+        ),
+        killed=(
+            "while True:\n    write_file(target, new, within=here)\n"
+            "    write_file(target, old, within=here)"
+        ),
         outcomes=_old_or_new,
     ),
     "replace_file": Survival(
         refused=_changed_since_read,
         killed=(
-            "while True:\n    snap = read_snapshot(target)\n"
-            "    replace_file(snap, new if snap.data == old else old)"
+            "while True:\n    snap = read_snapshot(target, within=here)\n"
+            "    replace_file(snap, new if snap.data == old else old, within=here)"
         ),
         outcomes=_old_or_new,
     ),
     "update_file": Survival(
         refused=_refusing_transform,
-        killed="while True: update_file(target, lambda data: new if data == old else old)",
+        killed=(
+            "while True: update_file(target, lambda data: new if data == old else old, within=here)"
+        ),
         outcomes=_old_or_new,
     ),
     "append_file": Survival(
-        refused=lambda directory: partial(append_file, _symlink_to_a_file(directory), CHUNK),
-        killed="while True: append_file(target, chunk)",
+        refused=lambda directory: partial(
+            append_file, _symlink_to_a_file(directory), CHUNK, within=directory
+        ),
+        killed="while True: append_file(target, chunk, within=here)",
         outcomes=_whole_appends,
     ),
     "ensure_directory": Survival(
         refused=_a_file_in_the_way,
         killed=(
-            "import os\nwhile True:\n    ensure_directory(target.parent / 'made' / 'deeper')\n"
+            "import os\nwhile True:\n    ensure_directory(target.parent / 'made' / 'deeper', within=here)\n"
             "    os.rmdir(target.parent / 'made' / 'deeper')\n    os.rmdir(target.parent / 'made')"
         ),
         outcomes=lambda left: left[0] == OLD,
     ),
     "move_aside": Survival(
         refused=_an_existing_destination,
-        killed="while True:\n    move_aside(target, aside)\n    move_aside(aside, target)",
+        killed=(
+            "while True:\n    move_aside(target, aside, within=here)\n"
+            "    move_aside(aside, target, within=here)"
+        ),
         # Between the link and the unlink both names hold the file: never neither, never other bytes.
         outcomes=lambda left: left != (None, None) and set(left) <= {OLD, None},
     ),
@@ -188,7 +202,10 @@ SURVIVAL: dict[str, Survival] = {
     ),
     "remove_file": Survival(
         refused=_a_directory,
-        killed="while True:\n    remove_file(target)\n    write_file(target, old)",
+        killed=(
+            "while True:\n    remove_file(target, within=here)\n"
+            "    write_file(target, old, within=here)"
+        ),
         outcomes=lambda left: left[0] in (OLD, None) and left[1] is None,
     ),
 }
@@ -198,6 +215,7 @@ import sys
 from pathlib import Path
 from context_doctor.write import *
 target, aside = Path(sys.argv[1]), Path(sys.argv[1] + ".aside")
+here = target.parent
 old, new, chunk = Path(sys.argv[2]).read_bytes(), Path(sys.argv[3]).read_bytes(), {chunk!r}
 print("ready", flush=True)
 """
@@ -232,7 +250,7 @@ def _left(target: Path) -> Left:
 
 
 # Functions of the write package that change nothing on disk, so have nothing to survive.
-NOT_OPERATIONS = {"default_mode", "repository_root"}
+NOT_OPERATIONS = {"default_mode", "repository_root", "contained", "doctor_directory", "inside"}
 
 
 def test_every_operation_has_its_survival_entry() -> None:
