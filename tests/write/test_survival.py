@@ -110,10 +110,10 @@ def _two_files_one_changed(directory: Path) -> Call:
     first, second = directory / "CONTEXT.md", directory / "sessions.md"
     first.write_bytes(OLD)
     second.write_bytes(OLD)
-    snapshots = [read_snapshot(first), read_snapshot(second)]
+    snapshots = [read_snapshot(first, within=directory), read_snapshot(second, within=directory)]
     second.write_bytes(NEW)  # another program wrote the second file after the read
-    planned = [PlannedFile(snap.path, b"mine\n", snap) for snap in snapshots]
-    return lambda: commit_files(planned, journal_dir=directory)
+    planned = [PlannedFile(snap.path, b"mine\n", snap, within=directory) for snap in snapshots]
+    return lambda: commit_files(planned, journal_dir=directory, within=directory)
 
 
 def _old_or_new(left: Left) -> bool:
@@ -191,12 +191,12 @@ SURVIVAL: dict[str, Survival] = {
         # that the pair then agrees is tests/write/test_apply.py's kill test.
         killed=(
             "from context_doctor.write.atomic import recover\n"
-            "if not aside.exists(): write_file(aside, old)\n"
-            "while True:\n    recover(target.parent)\n"
-            "    one, two = read_snapshot(target), read_snapshot(aside)\n"
+            "if not aside.exists(): write_file(aside, old, within=here)\n"
+            "while True:\n    recover(target.parent, within=here)\n"
+            "    one, two = read_snapshot(target, within=here), read_snapshot(aside, within=here)\n"
             "    data = new if one.data == old else old\n"
             "    commit_files([PlannedFile(target, data, one), PlannedFile(aside, data, two)],"
-            " journal_dir=target.parent)"
+            " journal_dir=here, within=here)"
         ),
         outcomes=lambda left: left[0] in (OLD, NEW) and left[1] in (None, OLD, NEW),
     ),
