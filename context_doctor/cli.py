@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "state": "context_doctor.commands.state:state_group",
     "edit": "context_doctor.commands.edit:edit_group",
     "log": "context_doctor.commands.log:log_group",
+    "mcp": "context_doctor.commands.mcp:mcp_group",
 }
 """Every subcommand: name -> ``module:attribute`` of its click command."""
 

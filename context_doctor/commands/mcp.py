@@ -1,0 +1,95 @@
+"""``context-doctor mcp [--allow-writes]`` and ``mcp install CLIENT`` (SPEC §7).
+
+Thin: the server is :mod:`context_doctor.mcp.server` (it needs the optional
+extra ``[mcp]``), the installer :mod:`context_doctor.mcp.clients`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import click
+
+from context_doctor.commands.common import guarded
+from context_doctor.errors import DoctorError
+from context_doctor.escape import escape_text
+from context_doctor.mcp.clients import CLIENTS, SERVER_NAME, config_path, install, server_entry
+
+EXTRA = "pip install 'context-doctor[mcp]'"
+
+
+def _require_sdk() -> None:
+    if importlib.util.find_spec("mcp") is None:
+        raise DoctorError(
+            "the MCP server needs the official MCP Python SDK, which is not installed here",
+            f"install the optional extra: {EXTRA}",
+        )
+
+
+@click.group("mcp", invoke_without_command=True)
+@click.option(
+    "--allow-writes",
+    is_flag=True,
+    help="Also serve the writing tools: edit (the fail-closed editor) and log_add.",
+)
+@click.pass_context
+def mcp_group(ctx: click.Context, allow_writes: bool) -> None:
+    """Serve the doctor over the Model Context Protocol on stdio.
+
+    Tools: check (the structured report), explain, status; with --allow-writes also
+    edit and log_add. `mcp install CLIENT` registers the server in a client's config.
+    Needs the optional extra: pip install 'context-doctor[mcp]'.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    with guarded(False, False):
+        _require_sdk()
+        from context_doctor.mcp.server import serve
+
+        serve(allow_writes=allow_writes)
+
+
+@mcp_group.command("install")
+@click.argument("client", type=click.Choice(CLIENTS))
+@click.option(
+    "--allow-writes", is_flag=True, help="Register the server with its writing tools too."
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The client's config file (default: where CLIENT keeps its user-level servers).",
+)
+@click.option(
+    "--print",
+    "print_entry",
+    is_flag=True,
+    help="Print the JSON to add by hand and write nothing.",
+)
+def install_command(
+    client: str, allow_writes: bool, config_file: Path | None, print_entry: bool
+) -> None:
+    """Register the doctor's MCP server in CLIENT's config (claude-code, claude-desktop, cursor).
+
+    Idempotent; keeps a timestamped backup of a file it changes; keeps every key it does
+    not own; refuses (exit 1, nothing written) a file that is not a JSON object or is a
+    symlink. Exit 2 when the client's config directory does not exist or the MCP SDK is
+    not installed.
+    """
+    with guarded(False, False):
+        entry = server_entry(client, allow_writes=allow_writes)
+        if print_entry:
+            click.echo(json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2))
+            return
+        _require_sdk()
+        done = install(client, config_file or config_path(client), entry)
+        if not done.changed:
+            click.echo(escape_text(f"{client}: {SERVER_NAME} is already registered in {done.path}"))
+            return
+        verb = "created" if done.created else "updated"
+        click.echo(escape_text(f"{client}: registered {SERVER_NAME} ({verb} {done.path})"))
+        if done.backup is not None:
+            click.echo(escape_text(f"kept the previous file as {done.backup}"))
+        click.echo(f"restart {client} to start the server")

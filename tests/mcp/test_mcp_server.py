@@ -1,0 +1,230 @@
+"""``context-doctor mcp``: a real MCP client session over stdio (SPEC §7, issue #19 item 5).
+
+The official SDK's client starts ``python -m context_doctor mcp`` as a subprocess,
+initializes, lists the tools and calls them; the corpus is a real git repository.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from support import Doctor, MakeRepo, template_tail
+
+TODAY = "2026-06-02"
+CONTEXT = (
+    "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n\n"
+    "History: [sessions](sessions/)\n" + template_tail()
+)
+LOG = "# Sessions\n\n## 2026-06-01\nStarted.\n"
+
+
+def corpus(extra: dict[str, str] | None = None) -> dict[str, Any]:
+    files = {
+        "projects/index.yaml": "- id: fine\n  status: active\n  last_session: 2026-06-01\n",
+        "projects/fine/CONTEXT.md": CONTEXT,
+        "projects/fine/sessions/2026-06.md": LOG,
+        **(extra or {}),
+    }
+    return {"remote": True, "commits": [{"date": "2026-06-01T10:00:00+00:00", "files": files}]}
+
+
+Session = Callable[[Client], Awaitable[Any]]
+
+
+def session(cwd: Path, *args: str, body: Session) -> Any:
+    """Run ``body`` in a client session with ``context-doctor mcp ARGS`` (bounded in time)."""
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "context_doctor", "mcp", *args],
+        env=dict(os.environ),  # the test's SYNTHESIS_HOME and cache home, not the SDK's minimum
+        cwd=cwd,
+    )
+
+    async def run() -> Any:
+        async with Client(server) as client:
+            return await body(client)
+
+    return asyncio.run(asyncio.wait_for(run(), timeout=120))
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(getattr(part, "text", "") for part in result.content)
+
+
+def test_initialize_list_and_check(make_repo: MakeRepo, doctor: Doctor, tmp_path: Path) -> None:
+    over = CONTEXT + "".join(f"Line {n}.\n" for n in range(160))
+    root = make_repo(corpus({"projects/fine/CONTEXT.md": over}))
+    cli = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+
+    async def body(client: Client) -> dict[str, Any]:
+        listed = await client.list_tools()
+        checked = await client.call_tool("check", {"path": str(root), "today": TODAY})
+        return {"tools": listed.tools, "check": checked}
+
+    found = session(tmp_path, body=body)
+    tools = {tool.name: tool for tool in found["tools"]}
+    assert set(tools) == {"check", "explain", "status"}  # nothing that writes by default
+    assert tools["check"].input_schema["additionalProperties"] is False
+    result = found["check"]
+    assert result.is_error is False
+    report = result.structured_content
+    assert report["ok"] is False
+    assert report["exit"] == 1
+    assert report["defects"] == cli.json["defects"] == 1
+    assert [f["check"] for f in report["findings"]] == [f["check"] for f in cli.json["findings"]]
+    assert "context-budget" in {f["check"] for f in report["findings"]}
+
+
+def test_bad_requests_are_tool_errors(make_repo: MakeRepo, tmp_path: Path) -> None:
+    root = make_repo(corpus())
+    outside = tmp_path / "not-a-repo"
+    (outside / "projects").mkdir(parents=True)  # shaped like a knowledge base, outside git
+
+    async def body(client: Client) -> dict[str, Any]:
+        calls = {
+            "unknown-argument": ("check", {"path": str(root), "dry_run": True}),
+            "not-a-repository": ("check", {"path": str(outside)}),
+            "bad-date": ("check", {"path": str(root), "today": "June 2"}),
+            "bad-readiness": ("check", {"path": str(root), "readiness": "everywhere"}),
+            "unknown-check": ("explain", {"name": "context-budgett"}),
+            "write-without-permission": ("edit", {"edits": []}),
+        }
+        return {name: await client.call_tool(*call) for name, call in calls.items()}
+
+    results = session(tmp_path, body=body)
+    for name, result in results.items():
+        assert result.is_error is True, name
+        assert "Traceback" not in text_of(result), name
+    assert "takes no argument 'dry_run'" in text_of(results["unknown-argument"])
+    assert "not inside a git repository" in text_of(results["not-a-repository"])
+    assert "YYYY-MM-DD" in text_of(results["bad-date"])
+    assert "did you mean" in text_of(results["unknown-check"])
+    assert "edit" in text_of(results["write-without-permission"])
+
+
+def test_explain_and_status(tmp_path: Path) -> None:
+    async def body(client: Client) -> dict[str, Any]:
+        return {
+            "explain": await client.call_tool("explain", {"name": "context-budget"}),
+            "status": await client.call_tool("status", {}),
+        }
+
+    results = session(tmp_path, body=body)
+    assert results["explain"].is_error is False
+    assert text_of(results["explain"]).startswith("context-budget (defect)")
+    status = results["status"].structured_content
+    assert status["available"] is False
+    assert status["line"].startswith("context: no report yet")
+
+
+def test_writes_only_with_allow_writes(make_repo: MakeRepo, tmp_path: Path) -> None:
+    root = make_repo(corpus())
+    context = root / "projects/fine/CONTEXT.md"
+    log = root / "projects/fine/sessions/2026-06.md"
+
+    async def body(client: Client) -> dict[str, Any]:
+        listed = await client.list_tools()
+        refused = await client.call_tool(
+            "edit",
+            {
+                "edits": [
+                    {
+                        "op": "replace",
+                        "file": str(context),
+                        "anchor": "no such words",
+                        "replacement": "x",
+                    }
+                ]
+            },
+        )
+        unknown_key = await client.call_tool(
+            "edit", {"edits": [{"op": "replace", "file": str(context), "anchr": "Working."}]}
+        )
+        bad_override = await client.call_tool(
+            "edit",
+            {
+                "edits": [
+                    {"op": "set-field", "file": str(context), "field": "Status", "value": "x"}
+                ],
+                "overrides": {"allow_everything": True},
+            },
+        )
+        dry = await client.call_tool(
+            "edit",
+            {
+                "edits": [
+                    {
+                        "op": "replace",
+                        "file": str(context),
+                        "anchor": "Working.",
+                        "replacement": "Busy.",
+                    }
+                ],
+                "overrides": {"max_lines": 100},
+                "dry_run": True,
+            },
+        )
+        logged = await client.call_tool(
+            "log_add",
+            {
+                "project": str(root / "projects/fine"),
+                "date": TODAY,
+                "title": "second session",
+                "text": "Worked.\n",
+                "today": TODAY,
+            },
+        )
+        return {
+            "tools": {tool.name for tool in listed.tools},
+            "refused": refused,
+            "unknown_key": unknown_key,
+            "bad_override": bad_override,
+            "dry": dry,
+            "logged": logged,
+        }
+
+    before = context.read_bytes()
+    results = session(tmp_path, "--allow-writes", body=body)
+    assert results["tools"] == {"check", "explain", "status", "edit", "log_add"}
+    assert results["refused"].is_error is True
+    assert "refused [anchor-absent]" in text_of(results["refused"])
+    assert context.read_bytes() == before  # a refusal writes nothing
+    assert results["unknown_key"].is_error is True
+    assert "unknown key `anchr`" in text_of(results["unknown_key"])
+    assert results["bad_override"].is_error is True
+    assert "allow_everything" in text_of(results["bad_override"])
+    dry = results["dry"]
+    assert dry.is_error is False, text_of(dry)
+    assert dry.structured_content["written"] is False
+    assert "+Busy." in dry.structured_content["diff"]
+    assert context.read_bytes() == before  # a dry run writes nothing
+    logged = results["logged"]
+    assert logged.is_error is False, text_of(logged)
+    assert logged.structured_content["written"] is True
+    assert f"## {TODAY} — second session" in log.read_text()
+
+
+@pytest.mark.parametrize("missing", ["mcp"])
+def test_without_the_extra_the_server_says_how_to_install_it(
+    tmp_path: Path, doctor: Doctor, monkeypatch: pytest.MonkeyPatch, missing: str
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == missing else real(name, *args),
+    )
+    run = doctor("mcp")
+    assert run.exit_code == 2
+    assert "pip install 'context-doctor[mcp]'" in run.stderr
+    assert run.stderr.count("\n") == 1
