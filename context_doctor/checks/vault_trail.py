@@ -182,3 +182,86 @@ def audit_without_trash(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
                 last.line,
                 unit=memory_id,
             )
+
+
+NO_GIT = VaultSkipRule(
+    "no git", "the vault is not in a git repository", lambda v: v.repository is None
+)
+SHALLOW = VaultSkipRule(
+    "shallow clone",
+    "the repository is a shallow clone: its history is incomplete",
+    lambda v: v.history.reason == "shallow clone",
+)
+LOG_NOT_IN_GIT = VaultSkipRule(
+    "log not in git",
+    "no commit holds the audit log (it is ignored, or never committed)",
+    lambda v: v.history.reason == "log not in git",
+)
+
+
+def _short(sha: str) -> str:
+    return sha[:10]
+
+
+@vault_check(
+    "audit-log-rewritten",
+    severity=Severity.DEFECT,
+    units=lambda v: max(1, v.history.log_commits) if v.repository is not None else 1,
+    skips=(NO_GIT, SHALLOW, LOG_NOT_IN_GIT),
+    summary="a committed version of the audit log that does not extend the one before it",
+    remedy="Restore the lines from the commit before (`git show <sha>^:.bastra/audit-log."
+    "ndjson`) and append what came later; the log is append-only: never edit or tidy it.",
+    explanation=f"""
+        Bastra's audit log ({AUDIT_LOG}) is append-only by contract: no line is ever
+        changed or removed, so a store's history is something a third party can re-run.
+        Git keeps every committed version, so the contract can be checked: each version
+        must extend the previous one byte for byte. A merge may take the union of its
+        parents' lines (two machines appended at once). A commit that removes, reorders or
+        edits a line, or deletes the log, is reported with its sha, date and subject.
+        The history is read in one pass; the log's versions are streamed once each, and
+        when they add up to more than 512 MiB the oldest are counted as unverifiable.""",
+)
+def audit_log_rewritten(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    history = vault.history
+    for reason, count in history.unverified_log.items():
+        yield Unverified(reason, count)
+    path = vault.rel(vault.root / AUDIT_LOG)
+    for rewrite in history.rewrites:
+        yield Issue(
+            f'commit {_short(rewrite.sha)} ({rewrite.date[:10]}, "{rewrite.subject}") '
+            f"{rewrite.problem}",
+            path,
+        )
+
+
+@vault_check(
+    "unaudited-change",
+    severity=Severity.WARNING,
+    units=lambda v: max(1, v.history.memory_changes) if v.repository is not None else 1,
+    skips=(NO_GIT, NO_LOG, SHALLOW, LOG_NOT_IN_GIT),
+    summary="a commit that adds or changes a memory with no audit-log line for it",
+    remedy="Make memory changes through Bastra (`save_memory`, `edit_memory`), which writes "
+    "the audit line; commit the audit log together with the memories it records.",
+    explanation=f"""
+        Every change Bastra makes to a memory appends a line to {AUDIT_LOG}; an edit made
+        around Bastra (by hand in an editor, by a script, by a sync client) leaves no trail.
+        For each commit that adds or changes a memory file, the lines that commit appended
+        to the audit log must include one for that memory's id. Fields Bastra's daemon
+        writes on its own (`recall_when_expanded*`, `related_via`, the auto-related block,
+        `superseded_by`, `stale_status`) are exempt: a commit that changed only those needs
+        no line. Merges are not judged (their changes were judged where they were made),
+        nor commits older than the first commit of the audit log. Bastra records the trail
+        best-effort (a write may land without its line), so this is a warning.""",
+)
+def unaudited_change(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    history = vault.history
+    for reason, count in history.unverified_changes.items():
+        yield Unverified(reason, count)
+    for change in history.unaudited:
+        verb = "added" if change.added else "changed"
+        yield Issue(
+            f'commit {_short(change.sha)} ({change.date[:10]}, "{change.subject}") {verb} '
+            f"memory `{change.memory_id}` with no audit-log line for it",
+            change.path,
+            unit=change.memory_id,
+        )

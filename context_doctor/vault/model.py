@@ -26,6 +26,7 @@ from context_doctor.git.repository import Repository
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.vault.audit_log import AuditEntry, AuditLog, read_audit_log
 from context_doctor.vault.floors import Floors, read_floors
+from context_doctor.vault.history import VaultHistory, read_vault_history
 from context_doctor.vault.memory import (
     MEMORY,
     MemoryFacts,
@@ -236,6 +237,13 @@ class Vault:
             for memory_id, entries in self.entries_by_memory.items()
             if entries and entries[-1].operation == "delete"
         }
+
+    # -- git ------------------------------------------------------------------
+
+    @cached_property
+    def history(self) -> VaultHistory:
+        """The vault's trail through git (one history pass; ``reason`` when there is none)."""
+        return read_vault_history(self)
 
     # -- floors ---------------------------------------------------------------
 

@@ -276,6 +276,8 @@ TWINS: dict[str, Twin] = {
         check: Twin("vault-demo", "vault-clean")
         for check in (
             "audit-log-line",
+            "audit-log-rewritten",
+            "unaudited-change",
             "audit-without-trash",
             "floor-stale",
             "floor-target",

@@ -1,0 +1,137 @@
+"""Memory vaults in git (SPEC §9): audit-log-rewritten and unaudited-change, from one history pass."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from support import Doctor, MakeRepo, commit_files, git, run_git
+from test_memory_vault import vault_audit
+from vault_support import LOG, clean_vault_files, entry, log, memory, vault_scenario
+
+CLEAN = clean_vault_files()
+ROLLBACK = "memories/all-projects/deployment-rollback-window.md"
+
+
+def base(make_repo: MakeRepo) -> Path:
+    return make_repo(vault_scenario(CLEAN))
+
+
+def test_an_append_only_history_is_quiet(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = base(make_repo)
+    edited = CLEAN[ROLLBACK].replace("Agree on the rollback window", "Agree on the window")
+    commit_files(
+        root,
+        {
+            ROLLBACK: edited,
+            LOG: CLEAN[LOG] + log(entry("deployment-rollback-window", "update", number=7)),
+        },
+        "bastra: edit the rollback lesson",
+    )
+    run = vault_audit(doctor, root)
+    assert run.findings("audit-log-rewritten") == []
+    assert run.findings("unaudited-change") == []
+    assert run.json["coverage"]["audit-log-rewritten"]["examined"] == 2
+    assert run.json["coverage"]["unaudited-change"]["examined"] >= 5
+
+
+def test_a_commit_that_edits_a_logged_line_is_a_rewrite(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = base(make_repo)
+    tidied = CLEAN[LOG].replace('"reason": "the user asked to keep this"', '"reason": "tidied"', 1)
+    sha = commit_files(root, {LOG: tidied + log(entry("x", "create", number=8))}, "tidy the log")
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("audit-log-rewritten")
+    assert found["path"] == LOG and found["severity"] == "defect"
+    assert found["message"].startswith(f'commit {sha[:10]} (2026-06-01, "tidy the log") changed')
+
+
+def test_deleting_or_shortening_the_log_is_a_rewrite(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = base(make_repo)
+    commit_files(root, {LOG: "".join(CLEAN[LOG].splitlines(keepends=True)[:2])}, "shorten")
+    (root / LOG).unlink()
+    run_git(root, "commit", "-qam", "drop the log", identity=True)
+    run = vault_audit(doctor, root)
+    problems = sorted(f["message"].split(") ", 1)[1] for f in run.findings("audit-log-rewritten"))
+    assert problems[0] == "deleted the audit log"
+    assert problems[1].startswith("shortened the audit log")
+
+
+def test_a_merge_may_take_the_union_of_its_parents_lines(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = base(make_repo)
+    main = git(root, "rev-parse", "--abbrev-ref", "HEAD")
+    git(root, "checkout", "-q", "-b", "laptop")
+    laptop = entry("times-in-utc", "update", number=40, timestamp="2026-03-01T09:00:00.000Z")
+    commit_files(root, {LOG: CLEAN[LOG] + log(laptop)}, "laptop appends")
+    git(root, "checkout", "-q", main)
+    desktop = entry("answer-tersely", "update", number=41, timestamp="2026-03-01T10:00:00.000Z")
+    commit_files(root, {LOG: CLEAN[LOG] + log(desktop)}, "desktop appends")
+    merged = run_git(root, "merge", "-q", "laptop", "-m", "merge", identity=True, check=False)
+    assert merged.returncode != 0  # both appended at the end: a conflict, resolved by union
+    (root / LOG).write_text(CLEAN[LOG] + log(desktop, laptop), encoding="utf-8")
+    run_git(root, "commit", "-qam", "merge laptop: both lines kept", identity=True)
+    run = vault_audit(doctor, root)
+    assert run.findings("audit-log-rewritten") == []
+    # The same merge keeping only its own side loses the laptop's line: a rewrite.
+    git(root, "reset", "-q", "--hard", "HEAD^")
+    run_git(root, "merge", "-q", "laptop", "-m", "merge", identity=True, check=False)
+    (root / LOG).write_text(CLEAN[LOG] + log(desktop), encoding="utf-8")
+    run_git(root, "commit", "-qam", "merge laptop: ours", identity=True)
+    run = vault_audit(doctor, root, "--no-cache")
+    (found,) = run.findings("audit-log-rewritten")
+    assert '"merge laptop: ours"' in found["message"]
+
+
+def test_a_memory_changed_without_an_audit_line(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = base(make_repo)
+    by_hand = CLEAN[ROLLBACK].replace("before the rollout starts", "before any rollout starts")
+    sha = commit_files(root, {ROLLBACK: by_hand}, "fix wording by hand")
+    added = commit_files(
+        root, {"memories/new-lesson.md": memory("new-lesson")}, "a lesson written in Obsidian"
+    )
+    run = vault_audit(doctor, root)
+    found = {f["project"]: f for f in run.findings("unaudited-change")}
+    assert set(found) == {"deployment-rollback-window", "new-lesson"}
+    assert found["deployment-rollback-window"]["message"] == (
+        f'commit {sha[:10]} (2026-06-01, "fix wording by hand") changed memory '
+        "`deployment-rollback-window` with no audit-log line for it"
+    )
+    assert found["new-lesson"]["path"] == "memories/new-lesson.md"
+    assert added[:10] in found["new-lesson"]["message"]
+
+
+def test_fields_the_daemon_writes_itself_need_no_audit_line(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = base(make_repo)
+    daemon = (
+        CLEAN[ROLLBACK].replace(
+            "related_via: []",
+            'related_via:\n  - id: times-in-utc\n    reason: "cosine 0.81"\n    score: 0.81\n'
+            "recall_when_expanded:\n  - when we ship\nstale_status: aging",
+        )
+        + "\n## Auto-Related <!-- bastra:auto-related:start -->\n\n- [[times-in-utc]]\n\n"
+        + ("<!-- bastra:auto-related:end -->\n")
+    )
+    commit_files(root, {ROLLBACK: daemon}, "bastra daemon: related memories")
+    run = vault_audit(doctor, root)
+    assert run.findings("unaudited-change") == []
+
+
+def test_history_checks_skip_without_git_or_without_a_committed_log(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    outside = tmp_path / "plain-vault"
+    shutil.copytree(base(make_repo), outside, ignore=shutil.ignore_patterns(".git"))
+    run = vault_audit(doctor, outside)
+    for check in ("audit-log-rewritten", "unaudited-change"):
+        assert run.json["coverage"][check]["reasons"] == {"no git": 1}
+    files = dict(CLEAN)
+    files[".gitignore"] = ".bastra/\n"
+    ignored = make_repo(vault_scenario(files))
+    run = vault_audit(doctor, ignored)
+    for check in ("audit-log-rewritten", "unaudited-change"):
+        assert run.json["coverage"][check]["reasons"] == {"log not in git": 1}
