@@ -111,7 +111,7 @@ class Finding:
             "check": self.check,
             "severity": self.severity.value,
             "source": self.source,
-            "project": self.project,
+            "project": self.project or "",  # "" for the source as a whole: always a string
             "path": self.path,
             "line": self.line,
             "message": self.message,

@@ -21,6 +21,9 @@ def plural(count: int, word: str) -> str:
 
 SUPPRESSION_WAYS = ("inline", "config", "baseline")
 
+UNREACHABLE = "unreachable"
+"""The reason of a listed source the doctor could not read (a missing root): the run exits 2."""
+
 
 @dataclass
 class Coverage:
@@ -32,15 +35,20 @@ class Coverage:
         self.skipped += 1
         self.reasons[reason] += 1
 
+    def why(self) -> list[str]:
+        """The skips as the Synthesis Console reads them: ``["4 dormant", "1 no index"]``."""
+        return [f"{count} {reason}" for reason, count in sorted(self.reasons.items())]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "examined": self.examined,
             "skipped": self.skipped,
             "reasons": dict(sorted(self.reasons.items())),
+            "why": self.why(),
         }
 
     def describe(self) -> str:
-        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.reasons.items()))
+        reasons = ", ".join(self.why())
         return f"examined {self.examined}, skipped {self.skipped}" + (
             f" ({reasons})" if reasons else ""
         )
@@ -54,6 +62,7 @@ class SourceSummary:
     projects: int
     unaudited_reason: str | None = None  # a console source listed but not audited, and why
     memories: int | None = None  # a memory vault (SPEC §9): how many memories it holds
+    error: str | None = None  # an unreachable source: what could not be read
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -68,6 +77,8 @@ class SourceSummary:
         if self.memories is not None:
             data["vault"] = True
             data["memories"] = self.memories
+        if self.error is not None:
+            data["error"] = self.error
         return data
 
 
@@ -87,6 +98,9 @@ class Report:
     )  # findings suppressed, by way (SPEC §5)
     toplevels: dict[str, str] = field(default_factory=dict)  # source name -> repository top
     doctor_version: str = __version__
+    # The process's exit status, once the command knows it (``--exit-zero``,
+    # ``--warnings-as-defects``); until then the status ``check`` gives these findings.
+    exit: int | None = None
 
     @property
     def defects(self) -> int:
@@ -96,7 +110,29 @@ class Report:
     def warnings(self) -> int:
         return sum(1 for finding in self.findings if finding.severity is Severity.WARNING)
 
+    @property
+    def unreachable(self) -> list[SourceSummary]:
+        """Listed sources that could not be read: the rest was audited, yet the run exits 2."""
+        return [source for source in self.sources if source.unaudited_reason == UNREACHABLE]
+
+    @property
+    def audited_sources(self) -> int:
+        return sum(1 for source in self.sources if source.unaudited_reason is None)
+
+    def unreachable_error(self) -> tuple[str, str] | None:
+        """The one-line problem and remedy of a run that could not reach every source."""
+        missing = self.unreachable
+        if not missing:
+            return None
+        problem = "; ".join(
+            f"source `{source.name}` could not be audited: {source.error or source.root}"
+            for source in missing
+        )
+        return problem, "fix or remove the source in console.yaml; the other sources were audited"
+
     def exit_code(self, *, warnings_as_defects: bool = False, exit_zero: bool = False) -> int:
+        if self.unreachable:
+            return 2  # a source could not be audited: ground truth is incomplete, whatever else
         if exit_zero:
             return 0
         if self.defects or (warnings_as_defects and self.warnings):
@@ -128,13 +164,20 @@ class Report:
 
         ``findings=False`` leaves that list empty: ``render/jsonout.py`` writes it itself.
         """
-        return {
-            "ok": self.defects == 0,
+        code = self.exit if self.exit is not None else self.exit_code()
+        fields: dict[str, Any] = {"ok": code == 0, "exit": code}
+        error = self.unreachable_error() if code == 2 else None
+        if error is not None:
+            # The Synthesis Console reads `error` on exit 2; the rest is what could be audited.
+            fields["error"], fields["remedy"] = error
+        return fields | {
             "doctor_version": self.doctor_version,
             "readiness": self.readiness,
             "today": self.today.isoformat(),
             "generated_at": self.generated_at,
-            "sources": [source.to_json() for source in self.sources],
+            # A count, as the upstream doctor writes it and the console renders it.
+            "sources": self.audited_sources,
+            "source_details": [source.to_json() for source in self.sources],
             "projects_audited": self.projects_audited,
             "defects": self.defects,
             "warnings": self.warnings,

@@ -34,8 +34,24 @@ class Run:
     stderr: str
 
     @property
-    def json(self) -> dict[str, Any]:
+    def raw(self) -> dict[str, Any]:
+        """The JSON on stdout exactly as printed (what schema validation sees)."""
         loaded: dict[str, Any] = json.loads(self.stdout)
+        return loaded
+
+    @property
+    def json(self) -> dict[str, Any]:
+        """The JSON on stdout; a report's coverage ``why`` is checked here, then left out.
+
+        ``why`` (the Synthesis Console's form of ``reasons``) must say exactly what
+        ``reasons`` says, in every report the suite reads; the tests that pin
+        coverage then compare ``examined``, ``skipped`` and ``reasons`` alone.
+        """
+        loaded: dict[str, Any] = json.loads(self.stdout)
+        coverage = loaded.get("coverage") if isinstance(loaded, dict) else None
+        for entry in (coverage or {}).values():
+            reasons = sorted(entry["reasons"].items())
+            assert entry.pop("why") == [f"{count} {reason}" for reason, count in reasons], entry
         return loaded
 
     def findings(

@@ -96,10 +96,10 @@ def load_report_validator(*, check_schema: bool = False) -> Draft202012Validator
 
 
 def sole(run: Run, check: str, project: str | None) -> dict[str, Any]:
-    """The one finding of ``check`` on ``project``; ``None`` means the one with no project."""
+    """The one finding of ``check`` on ``project``; ``None`` means the one about the source as a whole (project "")."""
     found = run.findings(check, project)
     if project is None:
-        found = [finding for finding in found if finding["project"] is None]
+        found = [finding for finding in found if finding["project"] == ""]
     assert len(found) == 1, found
     return found[0]
 

@@ -91,7 +91,7 @@ def test_an_id_that_is_not_one_directory_is_never_audited(
     root = healthy(make_repo, {"projects/index.yaml": index})
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.json["projects_audited"] == 1
-    problems = [f for f in run.findings("status-agreement") if f["project"] is None]
+    problems = [f for f in run.findings("status-agreement") if f["project"] == ""]
     assert problems and "field `id`" in problems[0]["message"]
 
 

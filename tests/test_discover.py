@@ -53,7 +53,7 @@ def test_source_option(make_repo: MakeRepo, doctor: Doctor) -> None:
     root = make_repo(knowledge_base("alpha", "beta"))
     run = check(doctor, "--source", str(root))
     assert run.exit_code == 0, run.stderr
-    assert run.json["sources"] == [
+    assert run.json["source_details"] == [
         {
             "name": root.name,
             "root": str(root.resolve()),
@@ -70,7 +70,7 @@ def test_repeated_source_option(make_repo: MakeRepo, doctor: Doctor) -> None:
     second = make_repo(knowledge_base("gamma"))
     run = check(doctor, "--source", str(first), "--source", str(second))
     assert run.exit_code == 0, run.stderr
-    assert [(s["name"], s["projects"]) for s in run.json["sources"]] == [
+    assert [(s["name"], s["projects"]) for s in run.json["source_details"]] == [
         (first.name, 2),
         (second.name, 1),
     ]
@@ -81,7 +81,7 @@ def test_the_same_source_twice_is_audited_once(make_repo: MakeRepo, doctor: Doct
     root = make_repo(knowledge_base("alpha", "beta"))
     run = check(doctor, "--source", str(root), "--source", str(root), str(root))
     assert run.exit_code == 0, run.stderr
-    assert len(run.json["sources"]) == 1
+    assert len(run.json["source_details"]) == 1
     assert run.json["projects_audited"] == 2
 
 
@@ -92,8 +92,8 @@ def test_project_option_inside_a_projects_directory(make_repo: MakeRepo, doctor:
     run = check(doctor, "--project", str(root / "projects" / "alpha"))
     assert run.exit_code == 0, run.stderr
     assert run.json["projects_audited"] == 1
-    assert run.json["sources"][0]["root"] == str(root.resolve())
-    assert run.json["sources"][0]["projects_dir"] == "projects"
+    assert run.json["source_details"][0]["root"] == str(root.resolve())
+    assert run.json["source_details"][0]["projects_dir"] == "projects"
     # beta (no Status header) is not audited: nothing about it is reported.
     assert not [f for f in run.json["findings"] if f["project"] == "beta"]
     # The narrowed project still has its index entry: status checks examined it.
@@ -112,7 +112,7 @@ def test_two_project_options_in_one_source_make_one_source(
         str(root / "projects" / "gamma"),
     )
     assert run.exit_code == 0, run.stderr
-    assert len(run.json["sources"]) == 1
+    assert len(run.json["source_details"]) == 1
     assert run.json["projects_audited"] == 2
 
 
@@ -120,7 +120,7 @@ def test_project_option_on_a_single_project_repository(make_repo: MakeRepo, doct
     root = make_repo(SINGLE_PROJECT)
     run = check(doctor, "--project", str(root))
     assert run.exit_code == 0, run.stderr
-    assert run.json["sources"] == [
+    assert run.json["source_details"] == [
         {
             "name": root.name,
             "root": str(root.resolve()),
@@ -137,7 +137,7 @@ def test_positional_path(make_repo: MakeRepo, doctor: Doctor) -> None:
     solo = make_repo(SINGLE_PROJECT)
     run = check(doctor, str(root), str(solo))
     assert run.exit_code == 0, run.stderr
-    assert [(s["name"], s["projects_dir"]) for s in run.json["sources"]] == [
+    assert [(s["name"], s["projects_dir"]) for s in run.json["source_details"]] == [
         (root.name, "projects"),
         (solo.name, None),
     ]
@@ -177,7 +177,7 @@ def test_console_yaml_under_synthesis_home(
     elsewhere.mkdir()
     run = check(doctor, cwd=elsewhere)  # cwd holds nothing: the console decides
     assert run.exit_code == 0, run.stderr
-    assert [(s["name"], s["projects_dir"], s["projects"]) for s in run.json["sources"]] == [
+    assert [(s["name"], s["projects_dir"], s["projects"]) for s in run.json["source_details"]] == [
         ("work", "projects", 2),
         ("notes", "areas", 1),
     ]
@@ -194,7 +194,7 @@ def test_console_yaml_honours_a_custom_synthesis_home(
         "check", "--today", TODAY, "--json", cwd=tmp_path, env={"SYNTHESIS_HOME": str(home)}
     )
     assert run.exit_code == 0, run.stderr
-    assert [s["name"] for s in run.json["sources"]] == ["custom"]
+    assert [s["name"] for s in run.json["source_details"]] == ["custom"]
 
 
 def test_explicit_arguments_win_over_console_yaml(
@@ -207,7 +207,7 @@ def test_explicit_arguments_win_over_console_yaml(
     )
     run = check(doctor, "--source", str(explicit))
     assert run.exit_code == 0, run.stderr
-    assert [s["name"] for s in run.json["sources"]] == [explicit.name]
+    assert [s["name"] for s in run.json["source_details"]] == [explicit.name]
 
 
 def test_console_yaml_wins_over_the_current_directory(
@@ -220,7 +220,7 @@ def test_console_yaml_wins_over_the_current_directory(
     )
     run = check(doctor, cwd=here)
     assert run.exit_code == 0, run.stderr
-    assert [s["name"] for s in run.json["sources"]] == ["listed"]
+    assert [s["name"] for s in run.json["source_details"]] == ["listed"]
 
 
 def test_no_argument_detects_projects_in_the_current_directory(
@@ -229,7 +229,7 @@ def test_no_argument_detects_projects_in_the_current_directory(
     root = make_repo(knowledge_base("alpha", "beta"))
     run = check(doctor, cwd=root)
     assert run.exit_code == 0, run.stderr
-    assert run.json["sources"] == [
+    assert run.json["source_details"] == [
         {
             "name": root.name,
             "root": str(root.resolve()),
@@ -246,7 +246,7 @@ def test_no_argument_detects_a_single_project_repository(
     root = make_repo(SINGLE_PROJECT)
     run = check(doctor, cwd=root)
     assert run.exit_code == 0, run.stderr
-    assert run.json["sources"] == [
+    assert run.json["source_details"] == [
         {
             "name": root.name,
             "root": str(root.resolve()),
@@ -425,7 +425,7 @@ def test_console_yaml_as_the_console_writes_it(
     run = check(doctor, cwd=tmp_path)
     assert run.exit_code in (0, 1), run.stderr
     assert run.json["projects_audited"] == 1
-    by_name = {source["name"]: source for source in run.json["sources"]}
+    by_name = {source["name"]: source for source in run.json["source_details"]}
     assert by_name["team"]["audited"] is True
     assert "reason" not in by_name["team"]
     assert by_name["personal"] == {
@@ -436,10 +436,10 @@ def test_console_yaml_as_the_console_writes_it(
         "audited": False,
         "reason": "no projects_dir",
     }
-    load_report_validator().validate(run.json)
+    load_report_validator().validate(run.raw)
     # The report cache of a console run carries the same list.
     cached = json.loads((isolated_home / "context-doctor" / "last-report.json").read_text())
-    assert [s["audited"] for s in cached["sources"]] == [True, False]
+    assert [s["audited"] for s in cached["source_details"]] == [True, False]
 
 
 def test_console_source_whose_projects_dir_is_missing(

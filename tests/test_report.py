@@ -9,11 +9,13 @@ and the caches.  Token-shaped values are assembled at run time (see test_secrets
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from support import Doctor, MakeRepo
+from support import Doctor, MakeRepo, load_report_validator, template_tail
 
+from context_doctor.cli import main
 from context_doctor.findings import Finding, Severity
 from context_doctor.model.secrets import redact, scrub
 from context_doctor.report import Report, redacted
@@ -158,3 +160,123 @@ def test_redacted_leaves_a_report_without_secrets_as_it_is() -> None:
     report = Report(date(2026, 6, 20), "local", "", [], 1, [finding], {})
     assert redacted(report, []) is report
     assert redacted(report, [TOKEN]).findings[0].message == f"has {redact(TOKEN)}"
+
+
+# -- the Synthesis Console's contract (issue #19 item 1) -------------------------------
+# The console renders `sources` as a number, checks `exit` against the process's exit
+# status and `ok == (exit == 0)`, reads each coverage entry's `why` list, and requires
+# every finding's `project` to be a string.
+
+CONTRACT_TODAY = "2026-01-11"
+CONTRACT_CONTEXT = "# Alpha\n\n**Status:** Active\n**Last session:** 2026-01-10\n" + template_tail(
+    "2026-01-10"
+)
+CONTRACT_LOG = "# Sessions\n\n## 2026-01-10 — work\n\nDid the work.\n"
+
+
+def knowledge(make_repo: MakeRepo, files: dict[str, str] | None = None) -> Path:
+    base = {
+        "projects/index.yaml": "- id: alpha\n  status: active\n  last_session: 2026-01-10\n"
+        "- id: dormant\n  status: paused\n",
+        "projects/alpha/CONTRACT_CONTEXT.md": CONTRACT_CONTEXT,
+        "projects/alpha/REFERENCE.md": "# Alpha reference\n",
+        "projects/alpha/sessions/2026-01.md": CONTRACT_LOG,
+        "projects/dormant/CONTRACT_CONTEXT.md": "# Dormant\n\n**Status:** Paused\n",
+    }
+    base.update(files or {})
+    return make_repo(
+        {"remote": True, "commits": [{"date": "2026-01-10T10:00:00+00:00", "files": base}]}
+    )
+
+
+def check(doctor: Doctor, root: Path, *args: str) -> tuple[int, dict[str, object]]:
+    run = doctor("check", "--source", str(root), "--today", CONTRACT_TODAY, "--json", *args)
+    return run.exit_code, run.raw
+
+
+def test_sources_is_a_count_and_the_list_is_source_details(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = knowledge(make_repo)
+    code, report = check(doctor, root)
+    load_report_validator().validate(report)
+    assert report["sources"] == 1
+    assert report["source_details"] == [
+        {
+            "name": root.name,
+            "root": str(root.resolve()),
+            "projects_dir": "projects",
+            "projects": 2,
+            "audited": True,
+        }
+    ]
+    assert report["exit"] == code
+    assert report["ok"] is (code == 0)
+
+
+def test_why_lists_each_skip_reason_with_its_count(make_repo: MakeRepo, doctor: Doctor) -> None:
+    _, report = check(doctor, knowledge(make_repo))
+    coverage = report["coverage"]
+    assert isinstance(coverage, dict)
+    assert coverage["completed-items-in-context"]["why"] == ["1 dormant"]
+    assert coverage["context-budget"]["why"] == []
+    for entry in coverage.values():
+        reasons = sorted(entry["reasons"].items())
+        assert entry["why"] == [f"{count} {reason}" for reason, count in reasons]
+
+
+def test_a_finding_about_the_source_as_a_whole_has_an_empty_project(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    index = "- id: alpha\n  status: active\n  last_session: 2026-01-10\n- status: active\n"
+    _, report = check(doctor, knowledge(make_repo, {"projects/index.yaml": index}))
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    assert all(isinstance(finding["project"], str) for finding in findings)
+    whole = [f for f in findings if f["check"] == "status-agreement" and f["project"] == ""]
+    assert whole, findings
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ((), 0),  # warnings only: healthy
+        (("--warnings-as-defects",), 1),
+    ],
+)
+def test_exit_is_the_process_status_and_ok_follows_it(
+    make_repo: MakeRepo, doctor: Doctor, args: tuple[str, ...], expected: int
+) -> None:
+    # An uncommitted edit is a warning under local readiness.
+    root = knowledge(make_repo)
+    (root / "projects/alpha/REFERENCE.md").write_text("# Alpha reference\n\nEdited.\n")
+    code, report = check(doctor, root, *args)
+    assert report["warnings"] and not report["defects"]
+    assert (code, report["exit"], report["ok"]) == (expected, expected, expected == 0)
+
+
+def test_exit_zero_says_zero_in_the_json_too(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = knowledge(
+        make_repo, {"projects/alpha/CONTRACT_CONTEXT.md": "# Alpha\n" + "line\n" * 200}
+    )
+    code, report = check(doctor, root, "--exit-zero")
+    assert report["defects"]
+    assert (code, report["exit"], report["ok"]) == (0, 0, True)
+
+
+def test_exit_2_json_names_its_exit(doctor: Doctor, tmp_path: Path) -> None:
+    run = doctor("check", "--source", str(tmp_path / "missing"), "--json")
+    assert run.exit_code == 2
+    assert run.raw["ok"] is False
+    assert run.raw["exit"] == 2
+    assert str(tmp_path / "missing") in str(run.raw["error"])
+    assert run.raw["remedy"]
+    load_report_validator().validate(run.raw)
+
+
+def test_a_usage_error_under_json_names_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main(["check", "--json", "--readiness", "sideways"])
+    assert ended.value.code == 2
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["ok"], printed["exit"]) == (False, 2)

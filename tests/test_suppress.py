@@ -85,7 +85,7 @@ def test_inline_markdown_comments_suppress_and_are_counted(corpus: Path, doctor:
     assert "context-budget" in checks_of(run, "beta")  # the fenced comment is no suppression
     assert run.json["suppressed"] == {"inline": 4, "config": 0, "baseline": 0}
     assert not run.findings("freshness-never-reviewed")  # waived in context/GOALS.md
-    load_report_validator().validate(run.json)
+    load_report_validator().validate(run.raw)
 
 
 def test_yaml_comment_suppresses_the_field_on_the_next_line(corpus: Path, doctor: Doctor) -> None:

@@ -630,7 +630,10 @@ def report_to_wire(report: Report) -> list[Any]:
         dict(report.suppressed),
         dict(report.toplevels),
         report.doctor_version,
-        [[s.name, s.root, s.projects_dir, s.projects, s.unaudited_reason] for s in report.sources],
+        [
+            [s.name, s.root, s.projects_dir, s.projects, s.unaudited_reason, s.error, s.memories]
+            for s in report.sources
+        ],
         [
             [name, cov.examined, cov.skipped, sorted(cov.reasons.items())]
             for name, cov in report.coverage.items()
@@ -677,8 +680,10 @@ def report_from_wire(value: Any) -> Report:
                 _optional_text(projects_dir),
                 _number(projects),
                 _optional_text(reason),
+                memories=None if memories is None else _number(memories),
+                error=_optional_text(error),
             )
-            for name, root, projects_dir, projects, reason in sources
+            for name, root, projects_dir, projects, reason, error, memories in sources
         ],
         projects_audited=_number(audited),
         findings=[

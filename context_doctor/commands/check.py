@@ -304,6 +304,8 @@ def check_command(
             # Before the cache: a summary that cannot be written is exit 2, and an exit-2
             # run must leave the report cache as it was.
             write_step_summary(report)
+        # The JSON says how the process ends (`exit`, and `ok` from it): the console checks.
+        report.exit = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
         cache_path = report_cache_path(corpus, report_cache, no_report_cache)
         if cache_path is not None:
             write_json(cache_path, report.to_json())
@@ -322,6 +324,12 @@ def check_command(
             show_coverage=show_coverage,
             output_file=output_file,
         )
+        unreachable = report.unreachable_error()
+        if unreachable is not None:  # the rest was audited and reported; this was not
+            problem, remedy = unreachable
+            click.echo(
+                escape_text(f"context-doctor: error: {problem} (remedy: {remedy})"), err=True
+            )
     code = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
     sys.exit(code)
 

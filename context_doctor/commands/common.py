@@ -51,7 +51,9 @@ def guarded(
     except WriteRefused as refusal:
         # SPEC §4: a refused write is exit 1 - one line naming the rule; nothing was written.
         if as_json:
-            click.echo(error_json(refusal.message, f"refused by rule `{refusal.rule}`"), nl=False)
+            click.echo(
+                error_json(refusal.message, f"refused by rule `{refusal.rule}`", 1), nl=False
+            )
         click.echo(
             escape_text(f"context-doctor: refused [{refusal.rule}]: {refusal.message}"), err=True
         )

@@ -65,6 +65,7 @@ def _value_text(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + _FINDING_INDENT)
 
 
-def error_json(problem: str, remedy: str) -> str:
-    payload: dict[str, Any] = {"ok": False, "error": problem, "remedy": remedy}
+def error_json(problem: str, remedy: str, exit_status: int = 2) -> str:
+    """The JSON of a run that produced no report: the exit status, what went wrong, the remedy."""
+    payload: dict[str, Any] = {"ok": False, "exit": exit_status, "error": problem, "remedy": remedy}
     return json.dumps(clean_json(payload), indent=2, ensure_ascii=False) + "\n"

@@ -89,7 +89,7 @@ def test_console_run_writes_the_cache_whatever_the_verdict(
     report_validator.validate(cached)
     assert (cached["defects"], cached["warnings"]) == (defects, warnings)
     assert cached["readiness"] == readiness
-    assert cached == run.json  # the cache holds exactly the report the run printed
+    assert cached == run.raw  # the cache holds exactly the report the run printed
 
 
 def test_console_run_with_human_output_still_writes_json(
@@ -252,7 +252,7 @@ def test_report_json_prints_the_cache_itself(
     make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
 ) -> None:
     cached = cached_run(doctor, isolated_home, make_repo(corpus()))
-    assert doctor("report", "--json").json == cached
+    assert doctor("report", "--json").raw == cached
 
 
 def test_report_max_age(make_repo: MakeRepo, doctor: Doctor, isolated_home: Path) -> None:

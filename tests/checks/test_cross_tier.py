@@ -143,7 +143,7 @@ def test_entry_without_id_reported_once_for_each_source(
         TODAY,
         "--json",
     )
-    source_level = [f for f in run.findings("status-agreement") if f["project"] is None]
+    source_level = [f for f in run.findings("status-agreement") if f["project"] == ""]
     assert sorted(f["source"] for f in source_level) == sorted([lifecycle_root.name, other.name])
     other_finding = next(f for f in source_level if f["source"] == other.name)
     assert other_finding["line"] == 3

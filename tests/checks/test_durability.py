@@ -152,7 +152,7 @@ def test_uncommitted_index_is_reported_once_per_source(make_repo: MakeRepo, doct
     [finding] = run.findings()
     assert finding["check"] == "uncommitted-context"
     assert finding["severity"] == "defect"
-    assert finding["project"] is None
+    assert finding["project"] == ""
     assert finding["path"] == INDEX
     assert "index.yaml has uncommitted changes" in finding["message"]
 
@@ -192,7 +192,7 @@ def test_committed_but_never_pushed_fires(make_repo: MakeRepo, doctor: Doctor) -
     [finding] = run.findings()
     assert finding["check"] == "unpushed-context"
     assert finding["severity"] == "defect"
-    assert finding["project"] is None
+    assert finding["project"] == ""
     assert finding["path"] == INDEX
     assert "branch `main` has no upstream" in finding["message"]
 
@@ -258,7 +258,7 @@ def test_unpushed_is_reported_once_per_repository(make_repo: MakeRepo, doctor: D
     files = {**project_files("fine"), **project_files("other", prefix="work/projects")}
     root = make_repo(scenario(files, remote=False))
     run = audit(doctor, root, root / "work", readiness="remote")
-    assert [source["name"] for source in run.json["sources"]] == ["kb0", "work"]
+    assert [source["name"] for source in run.json["source_details"]] == ["kb0", "work"]
     assert len(run.findings("unpushed-context")) == 1
     assert run.json["coverage"]["unpushed-context"]["examined"] == 1
 

@@ -690,7 +690,7 @@ def test_the_summary_in_check_json_matches_the_freshness_command(
 ) -> None:
     root = kb(make_repo, CORPUS)
     report = check(doctor, root)
-    report_validator.validate(report.json)
+    report_validator.validate(report.raw)
     summary = doctor("freshness", str(root), "--json", "--today", TODAY)
     assert summary.exit_code == 0
     assert report.json["freshness"] == summary.json

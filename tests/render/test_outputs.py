@@ -25,7 +25,7 @@ def _stable(report: dict[str, Any], root: Path) -> dict[str, Any]:
     report = dict(report)
     report["generated_at"] = "<generated_at>"
     report["doctor_version"] = "<version>"
-    report["sources"] = [{**source, "root": "<root>"} for source in report["sources"]]
+    report["source_details"] = [{**source, "root": "<root>"} for source in report["source_details"]]
     return report
 
 
@@ -63,7 +63,7 @@ def test_demo_json_output(
     root = scenario_repo("demo")
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.exit_code == 1
-    report = run.json
+    report = run.raw
     report_validator.validate(report)
     assert report["ok"] is False
     assert report["readiness"] == "local"
@@ -88,8 +88,8 @@ def test_error_output_validates_against_the_schema(
 ) -> None:
     run = doctor("check", "--source", str(tmp_path / "missing"), "--json")
     assert run.exit_code == 2
-    report_validator.validate(run.json)
-    assert run.json["ok"] is False
+    report_validator.validate(run.raw)
+    assert run.raw == {**run.raw, "ok": False, "exit": 2}
 
 
 def test_quiet_prints_only_the_verdict(
