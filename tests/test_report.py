@@ -178,10 +178,10 @@ def knowledge(make_repo: MakeRepo, files: dict[str, str] | None = None) -> Path:
     base = {
         "projects/index.yaml": "- id: alpha\n  status: active\n  last_session: 2026-01-10\n"
         "- id: dormant\n  status: paused\n",
-        "projects/alpha/CONTRACT_CONTEXT.md": CONTRACT_CONTEXT,
+        "projects/alpha/CONTEXT.md": CONTRACT_CONTEXT,
         "projects/alpha/REFERENCE.md": "# Alpha reference\n",
         "projects/alpha/sessions/2026-01.md": CONTRACT_LOG,
-        "projects/dormant/CONTRACT_CONTEXT.md": "# Dormant\n\n**Status:** Paused\n",
+        "projects/dormant/CONTEXT.md": "# Dormant\n\n**Status:** Paused\n",
     }
     base.update(files or {})
     return make_repo(
@@ -257,7 +257,7 @@ def test_exit_is_the_process_status_and_ok_follows_it(
 
 def test_exit_zero_says_zero_in_the_json_too(make_repo: MakeRepo, doctor: Doctor) -> None:
     root = knowledge(
-        make_repo, {"projects/alpha/CONTRACT_CONTEXT.md": "# Alpha\n" + "line\n" * 200}
+        make_repo, {"projects/alpha/CONTEXT.md": "# Alpha\n" + "line\n" * 200}
     )
     code, report = check(doctor, root, "--exit-zero")
     assert report["defects"]
