@@ -256,9 +256,7 @@ def test_exit_is_the_process_status_and_ok_follows_it(
 
 
 def test_exit_zero_says_zero_in_the_json_too(make_repo: MakeRepo, doctor: Doctor) -> None:
-    root = knowledge(
-        make_repo, {"projects/alpha/CONTEXT.md": "# Alpha\n" + "line\n" * 200}
-    )
+    root = knowledge(make_repo, {"projects/alpha/CONTEXT.md": "# Alpha\n" + "line\n" * 200})
     code, report = check(doctor, root, "--exit-zero")
     assert report["defects"]
     assert (code, report["exit"], report["ok"]) == (0, 0, True)
