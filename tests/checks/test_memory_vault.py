@@ -73,7 +73,7 @@ def test_a_clean_vault_has_no_findings(doctor: Doctor, make_repo: MakeRepo, tmp_
     coverage = run.json["coverage"]
     assert coverage["memory-link"] == {"examined": 4, "skipped": 0, "reasons": {}}
     assert coverage["floor-stale"]["examined"] == 1
-    source = next(s for s in run.json["sources"] if s.get("vault"))
+    source = next(s for s in run.json["source_details"] if s.get("vault"))
     assert source["memories"] == 4
 
 
