@@ -17,6 +17,7 @@ from context_doctor.cache.store import stderr_debug
 from context_doctor.config import Settings, resolve_settings
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
+from context_doctor.escape import escape_text
 from context_doctor.model.source import Corpus
 from context_doctor.prepare import paused_collection, prepare_corpus
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
@@ -268,4 +269,7 @@ def emit_error(error: DoctorError, output_format: str, output_file: Path | None)
     try:
         write_output(output_file, text)
     except DoctorError as unwritable:
-        click.echo(f"context-doctor: error: {unwritable.one_line()}", err=True)
+        # The caller prints ``error`` itself: a second line only when it says something else
+        # (the run failed for another reason and -o cannot take the error document either).
+        if unwritable.one_line() != error.one_line():
+            click.echo(f"context-doctor: error: {escape_text(unwritable.one_line())}", err=True)

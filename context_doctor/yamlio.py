@@ -122,6 +122,58 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
         ) from error
 
 
+# Where a quote opens a quoted scalar (a quote inside a plain scalar, as in `it's`, does not).
+_QUOTE_OPENERS = frozenset(" \t[{,:-?")
+
+
+def nesting_depth(text: str, limit: int) -> int:
+    """How deeply collections nest in YAML ``text``, measured without parsing it.
+
+    ruamel's parser and composer recurse once per level: 3,000 nested ``[`` take tens of
+    seconds, so a depth past ``limit`` is refused before the text is parsed.  A line's
+    depth is its place in the stack of indentations, plus the sequence (``- ``) and
+    complex-key (``? ``) indicators that open it, plus the flow collections (``[``,
+    ``{``) open at that point, outside quoted scalars.  Stops counting past ``limit``.
+    """
+    deepest = 0
+    flow = 0
+    indents: list[int] = []
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        if flow == 0:
+            indent = len(line) - len(stripped)
+            while indents and indents[-1] > indent:
+                indents.pop()
+            if not indents or indents[-1] < indent:
+                indents.append(indent)
+            rest = stripped
+            while rest[:2] in ("- ", "? ") or rest in ("-", "?"):
+                indents.append(indents[-1] + 1)  # a compact nested entry: one more level
+                rest = rest[2:].lstrip(" ")
+            deepest = max(deepest, len(indents))
+        quote = ""
+        previous = " "
+        for character in stripped:
+            if quote:
+                if character == quote:
+                    quote = ""
+            elif character in "'\"" and previous in _QUOTE_OPENERS:
+                quote = character
+            elif character == "#" and previous in " \t":
+                break  # a comment runs to the line's end
+            elif character in "[{":
+                flow += 1
+                deepest = max(deepest, len(indents) + flow)
+            elif character in "]}":
+                flow = max(0, flow - 1)
+            previous = character
+        if deepest > limit:
+            break
+    return deepest
+
+
 class RecursiveYaml(ValueError):
     """An alias that contains itself (``&a [*a]``): no finite document to check."""
 

@@ -239,3 +239,15 @@ def test_a_fifo_that_defines_the_corpus_is_exit_2(
     assert run.exit_code == 2
     assert_clear_exit_2(run.stderr)
     assert name in run.stderr
+
+
+def test_deeply_nested_frontmatter_is_refused_unread(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """#23 item 4: six files of 3,000 nested `[` took 35-40 s to parse; now none is parsed."""
+    deep = "[" * 3000 + "]" * 3000
+    head = "---\nconvention: pai-freshness-v1\nlast_reviewed: 2026-01-01T09:00:00+00:00\n"
+    files = {f"DOC{number}.md": f"{head}x: {deep}\n---\n# Doc\n" for number in range(6)}
+    root = healthy(make_repo, files)
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 1, run.stderr
+    refused = [f for f in run.findings("freshness-malformed") if "nests more than" in f["message"]]
+    assert sorted(f["path"] for f in refused) == [f"DOC{number}.md" for number in range(6)]

@@ -56,8 +56,33 @@ def read_cached_report(path: Path) -> dict[str, Any]:
     return data
 
 
-def report_age_hours(report: dict[str, Any], now: datetime) -> float:
-    generated = datetime.fromisoformat(str(report["generated_at"]))
+# A few minutes of clock skew between machines are not "the future".
+FUTURE_SKEW_HOURS = 0.05
+
+
+def report_age_hours(report: dict[str, Any], now: datetime, path: Path | str = "") -> float:
+    """Hours since the report was generated; exit 2 when that cannot be told.
+
+    A ``generated_at`` that is not a timestamp, or lies in the future, makes no age: the
+    report is never called fresh on its word (a clock set wrong, a file edited by hand).
+    """
+    stamp = report.get("generated_at")
+    where = f"the cached report {path}".replace("  ", " ")
+    try:
+        generated = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+    except ValueError:
+        generated = None
+    if generated is None:
+        raise DoctorError(
+            f"{where} has no valid generated_at ({stamp!r} is not an ISO-8601 time)",
+            "run `context-doctor check` again to rewrite it",
+        )
     if generated.tzinfo is None:
         generated = generated.replace(tzinfo=now.tzinfo)
-    return (now - generated).total_seconds() / 3600
+    age = (now - generated).total_seconds() / 3600
+    if age < -FUTURE_SKEW_HOURS:
+        raise DoctorError(
+            f"{where} is dated in the future ({stamp}): its age cannot be told",
+            "check the clock, then run `context-doctor check` again to rewrite it",
+        )
+    return max(age, 0.0)

@@ -58,7 +58,7 @@ def report_command(
             ) from None
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)  # a time without an offset is read as UTC
-        age = report_age_hours(cached, now)
+        age = report_age_hours(cached, now, path)
         if max_age is not None and age > max_age:
             raise DoctorError(
                 f"the cached report {path} is {age:.1f} hours old, older than --max-age {max_age:g}",

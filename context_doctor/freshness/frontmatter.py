@@ -13,13 +13,21 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from context_doctor.limits import yaml_node_limit
-from context_doctor.yamlio import RecursiveYaml, YamlTooLarge, lenient_loader, plain
+from context_doctor.yamlio import (
+    RecursiveYaml,
+    YamlTooLarge,
+    lenient_loader,
+    nesting_depth,
+    plain,
+)
 
 CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
 SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
 _FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+# Frontmatter is a few flat keys; nothing real nests this deep (yamlio.nesting_depth).
+MAX_DEPTH = 32
 
 
 def slug_of(name: str) -> str:
@@ -68,6 +76,8 @@ def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
     if parts is None:
         return None, None
     head, block, _ = parts
+    if nesting_depth(block, MAX_DEPTH) > MAX_DEPTH:
+        return None, f"the frontmatter nests more than {MAX_DEPTH} levels deep: refused unread"
     try:
         data = lenient_loader().load(block)
     except YAMLError as error:

@@ -268,6 +268,28 @@ def test_report_max_age(make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
     assert str(default_cache(isolated_home)) in stale.stderr
 
 
+@pytest.mark.parametrize(
+    ("stamp", "wording"),
+    [
+        ("yesterday", "has no valid generated_at ('yesterday' is not an ISO-8601 time)"),
+        ("2027-01-01T00:00:00+00:00", "is dated in the future (2027-01-01T00:00:00+00:00)"),
+    ],
+)
+def test_report_of_a_cache_without_a_true_age_is_exit_2(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, stamp: str, wording: str
+) -> None:
+    """#23 item 6: an odd stamp was an internal error; a future one read as fresh."""
+    cached = cached_run(doctor, isolated_home, make_repo(corpus()))
+    cache = default_cache(isolated_home)
+    cache.write_text(json.dumps({**cached, "generated_at": stamp}), encoding="utf-8")
+    now = "2026-06-21T09:00:00+00:00"
+    for run in (doctor("report", "--now", now), doctor("report", "--max-age", "24", "--now", now)):
+        assert run.exit_code == 2
+        assert run.stdout == ""
+        assert f"the cached report {cache} {wording}" in run.stderr
+        assert run.stderr.count("\n") == 1 and "internal error" not in run.stderr
+
+
 def test_report_without_a_cache_is_exit_2(doctor: Doctor, isolated_home: Path) -> None:
     run = doctor("report")
     assert run.exit_code == 2

@@ -85,13 +85,16 @@ def test_output_file_is_written_whole(
     assert [p.name for p in tmp_path.iterdir()] == ["report.sarif"]  # no temp file left
 
 
+@pytest.mark.parametrize("output", ["human", "json", "sarif", "github", "gitlab"])
 def test_output_file_in_a_missing_directory_is_exit_2(
-    scenario_repo: Callable[[str], Path], doctor: Doctor, tmp_path: Path
+    scenario_repo: Callable[[str], Path], doctor: Doctor, tmp_path: Path, output: str
 ) -> None:
+    """The error is said once, in every format (#23 item 6: the machine formats said it twice)."""
     target = tmp_path / "nowhere" / "out.txt"
     run = doctor(
-        "check", "--source", str(scenario_repo("demo")), "--today", TODAY, "-o", str(target)
-    )
+        "check", "--source", str(scenario_repo("demo")), "--today", TODAY,
+        "--output-format", output, "-o", str(target),
+    )  # fmt: skip
     assert run.exit_code == 2
     assert "does not exist" in run.stderr and run.stderr.count("\n") == 1
     assert not target.parent.exists()

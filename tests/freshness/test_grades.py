@@ -30,6 +30,7 @@ from context_doctor.freshness import (
 )
 from context_doctor.freshness.grades import discover_files
 from context_doctor.freshness.summary import CACHE_LIMIT, statusline_cache
+from context_doctor.yamlio import nesting_depth
 
 # -- the grade table ---------------------------------------------------------
 
@@ -515,3 +516,46 @@ def test_discovery_finds_declaring_files_in_path_order_and_never_leaves_the_tree
     link = tmp_path / "link"
     link.symlink_to(root)
     assert [p.relative_to(link).as_posix() for p in discover_files(link)] == found
+
+
+# -- bounded (#23 item 4): nesting is measured before the YAML is parsed ----------------
+
+DEEP = 3000
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "x: " + "[" * DEEP + "]" * DEEP + "\n",
+        "x: " + "{a: " * DEEP + "1" + "}" * DEEP + "\n",
+        "x:\n" + "- " * DEEP + "leaf\n",
+        "".join(" " * level + f"k{level}:\n" for level in range(DEEP)) + " " * DEEP + "v: 1\n",
+    ],
+    ids=["flow sequences", "flow mappings", "compact sequences", "indented mappings"],
+)
+def test_deeply_nested_frontmatter_is_refused_before_it_is_parsed(block: str) -> None:
+    text = f"---\nconvention: pai-freshness-v1\n{block}---\n# Doc\n"
+    front, problem = read_frontmatter(text)
+    assert front is None
+    assert problem is not None and "nests more than 32 levels" in problem
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        'tags: [a, [b, [c]]]\nnote: "brackets [[[[ in a string"\nit: it\'s [fine]\n',
+        "owners:\n  - name: a\n    roles:\n      - - x\n        - y\n",
+        "# a comment with [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ brackets\nok: 1\n",
+    ],
+)
+def test_ordinary_nesting_is_read(block: str) -> None:
+    front, problem = read_frontmatter(f"---\nconvention: pai-freshness-v1\n{block}---\n")
+    assert problem is None and front is not None
+
+
+def test_nesting_depth_counts_each_kind_of_level() -> None:
+    assert nesting_depth("a: 1\n", 32) == 1
+    assert nesting_depth("a:\n  b:\n    c: 1\n", 32) == 3
+    assert nesting_depth("a: [[1]]\n", 32) == 3
+    assert nesting_depth("- - - x\n", 32) == 4
+    assert nesting_depth("a: '[[[['\n", 32) == 1
