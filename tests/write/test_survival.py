@@ -195,7 +195,7 @@ SURVIVAL: dict[str, Survival] = {
             "while True:\n    recover(target.parent, within=here)\n"
             "    one, two = read_snapshot(target, within=here), read_snapshot(aside, within=here)\n"
             "    data = new if one.data == old else old\n"
-            "    commit_files([PlannedFile(target, data, one), PlannedFile(aside, data, two)],"
+            "    commit_files([PlannedFile(target, data, one, here), PlannedFile(aside, data, two, here)],"
             " journal_dir=here, within=here)"
         ),
         outcomes=lambda left: left[0] in (OLD, NEW) and left[1] in (None, OLD, NEW),
