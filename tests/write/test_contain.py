@@ -10,9 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import Doctor, git
 
 NOW = "2026-06-10T09:30:00+02:00"
@@ -328,3 +332,133 @@ def test_a_committed_apply_journal_cannot_move_a_file_outside(
     assert "outside the project" in run.stderr
     assert snapshot(outside) == before
     assert not (outside / "evil.sh").exists()
+
+
+# -- the property: no run of any writer changes a byte outside ---------------------------------
+
+OUTSIDE_LINK = "out"  # a committed symlink to the outside tree, at the repository's top
+
+WRITERS: dict[str, tuple[str, ...]] = {
+    "review": ("freshness", "review", "{kb}/NOTES.md", "--by", "me", "--now", NOW),
+    "touch": ("freshness", "touch", "{kb}/NOTES.md", "--by", "me", "--now", NOW),
+    "review-section": (
+        "freshness", "review-section", "{kb}/NOTES.md", "goals", "--by", "me", "--now", NOW,
+    ),
+    "migrate": ("freshness", "migrate", "{kb}/PLAIN.md", "--now", NOW),
+    "summary": ("freshness", "{kb}", "--today", "2026-06-10"),
+    "set-field": (
+        "edit", "set-field", "{kb}/projects/{project}/CONTEXT.md",
+        "--field", "Phase", "--value", "Build (round 3)",
+    ),
+    "log-add": (
+        "log", "add", "{kb}/projects/{project}", "--date", "2026-06-09", "--title", "parser",
+        "--today", "2026-06-10",
+    ),
+    "state-init": ("state", "init", "{kb}/projects/{project}", "--now", NOW),
+    "check": ("check", "--source", "{kb}", "--today", "2026-06-10"),
+    "fix": ("check", "--source", "{kb}", "--today", "2026-06-10", "--fix", "--unsafe-fixes"),
+    "write-baseline": ("check", "--source", "{kb}", "--today", "2026-06-10", "--write-baseline"),
+}  # fmt: skip
+
+# Paths a hostile config or file may name: out of the tree three ways, and inside it.
+HOSTILE_PATHS = st.sampled_from(
+    ["../outside/{name}", "{outside}/{name}", f"{OUTSIDE_LINK}/{{name}}", "inside/{name}"]
+)
+
+
+@st.composite
+def hostile_repositories(draw: st.DrawFn) -> dict[str, Any]:
+    def maybe_path(name: str) -> str | None:
+        chosen = draw(st.none() | HOSTILE_PATHS)
+        return None if chosen is None else chosen.replace("{name}", name)
+
+    return {
+        "config": draw(st.sampled_from([None, "context-doctor.toml", "pyproject.toml"])),
+        "cache": maybe_path(".bashrc"),
+        "baseline": maybe_path("baseline.json"),
+        "registry": maybe_path("notes.md"),
+        "derived_from": maybe_path("notes.md"),
+        "beta": draw(st.sampled_from(["directory", "symlink"])),
+        "doctor_directory_link": draw(st.booleans()),
+        "project": draw(st.sampled_from(["alpha", "beta"])),
+    }
+
+
+def _config_text(shape: dict[str, Any], outside: Path) -> str:
+    def quoted(value: str) -> str:
+        return json.dumps(value.replace("{outside}", str(outside)))
+
+    lines = []
+    if shape["baseline"]:
+        lines.append(f"baseline = {quoted(shape['baseline'])}")
+    if shape["cache"] or shape["registry"]:
+        lines.append("[freshness]")
+        if shape["cache"]:
+            lines.append(f"cache = {quoted(shape['cache'])}")
+        if shape["registry"]:
+            lines.append(f'registry = [{{ slug = "notes", path = {quoted(shape["registry"])} }}]')
+    text = "\n".join(lines) + "\n"
+    if shape["config"] == "pyproject.toml":
+        text = text.replace("[freshness]", "[tool.context-doctor.freshness]")
+        text = "[tool.context-doctor]\n" + text
+    return text
+
+
+def build_hostile(base: Path, shape: dict[str, Any]) -> tuple[Path, Path]:
+    """The outside tree and the hostile repository beside it, as ``shape`` says."""
+    outside = base / "outside"
+    outside.mkdir()
+    for name, text in {
+        ".bashrc": BASHRC,
+        "notes.md": NOTES,
+        "CONTEXT.md": CONTEXT,
+        "baseline.json": "[]\n",
+        "sessions/2026-06.md": "# 2026-06\n\n## 2026-06-01 — start\n\nBegun.\n",
+    }.items():
+        (outside / name).parent.mkdir(parents=True, exist_ok=True)
+        (outside / name).write_text(text, encoding="utf-8")
+    notes = NOTES
+    if shape["derived_from"]:
+        derived = shape["derived_from"].replace("{outside}", str(outside))
+        notes = notes.replace("convention:", f"derived_from: {json.dumps(derived)}\nconvention:")
+    files = {
+        "projects/alpha/CONTEXT.md": CONTEXT,
+        "NOTES.md": notes,
+        "PLAIN.md": "# Plain\n",
+        "inside/notes.md": NOTES,
+    }
+    if shape["beta"] == "directory":
+        files["projects/beta/CONTEXT.md"] = CONTEXT
+    if shape["config"] is not None:
+        files[shape["config"]] = _config_text(shape, outside)
+    links = {OUTSIDE_LINK: "../outside"}
+    if shape["beta"] == "symlink":
+        links["projects/beta"] = "../../outside"
+    repo = commit(base / "kb", files, links)
+    if shape["doctor_directory_link"]:
+        (repo / ".git" / "context-doctor").symlink_to(outside)
+    return outside, repo
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+@settings(
+    max_examples=3,  # per writer: every writer runs in every suite; more by hand, see below
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(shape=hostile_repositories())
+def test_no_writer_changes_a_byte_outside_the_repository(
+    doctor: Doctor, writer: str, shape: dict[str, Any]
+) -> None:
+    """Run by hand with many examples: ``HYPOTHESIS_PROFILE=large`` and a larger count here."""
+    with tempfile.TemporaryDirectory(prefix="contain-") as scratch:
+        outside, repo = build_hostile(Path(scratch), shape)
+        before = snapshot(outside)
+        args = [
+            arg.replace("{kb}", str(repo)).replace("{project}", shape["project"])
+            for arg in WRITERS[writer]
+        ]
+        run = doctor(*args, cwd=repo)
+        assert run.exit_code in (0, 1, 2), run.stdout + run.stderr
+        assert "Traceback" not in run.stderr
+        assert snapshot(outside) == before, (writer, shape, run.stdout, run.stderr)
