@@ -467,7 +467,9 @@ def apply(
         raise DoctorError(f"{len(parsed)} edits, more than {MAX_EDITS}", "split the batch")
     gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
     with as_edit_refusal():
-        batch = Batch(project_root(parsed[0].file))
+        # The project is the first file's that is not the registry beside it.
+        first = next((e.file for e in parsed if e.file.name != "index.yaml"), parsed[0].file)
+        batch = Batch(project_root(first))
         for number, edit in enumerate(parsed, start=1):
             try:
                 batch.check_within(edit.file)

@@ -337,6 +337,8 @@ def plan_set_field(
             "value-unreadable",
             f"`**{name}:** {new_value}` would not read back as that field's value "
             "(does the value hold another `**Field:**`?)",
+            remedy="write the bold text without a trailing colon, or restructure the line "
+            "with `context-doctor edit replace`",
         )
     return [splice]
 
@@ -626,8 +628,9 @@ def judge(path: Path, before_body: str, after_body: str, gates: Gates) -> str:
             override=f"--max-lines {after.line_count}",
             remedy="or archive cold content to sessions/ or REFERENCE.md first",
         )
-    _judge_generated_block(path, before, after)
-    _judge_tables(before, after)
+    if path.suffix.casefold() == ".md":  # Markdown structure; a YAML `---` is no table
+        _judge_generated_block(path, before, after)
+        _judge_tables(before, after)
     _judge_header_lag(before, after, gates)
     _judge_stale_body(before, after, gates)
     _judge_marker_review(before, after, gates)

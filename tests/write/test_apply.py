@@ -345,3 +345,35 @@ def test_the_readmes_session_end_example_applies_as_written(tmp_path: Path) -> N
     result = edit.apply(edits, cwd=tmp_path)  # ... the three together are not
     assert [item.path.name for item in result.files] == ["2026-06.md", "CONTEXT.md"]
     assert result.files[1].body_state == edit.BODY_CURRENT
+
+
+def test_the_registry_listed_first_does_not_widen_the_batch_to_every_project(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    other = tmp_path / "projects" / "beacon"
+    other.mkdir()
+    (other / "CONTEXT.md").write_text("# Beacon\n\n**Status:** Active\n")
+    index = tmp_path / "projects" / "index.yaml"
+    index.write_text("projects:\n  - id: atlas\n  - id: beacon\n")
+    before = snapshot(tmp_path)
+    with pytest.raises(DoctorError) as error:
+        edit.apply(
+            [
+                {"op": "replace", "file": str(index), "anchor": "beacon", "replacement": "b"},
+                {
+                    "op": "set-field",
+                    "file": str(root / "CONTEXT.md"),
+                    "field": "Phase",
+                    "value": "x",
+                },
+                {
+                    "op": "set-field",
+                    "file": str(other / "CONTEXT.md"),
+                    "field": "Status",
+                    "value": "y",
+                },
+            ]
+        )
+    assert "edit 3" in error.value.problem and "outside the project" in error.value.problem
+    assert snapshot(tmp_path) == before
