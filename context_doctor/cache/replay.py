@@ -15,7 +15,8 @@ read is byte-for-byte the same as the stored one.  The key covers:
 * the bytes of every file outside the repositories the run read: the config file,
   the baseline, console.yaml, the registered freshness files;
 * per repository, the work tree: every entry under the top level except ``.git``
-  directories, with its type, mode and owner, a symlink's target, and a regular
+  directories, with its type, mode and owner, a symlink's target (and, for a link
+  leaving the tree, the type, size, times and inode of what it leads to), and a regular
   file's size, mtime, ctime and inode;
 * per repository, git's view: the ``HEAD`` file, every ref (``for-each-ref``), the
   index (``ls-files --stage``), the configuration as git sees it (``config --list``),
@@ -335,6 +336,7 @@ class _TreeWalk:
     def walk(self, root: Path) -> None:
         pending = [os.fsencode(root)]
         base = len(pending[0])
+        inside = os.path.join(os.path.realpath(pending[0]), b"")
         racy_after = _racy_after()
         update = self.material.digest.update
         while pending:
@@ -367,8 +369,28 @@ class _TreeWalk:
                 self.watched[path] = sign
                 if stat.S_ISLNK(mode):
                     self.material.add(b"link", _link_target(path))
+                    self._beyond(path, inside, racy_after)
                 elif stat.S_ISREG(mode) and (sign[1] >= racy_after or sign[2] >= racy_after):
                     self.racy.append(path)
+
+    def _beyond(self, link: bytes, inside: bytes, racy_after: int) -> None:
+        """What a link leaving the tree leads to (an index.yaml kept elsewhere) is keyed too.
+
+        The doctor may read it, and its changes move nothing inside the tree.
+        """
+        real = os.path.realpath(link)
+        if os.path.join(real, b"").startswith(inside):
+            return
+        try:
+            status = os.stat(real)
+        except OSError as error:
+            self.material.add(b"target gone", real, str(error.errno))
+            return
+        sign = signature_of(status)
+        self.material.add(b"target", real, status.st_mode, *sign)
+        self.watched[real] = sign
+        if stat.S_ISREG(status.st_mode) and _is_racy(sign, racy_after):
+            self.racy.append(real)
 
 
 def _racy_after() -> int:

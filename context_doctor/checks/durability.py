@@ -43,7 +43,7 @@ CI_CHECKOUT = SkipRule(
         CURRENT_STATE.json) that git ignores (.gitignore, .git/info/exclude, a global excludes
         file) or that is a symlink resolving outside the repository is never committed and
         never pushed: the next machine, or the next clone, resumes without it, and nothing
-        warns. A defect in both readiness modes. Files that are merely not added yet are
+        warns; so is an index.yaml that is such a symlink. A defect in both readiness modes. Files that are merely not added yet are
         `uncommitted-context`. Skipped in a CI job's detached checkout (`CI=true`).""",
 )
 def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
@@ -71,6 +71,18 @@ def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
             yield Issue(
                 f"{path.name} is ignored by git: it will never be committed or pushed", rel_path
             )
+
+
+@untracked_context.for_source
+def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
+    target = source.index_outside
+    if target is not None:
+        yield Issue(
+            f"index.yaml is a symlink resolving outside the repository ({target}): only the "
+            "link is committed, and it dangles on every other machine",
+            source.index_rel_path,
+            remedy="Replace the symlink with the file itself and commit it.",
+        )
 
 
 @check(

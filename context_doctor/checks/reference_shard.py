@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
+from context_doctor.escape import escape_text
 from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, check
@@ -138,11 +140,23 @@ def reference_index_orphan(project: Project, ctx: Context) -> Iterator[Issue]:
 
 
 def _index_line(topic_path: str) -> str:
-    """A list-item link to a topic, relative to REFERENCE.md (``reference/<name>``)."""
+    """A list-item link to a topic, relative to REFERENCE.md (``reference/<name>``).
+
+    The name is the audited tree's: in the link text, Markdown's own punctuation is
+    escaped and control characters shown as escapes, so a topic named
+    ``x](javascript:…) [y.md`` is one link with odd text, never a second link or line.
+    """
     name = PurePosixPath(topic_path).name
     stem = PurePosixPath(name).stem
     target = quote(f"reference/{name}")
-    return f"- [{stem}]({target})"
+    return f"- [{_link_text(stem)}]({target})"
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`\[\]<>])")  # what could end the text or open a link
+
+
+def _link_text(text: str) -> str:
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", escape_text(text))
 
 
 @check(

@@ -13,6 +13,7 @@ from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import Scope
 from context_doctor.git.repository import Repository
+from context_doctor.limits import resolves_within
 from context_doctor.model.index import Index
 from context_doctor.model.project import Project
 
@@ -74,6 +75,20 @@ class Source:
     @cached_property
     def index_rel_path(self) -> str:
         return self.repository.relative(self.projects_path / "index.yaml")
+
+    @cached_property
+    def index_outside(self) -> str | None:
+        """Where ``index.yaml`` leads when it is a symlink leaving the repository, else None.
+
+        Only the link is committed: every other machine and clone holds a dangling one.
+        """
+        path = self.projects_path / "index.yaml"
+        if not path.is_symlink() or resolves_within(path, self.repository.toplevel):
+            return None
+        try:
+            return str(path.resolve())
+        except (OSError, RuntimeError):  # a loop: not leaving, just broken
+            return None
 
     def index_issues(self) -> list[Issue]:
         """Index problems that belong to no single project (shape, entries without an id)."""

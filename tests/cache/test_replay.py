@@ -242,3 +242,19 @@ def test_a_deleted_working_directory_is_audited_not_an_internal_error(
     data, replayed = audit(doctor, root)
     assert not replayed
     assert data == fresh(doctor, root)
+
+
+def test_an_index_kept_outside_the_repository_is_part_of_the_key(
+    doctor: Doctor, root: Path, tmp_path: Path
+) -> None:
+    """#23 item 6: index.yaml a symlink to a file elsewhere; editing that file moved no key."""
+    index = root / "projects" / "index.yaml"
+    outside = tmp_path / "elsewhere" / "index.yaml"
+    outside.parent.mkdir()
+    outside.write_bytes(index.read_bytes())
+    index.unlink()
+    index.symlink_to(outside)
+    before = assert_audited_afresh(doctor, root)
+    text = outside.read_text(encoding="utf-8")
+    outside.write_text(text.replace("status: active", "status: paused", 1), encoding="utf-8")
+    assert assert_audited_afresh(doctor, root) != before

@@ -461,3 +461,40 @@ def test_ci_on_a_branch_still_checks(make_repo: MakeRepo, doctor: Doctor) -> Non
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json", env={"CI": "TRUE"})
     assert [f["check"] for f in run.findings()] == ["unpushed-context"]
     assert run.json["coverage"]["unpushed-context"]["skipped"] == 0
+
+
+# -- an index that lives elsewhere (#23 item 6) ---------------------------------
+
+
+def index_kept_outside(make_repo: MakeRepo, tmp_path: Path) -> tuple[Path, Path]:
+    """A pushed repository whose committed index.yaml is a symlink to a file outside it."""
+    root = make_repo(scenario())
+    index = root / "projects" / "index.yaml"
+    outside = tmp_path / "elsewhere" / "index.yaml"
+    outside.parent.mkdir()
+    outside.write_bytes(index.read_bytes())
+    index.unlink()
+    index.symlink_to(outside)
+    git(root, "add", "-A")
+    git(
+        root,
+        "commit",
+        "-qm",
+        "keep the index elsewhere",
+        when="2026-06-01T12:00:00+00:00",
+        identity=True,
+    )
+    git(root, "push", "-q")
+    return root, outside
+
+
+@pytest.mark.parametrize("readiness", ["local", "remote"])
+def test_an_index_symlinked_outside_the_repository_is_not_ready(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path, readiness: str
+) -> None:
+    root, outside = index_kept_outside(make_repo, tmp_path)
+    run = audit(doctor, root, readiness=readiness)
+    assert run.exit_code == 1, run.stdout + run.stderr
+    found = run.findings("untracked-context")
+    assert [(f["path"], f["severity"]) for f in found] == [("projects/index.yaml", "defect")]
+    assert str(outside) in found[0]["message"] and "dangles" in found[0]["message"]

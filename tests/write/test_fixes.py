@@ -16,6 +16,7 @@ from support import Doctor
 
 from context_doctor.findings import AppendLine, RemoveFrontmatterKey, SetEntryField
 from context_doctor.git.run import git_environment
+from context_doctor.model.documents import links_of_text
 from context_doctor.scenarios import build_scenario
 from context_doctor.write import fixes
 
@@ -184,3 +185,16 @@ def test_an_appended_line_ends_with_the_files_line_break() -> None:
 def test_apply_edit_dispatches_every_kind() -> None:
     text = "---\nlast_reviewed: 2026-06-01\nx: 1\n---\n"
     assert fixes.apply_edit(text, RemoveFrontmatterKey("last_reviewed")) == "---\nx: 1\n---\n"
+
+
+def test_an_appended_link_escapes_the_topic_name(doctor: Doctor, demo: Path) -> None:
+    """#23 item 6: a topic named to close the link text and open a link of its own."""
+    hostile = "x](javascript:alert(1)) [y"
+    (demo / "projects/harbor/reference" / f"{hostile}.md").write_text("# Odd\n", encoding="utf-8")
+    run = check(doctor, demo, "--fix", "--unsafe-fixes", "--json")
+    assert run.exit_code in (0, 1), run.stderr
+    text = (demo / "projects/harbor/REFERENCE.md").read_text(encoding="utf-8")
+    target = "reference/x%5D%28javascript%3Aalert%281%29%29%20%5By.md"
+    assert [link.href for link in links_of_text(text)][-2:] == ["reference/vendors.md", target]
+    assert not [link for link in links_of_text(text) if "javascript" in link.href[:20]]
+    assert text.endswith(f"- [x\\](javascript:alert(1)) \\[y]({target})\n")
