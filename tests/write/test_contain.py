@@ -251,6 +251,23 @@ def test_a_symlinked_doctor_directory_is_not_used(
     assert (repo / "PLAIN.md").read_text(encoding="utf-8") == "# Plain\n"  # nothing written
 
 
+@pytest.mark.parametrize("linked", ["cache", "backups"])
+def test_a_symlinked_directory_inside_the_doctors_directory_is_not_written_through(
+    tmp_path: Path, outside: Path, doctor: Doctor, linked: str
+) -> None:
+    repo = commit(tmp_path / "kb", {"projects/alpha/CONTEXT.md": CONTEXT, "PLAIN.md": "# Plain\n"})
+    (repo / ".git" / "context-doctor").mkdir()
+    (repo / ".git" / "context-doctor" / linked).symlink_to(outside)
+    before = snapshot(outside)
+    run = doctor("check", str(repo), "--today", "2026-06-10")
+    assert run.exit_code in (0, 1), run.stderr
+    migrate = doctor("freshness", "migrate", str(repo / "PLAIN.md"), "--now", NOW)
+    assert snapshot(outside) == before
+    if linked == "backups":
+        assert migrate.exit_code == 1 and "[outside]" in migrate.stderr, migrate.stderr
+        assert (repo / "PLAIN.md").read_text(encoding="utf-8") == "# Plain\n"
+
+
 def test_edit_apply_and_log_add_refuse_a_project_symlinked_out(
     tmp_path: Path, outside: Path, doctor: Doctor
 ) -> None:
