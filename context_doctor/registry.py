@@ -192,6 +192,11 @@ class CheckSpec:
 REGISTRY: dict[str, CheckSpec] = {}
 
 
+SCOPES = ("project", "source", "repository", "report")
+"""What a check's function is asked about (see :func:`check`)."""
+AnyCheck = Callable[[Any, Context], Iterable[Issue]]
+
+
 def check(
     name: str,
     *,
@@ -199,29 +204,51 @@ def check(
     summary: str,
     remedy: str,
     explanation: str,
+    scope: str = "project",
     skips: tuple[SkipRule, ...] = (),
     needs_context: bool = True,
+    units: Callable[[Source, Context], int] | None = None,
     group: str | None = None,
-) -> Callable[[ProjectCheck], CheckSpec]:
-    """Register a project check. ``needs_context=False`` lets it run without a CONTEXT.md."""
+) -> Callable[[AnyCheck], CheckSpec]:
+    """Register the decorated function as the check ``name``; ``scope`` says what it is asked:
 
-    def register(function: ProjectCheck) -> CheckSpec:
-        if name in REGISTRY and REGISTRY[name].module != function.__module__:
+    * ``project`` (default): ``function(project, ctx)`` for every project; coverage counts
+      projects. ``needs_context=False`` lets it run on a project without a CONTEXT.md.
+    * ``source``: ``function(source, ctx)`` once per source, for facts no project owns;
+      coverage counts ``units(source, ctx)`` (e.g. graded files), else 1 per source.
+    * ``repository``: ``function(source, ctx)`` once per repository (its first source);
+      coverage counts repositories.
+    * ``report``: never run by the engine; the suppression layer produces its findings.
+      Registered so it can be selected, ignored, explained and listed as a SARIF rule.
+
+    For ``source`` and ``repository`` only the ``source_matches`` half of ``skips`` applies.
+    The group is ``group``, else the defining module's ``GROUP``, else ``plugin``.
+    """
+    if scope not in SCOPES:
+        raise ValueError(f"check `{name}`: scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+
+    def register(function: AnyCheck) -> CheckSpec:
+        module = function.__module__
+        if name in REGISTRY and REGISTRY[name].module != module:
             raise DoctorError(
-                f"check `{name}` is registered twice ({REGISTRY[name].module} and {function.__module__})",
+                f"check `{name}` is registered twice ({REGISTRY[name].module} and {module})",
                 "uninstall one of the plugins that define it",
             )
+        per_project = scope == "project"
         spec = CheckSpec(
             name=name,
             severity=severity,
             summary=summary,
             remedy=remedy,
             explanation=" ".join(explanation.split()),
-            function=function,
+            function=function if per_project else _no_project_part,
             skips=skips,
-            needs_context=needs_context,
-            module=function.__module__,
-            group=group or group_of_module(function.__module__),
+            needs_context=needs_context and per_project,
+            module=module,
+            scope=scope,
+            scoped_function=None if per_project else function,
+            units=units,
+            group=group or group_of_module(module),
         )
         REGISTRY[name] = spec
         return spec
@@ -332,86 +359,17 @@ def did_you_mean(name: str, known: dict[str, CheckSpec]) -> str:
     return f" (did you mean `{close[0]}`?)" if close else ""
 
 
-def scoped_check(
-    name: str,
-    *,
-    scope: str,
-    severity: Severity,
-    summary: str,
-    remedy: str,
-    explanation: str,
-    units: Callable[[Source, Context], int] | None = None,
-    skips: tuple[SkipRule, ...] = (),
-) -> Callable[[RepositoryCheck], CheckSpec]:
-    """Register a check asked once per source, or once per repository (its first source).
-
-    Its coverage counts repositories, or for a source check ``units(source)``
-    (e.g. graded files), never projects: a source-wide fact reported once per
-    project would only repeat itself.
-    """
-
-    def register(function: RepositoryCheck) -> CheckSpec:
-        spec = check(
-            name,
-            severity=severity,
-            summary=summary,
-            remedy=remedy,
-            explanation=explanation,
-            skips=skips,
-            needs_context=False,
-        )(_no_project_part)
-        spec.module = function.__module__
-        spec.group = group_of_module(function.__module__)
-        spec.scope = scope
-        spec.scoped_function = function
-        spec.units = units
-        return spec
-
-    return register
+# The earlier spellings of check(scope=...), kept while branches written against them land.
 
 
-def repository_check(
-    name: str,
-    *,
-    severity: Severity,
-    summary: str,
-    remedy: str,
-    explanation: str,
-    skips: tuple[SkipRule, ...] = (),
-) -> Callable[[RepositoryCheck], CheckSpec]:
-    """A repository-wide check; only the ``source_matches`` half of ``skips`` applies."""
-    return scoped_check(
-        name,
-        scope="repository",
-        severity=severity,
-        summary=summary,
-        remedy=remedy,
-        explanation=explanation,
-        skips=skips,
-    )
+def scoped_check(name: str, *, scope: str, **metadata: Any) -> Callable[[AnyCheck], CheckSpec]:
+    """``check(name, scope=scope, ...)``."""
+    return check(name, scope=scope, **metadata)
 
 
-def report_check(
-    name: str, *, severity: Severity, summary: str, remedy: str, explanation: str, module: str
-) -> CheckSpec:
-    """Register a check whose findings the suppression layer (suppress.py) produces.
-
-    The engine never runs it (scope ``report``); it exists so that it can be
-    selected, ignored, explained and listed as a SARIF rule like any other.
-    """
-
-    def produced_by_the_suppression_layer(source: Source, ctx: Context) -> Iterable[Issue]:
-        return ()
-
-    produced_by_the_suppression_layer.__module__ = module
-    return scoped_check(
-        name,
-        scope="report",
-        severity=severity,
-        summary=summary,
-        remedy=remedy,
-        explanation=explanation,
-    )(produced_by_the_suppression_layer)
+def repository_check(name: str, **metadata: Any) -> Callable[[AnyCheck], CheckSpec]:
+    """``check(name, scope="repository", ...)``."""
+    return check(name, scope="repository", **metadata)
 
 
 def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:

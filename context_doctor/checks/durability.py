@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
-from context_doctor.registry import Context, SkipRule, check, repository_check
+from context_doctor.registry import Context, SkipRule, check
 
 GROUP = "durability"
 
@@ -126,8 +126,9 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@repository_check(
+@check(
     "unpushed-context",
+    scope="repository",
     severity=Severity.DEFECT,
     skips=(CI_CHECKOUT,),
     summary="the projects directory is not published and upstream-current",

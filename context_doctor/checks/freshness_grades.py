@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from context_doctor.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
 from context_doctor.freshness import threshold_for_slug
 from context_doctor.model.source import Source
-from context_doctor.registry import Context, scoped_check
+from context_doctor.registry import Context, check
 
 GROUP = "freshness-grades"
 
@@ -54,7 +54,7 @@ def _freshness_check(
         return _problems(source, ctx, name)
 
     function.__module__ = __name__
-    scoped_check(
+    check(
         name,
         scope="source",
         severity=severity,
@@ -122,7 +122,7 @@ _freshness_check(
 )
 
 
-@scoped_check(
+@check(
     "section-freshness-overdue",
     scope="source",
     severity=Severity.WARNING,

@@ -8,13 +8,18 @@ and SARIF rules like every other check.
 
 from __future__ import annotations
 
-from context_doctor.findings import Severity
-from context_doctor.registry import report_check
+from collections.abc import Iterable
+
+from context_doctor.findings import Issue, Severity
+from context_doctor.model.source import Source
+from context_doctor.registry import Context, check
 
 GROUP = "suppression"
 
-UNUSED_SUPPRESSION = report_check(
+
+@check(
     "unused-suppression",
+    scope="report",
     severity=Severity.WARNING,
     summary="a suppression comment suppresses nothing, names an unknown check or is malformed",
     remedy="Delete the comment, or correct the check name it gives.",
@@ -26,11 +31,14 @@ UNUSED_SUPPRESSION = report_check(
         problem on that line, so it is reported (as a warning, never an error). Comments are
         read only outside code blocks; a check that was not selected in this run is not
         judged.""",
-    module=__name__,
 )
+def unused_suppression(source: Source, ctx: Context) -> Iterable[Issue]:
+    return ()  # produced by the suppression layer
 
-BASELINE_STALE = report_check(
+
+@check(
     "baseline-stale",
+    scope="report",
     severity=Severity.WARNING,
     summary="a baseline entry no longer matches any finding",
     remedy="Rewrite the baseline with `context-doctor check --write-baseline` so it shrinks.",
@@ -39,5 +47,6 @@ BASELINE_STALE = report_check(
         changed), and the baseline should shrink with it: rewrite it with
         `--write-baseline`. Entries of checks that did not run, or of projects outside this
         run, are not judged.""",
-    module=__name__,
 )
+def baseline_stale(source: Source, ctx: Context) -> Iterable[Issue]:
+    return ()  # produced by the suppression layer
