@@ -21,21 +21,10 @@ from context_doctor.escape import escape_text
 from context_doctor.model.source import Corpus
 from context_doctor.prepare import paused_collection, prepare_corpus
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
-from context_doctor.render.github import render_github, render_github_error, step_summary
-from context_doctor.render.gitlab import render_gitlab
-from context_doctor.render.jsonout import error_json, report_json
-from context_doctor.render.sarif import render_sarif, render_sarif_error
-from context_doctor.render.text import (
-    console_for,
-    render_concise,
-    render_human,
-    render_quiet,
-    render_statistics,
-)
+from context_doctor.render.formats import FORMATS, RenderOptions
+from context_doctor.render.github import step_summary
 from context_doctor.report import Report, redacted
 from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
-
-FORMATS = ("human", "concise", "json", "sarif", "github", "gitlab")
 
 
 def select_checks(registry: dict[str, CheckSpec], settings: Settings) -> list[CheckSpec]:
@@ -172,29 +161,9 @@ def render_report(
     statistics: bool = False,
     show_coverage: bool = False,
 ) -> None:
-    """Print ``report`` in ``output_format`` on ``stream``.
-
-    Only the human renderings build a rich console: a machine format is written as is,
-    so a JSON or SARIF run never imports rich (start-up time, #13).
-    """
-    machine = {
-        "json": lambda: report_json(report),
-        "sarif": lambda: render_sarif(report, checks),
-        "github": lambda: render_github(report),
-        "gitlab": lambda: render_gitlab(report),
-    }
-    if output_format in machine:
-        stream.write(machine[output_format]())
-        return
-    console = console_for(stream)
-    if quiet:
-        render_quiet(report, console)
-    elif statistics:
-        render_statistics(report, console)
-    elif output_format == "concise":
-        render_concise(report, console)
-    else:
-        render_human(report, console, show_coverage=show_coverage)
+    """Print ``report`` in ``output_format`` (a key of :data:`FORMATS`) on ``stream``."""
+    options = RenderOptions(checks, quiet, statistics, show_coverage)
+    FORMATS[output_format].render(report, options, stream)
 
 
 def emit(
@@ -254,12 +223,7 @@ def emit_error(error: DoctorError, output_format: str, output_file: Path | None)
     SARIF is a valid log with ``executionSuccessful: false``; ``github`` is one
     ``::error::``; JSON is the error object. Human formats leave it to stderr.
     """
-    renderers = {
-        "json": error_json,
-        "sarif": render_sarif_error,
-        "github": render_github_error,
-    }
-    renderer = renderers.get(output_format)
+    renderer = FORMATS[output_format].render_error if output_format in FORMATS else None
     if renderer is None:
         return
     text = renderer(error.problem, error.remedy)

@@ -135,7 +135,9 @@ def main(args: list[str] | None = None) -> None:
         # A bad option is exit 2 too: the machine formats still get a valid document
         # (SARIF log, one ::error::, the JSON error object), to -o FILE when given.
         wanted = _wanted_format(argv)
-        if wanted in ("json", "sarif", "github"):
+        from context_doctor.render.formats import FORMATS
+
+        if wanted in FORMATS and FORMATS[wanted].render_error is not None:
             from context_doctor.audit import emit_error
             from context_doctor.errors import DoctorError
 

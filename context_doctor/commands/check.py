@@ -20,6 +20,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.model.source import Corpus
 from context_doctor.registry import CheckSpec
+from context_doctor.render.formats import FORMATS
 from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 from context_doctor.vault.floors import floors_beside
@@ -312,7 +313,7 @@ def check_command(
         if fixed is not None:
             click.echo(
                 f"Fixed {plural(fixed, 'finding')} ({len(report.findings)} remaining).",
-                err=output_format not in ("human", "concise") or output_file is not None,
+                err=FORMATS[output_format].machine or output_file is not None,
             )
         emit(
             report,

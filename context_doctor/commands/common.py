@@ -13,9 +13,10 @@ from typing import Any, NoReturn
 
 import click
 
-from context_doctor.audit import FORMATS, emit_error
+from context_doctor.audit import emit_error
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
+from context_doctor.render.formats import FORMATS, formats_help
 from context_doctor.render.jsonout import error_json
 from context_doctor.write import WriteRefused
 
@@ -119,7 +120,11 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="Skip these checks (comma-separated; adds to the config's ignore).",
         ),
         click.option(
-            "--output-format", type=click.Choice(FORMATS), default="human", show_default=True
+            "--output-format",
+            type=click.Choice(list(FORMATS)),
+            default="human",
+            show_default=True,
+            help=formats_help(),
         ),
         click.option("--json", "as_json", is_flag=True, help="Alias of --output-format json."),
         click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line."),

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import click
 
-from context_doctor.audit import FORMATS, audit, emit
+from context_doctor.audit import audit, emit
 from context_doctor.commands.common import guarded
 from context_doctor.discover import discover
+from context_doctor.render.formats import FORMATS, formats_help
 from context_doctor.scenarios import build_scenario, scenario_today, write_floors
 from context_doctor.vault.floors import floors_beside
 
@@ -51,7 +52,13 @@ def run_demo(
 
 @click.command("demo")
 @click.option("--today", metavar="YYYY-MM-DD", help="Audit date (default: the demo story's date).")
-@click.option("--output-format", type=click.Choice(FORMATS), default="human", show_default=True)
+@click.option(
+    "--output-format",
+    type=click.Choice(list(FORMATS)),
+    default="human",
+    show_default=True,
+    help=formats_help(),
+)
 @click.option(
     "--keep",
     type=click.Path(path_type=Path, file_okay=False),
