@@ -105,7 +105,6 @@ MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read at once
 # The libraries whose behaviour shapes the facts and findings.
 LIBRARIES = (
     "click",
-    "GitPython",
     "ruamel.yaml",
     "jsonschema",
     "markdown-it-py",
