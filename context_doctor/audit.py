@@ -13,7 +13,6 @@ import click
 
 from context_doctor import suppress
 from context_doctor.cache import replay
-from context_doctor.cache.store import stderr_debug
 from context_doctor.config import Settings, resolve_settings
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
@@ -54,7 +53,6 @@ def audit(
     baseline: Path | None = None,
     config_baseline: bool = True,
     jobs: int | None = None,
-    debug: bool = False,
     replayable: bool = False,
 ) -> tuple[Report, Settings, list[CheckSpec]]:
     """Run the selected checks, then the suppressions (SPEC §5).
@@ -81,20 +79,17 @@ def audit(
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     ctx = Context(today=today, readiness=readiness, settings=settings)
-    say = stderr_debug if debug else None
     key = (
-        replay.run_key(
-            corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen, debug=say
-        )
+        replay.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen)
         if replayable
         else None
     )
     if key is not None:
-        replayed = replay.recall(key, debug=say)
+        replayed = replay.recall(key)
         if replayed is not None:
             return replayed, settings, checks
     with paused_collection():
-        preparation = prepare_corpus(corpus, jobs=jobs, debug=debug)
+        preparation = prepare_corpus(corpus, jobs=jobs)
         report = run(corpus, checks, ctx)
         preparation.finish()
         report = suppress.apply(
@@ -102,7 +97,7 @@ def audit(
         )
         report = redacted(report, secrets_of(corpus))
     if key is not None:
-        replay.keep(key, report, debug=say)
+        replay.keep(key, report)
     return report, settings, checks
 
 

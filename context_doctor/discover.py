@@ -8,7 +8,6 @@ Every path problem is a :class:`DoctorError` (exit 2) that names the path.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from context_doctor.cache.store import Store
@@ -69,12 +68,11 @@ def _vault(
     path: Path,
     *,
     cache: bool,
-    debug: Callable[[str], None] | None,
     floors: tuple[Path, Path] | None,
     name: str | None = None,
 ) -> Vault:
     repository = repository_or_none(path)
-    store = Store.for_repository(repository, debug) if cache and repository is not None else None
+    store = Store.for_repository(repository) if cache and repository is not None else None
     return Vault(name or path.name, path, repository, floors or floors_location(), store)
 
 
@@ -194,7 +192,6 @@ def discover(
     pushing: tuple[str, ...] = (),
     ci: bool = False,
     cache: bool = False,
-    debug: Callable[[str], None] | None = None,
     audit: bool = False,
     vaults: tuple[str, ...] = (),
     floors: tuple[Path, Path] | None = None,
@@ -242,12 +239,12 @@ def discover(
     for name, root in vault_roots:
         if root not in seen_vaults:
             seen_vaults.add(root)
-            corpus.vaults.append(_vault(root, cache=cache, debug=debug, floors=floors, name=name))
+            corpus.vaults.append(_vault(root, cache=cache, floors=floors, name=name))
     facts: dict[Path, RepositoryFacts] = {}
     for source in corpus.sources:
         toplevel = source.repository.toplevel
         if toplevel not in facts:
-            store = Store.for_repository(source.repository, debug) if cache else None
+            store = Store.for_repository(source.repository) if cache else None
             facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing, ci, store)
         source.facts = facts[toplevel]
         source.facts.add_scope(source.scope)

@@ -13,7 +13,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from context_doctor.cache.store import MAX_KEPT_DOCUMENTS, Debug, Store, _quiet, stderr_debug
+from context_doctor.cache.store import LOG, MAX_KEPT_DOCUMENTS, Store
 from context_doctor.freshness.grades import declares_in_bytes
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.model import documents
@@ -132,7 +132,6 @@ def prepare(
     documents_by_repository: Iterable[tuple[RepositoryFacts, list[Document]]],
     *,
     jobs: int | None = None,
-    debug: Debug = _quiet,
     look: Callable[[Document, bytes], None] | None = None,
 ) -> Preparation:
     """Fill in every document's facts before the checks ask, and start the history passes.
@@ -169,7 +168,7 @@ def prepare(
                     kept[key] = stored[key]
                     continue
                 except (ValueError, TypeError) as error:
-                    debug(f"a cached entry ignored: {error}")
+                    LOG.debug(f"a cached entry ignored: {error}")
             waiting.append((document, key, toplevel))
             todo.append((raw, document.wants_links))
         if store is not None:
@@ -199,14 +198,14 @@ def prepare(
     return preparation
 
 
-def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparation:
+def prepare_corpus(corpus: Corpus, *, jobs: int | None) -> Preparation:
     """Every tier document's facts (cached or parsed in parallel) before the checks ask.
 
     Memory vaults first (SPEC §9): their notes are read and parsed the same way, before
     any pool or history thread of the documents' pass exists.
     """
     for vault in corpus.vaults:
-        prepare_vault(vault, jobs=jobs or default_jobs(), debug=stderr_debug if debug else _quiet)
+        prepare_vault(vault, jobs=jobs or default_jobs())
     assign_floors(corpus.vaults)
     repositories = {
         id(source.repository_facts()): source.repository_facts() for source in corpus.sources
@@ -229,6 +228,5 @@ def prepare_corpus(corpus: Corpus, *, jobs: int | None, debug: bool) -> Preparat
         repositories.values(),
         [(repositories[key], listed) for key, listed in by_repository.items()],
         jobs=jobs,
-        debug=stderr_debug if debug else lambda _: None,
         look=look,
     )

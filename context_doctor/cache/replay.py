@@ -61,6 +61,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import shutil
 import stat
@@ -68,7 +69,7 @@ import struct
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache
@@ -131,13 +132,9 @@ GIT_STATE_DIRECTORIES = ("rebase-merge", "rebase-apply", "sequencer")
 # The only variables left out of the key: the shell's bookkeeping (the command just run,
 # the shell's depth, the directories it was in: the working directory is keyed itself).
 SHELL_ONLY = frozenset({"_", "SHLVL", "OLDPWD", "PWD"})
-Debug = Callable[[str], None]
+LOG = logging.getLogger("context_doctor.cache")
 # (size, mtime_ns, ctime_ns, inode) of each entry when the key was taken
 Signature = tuple[int, int, int, int]
-
-
-def _quiet(_: str) -> None:
-    pass
 
 
 class _Unkeyable(Exception):
@@ -432,10 +429,8 @@ def run_key(
     checks: list[CheckSpec],
     ctx: Context,
     baseline: Path | None,
-    debug: Debug | None = None,
 ) -> RunKey | None:
     """The key of this run, or None when it cannot be replayed (see the module docstring)."""
-    debug = debug or _quiet
     if corpus.vaults:
         return None  # a vault may live outside git, and its floors live outside the vault
     stores = [source.repository_facts().store for source in corpus.sources]
@@ -460,7 +455,7 @@ def run_key(
             _add_git(material, toplevel, watched)
         digests = _digests(racy)
     except (_Unkeyable, OSError) as reason:  # e.g. a deleted working directory, git gone
-        debug(f"this run is not replayable: {reason}")
+        LOG.debug(f"this run is not replayable: {reason}")
         return None
     return RunKey(material.digest.digest(), secret, store, watched, digests)
 
@@ -532,9 +527,8 @@ def _reports_key(store: Store) -> str:
     return cache_key(store.code, "reports")
 
 
-def recall(key: RunKey, *, debug: Debug | None = None) -> Report | None:
+def recall(key: RunKey) -> Report | None:
     """The report stored under ``key``, or None."""
-    debug = debug or _quiet
     stored = key.store.read(REPORTS_FILE, _reports_key(key.store))
     if not isinstance(stored, dict):
         return None
@@ -545,18 +539,18 @@ def recall(key: RunKey, *, debug: Debug | None = None) -> Report | None:
     if not (isinstance(tag, bytes) and isinstance(packed, bytes) and _pairs_of_bytes(racy)):
         return None
     if not hmac.compare_digest(tag, _tag(key.secret, key.digest, packed, racy)):
-        debug(f"{REPORTS_FILE}: a stored report failed its tag; ignored")
+        LOG.debug(f"{REPORTS_FILE}: a stored report failed its tag; ignored")
         return None
     try:
         if _digests(path for path, _ in racy) != {path: content for path, content in racy}:
-            debug("a file changed within a timestamp tick of the stored run: audited afresh")
+            LOG.debug("a file changed within a timestamp tick of the stored run: audited afresh")
             return None
         report = report_from_wire(msgpack.unpackb(packed, raw=False, strict_map_key=False))
     except (ValueError, TypeError, KeyError, IndexError, _Unkeyable) as error:
-        debug(f"{REPORTS_FILE}: a stored report ignored ({error})")
+        LOG.debug(f"{REPORTS_FILE}: a stored report ignored ({error})")
         return None
     report.generated_at = datetime.now(UTC).isoformat(timespec="seconds")
-    debug("nothing changed since a stored run: its report is replayed")
+    LOG.debug("nothing changed since a stored run: its report is replayed")
     return report
 
 
@@ -570,15 +564,14 @@ def _pairs_of_bytes(value: Any) -> bool:
     )
 
 
-def keep(key: RunKey, report: Report, *, debug: Debug | None = None) -> None:
+def keep(key: RunKey, report: Report) -> None:
     """Store ``report`` under ``key``, unless an entry moved while the audit ran.
 
     A file racy when the key was taken must still hold the bytes it held then; the
     files racy now have their digests stored with the report, checked on replay.
     """
-    debug = debug or _quiet
     if not key.unchanged():
-        debug("the tree changed while the audit ran: its report is not stored")
+        LOG.debug("the tree changed while the audit ran: its report is not stored")
         return
     after = _racy_after()
     racy_now = [path for path, sign in key.watched.items() if _is_racy(sign, after)]
@@ -586,10 +579,10 @@ def keep(key: RunKey, report: Report, *, debug: Debug | None = None) -> None:
         digests = _digests(sorted({*racy_now, *key.racy}))
         packed = msgpack.packb(report_to_wire(report), use_bin_type=True)
     except (ValueError, TypeError, UnicodeError, _Unkeyable) as error:
-        debug(f"report not stored: {error}")
+        LOG.debug(f"report not stored: {error}")
         return
     if any(digests[path] != content for path, content in key.racy.items()):
-        debug("a file changed within a timestamp tick while the audit ran: not stored")
+        LOG.debug("a file changed within a timestamp tick while the audit ran: not stored")
         return
     racy = [[path, digests[path]] for path in sorted(racy_now)]
     stored = key.store.read(REPORTS_FILE, _reports_key(key.store))

@@ -16,10 +16,10 @@ with it); a missing one is made on first use.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import stat
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
@@ -27,16 +27,12 @@ from context_doctor.write import USER_NAMED, WriteRefused, ensure_directory, wri
 
 SECRET_NAME = "replay-secret"  # the name the replay store's secret always had
 SECRET_BYTES = 32
-Debug = Callable[[str], None]
 _warned: set[str] = set()
+LOG = logging.getLogger("context_doctor.cache")
 
 
 class SecretRefused(Exception):
     """The secret file exists but cannot be trusted (the message says why)."""
-
-
-def _quiet(_: str) -> None:
-    pass
 
 
 def secret_directory() -> Path:
@@ -85,7 +81,7 @@ def _warn_once(path: Path, why: str) -> None:
     )
 
 
-def machine_secret(debug: Debug = _quiet) -> bytes | None:
+def machine_secret() -> bytes | None:
     """The per-user secret, created on first use; None when it is missing and cannot be made,
     or exists and is refused (see the module docstring)."""
     path = secret_path()
@@ -96,16 +92,16 @@ def machine_secret(debug: Debug = _quiet) -> bytes | None:
             secret = b""
         except SecretRefused as refused:
             _warn_once(path, str(refused))
-            debug(f"cache off: {path} {refused}")
+            LOG.debug(f"cache off: {path} {refused}")
             return None
         except OSError as error:
-            debug(f"cache off: {path} cannot be read ({error})")
+            LOG.debug(f"cache off: {path} cannot be read ({error})")
             return None
         if len(secret) == SECRET_BYTES:
             return secret
         if secret:
             _warn_once(path, f"is not {SECRET_BYTES} bytes long")
-            debug(f"cache off: {path} is not a secret of ours")
+            LOG.debug(f"cache off: {path} is not a secret of ours")
             return None
         try:
             # $XDG_CACHE_HOME: the user's environment names it, never the audited tree.
@@ -115,9 +111,9 @@ def machine_secret(debug: Debug = _quiet) -> bytes | None:
             )
         except WriteRefused as refused:
             if refused.rule != "exists":  # another run made it first: read theirs
-                debug(f"cache off: {path} not written ({refused.message})")
+                LOG.debug(f"cache off: {path} not written ({refused.message})")
                 return None
         except (DoctorError, OSError) as error:
-            debug(f"cache off: {path} not written ({error})")
+            LOG.debug(f"cache off: {path} not written ({error})")
             return None
     return None

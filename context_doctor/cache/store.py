@@ -38,10 +38,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import stat
-import sys
-from collections.abc import Callable
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
@@ -74,7 +73,9 @@ DOCUMENTS_FILE = "documents.msgpack"
 HISTORY_FILE = "history.msgpack"
 MEMO_FILE = "memo.msgpack"
 MAX_KEPT_MEMOS = 1_000
-Debug = Callable[[str], None]
+
+# Debug lines (`--debug`) go to this logger; commands/common.py shows them on stderr.
+LOG = logging.getLogger("context_doctor.cache")
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -101,21 +102,12 @@ def cache_key(*parts: str) -> str:
     return "/".join((f"context-doctor {__version__}", f"format {CACHE_FORMAT}", *parts))
 
 
-def _quiet(_: str) -> None:
-    pass
-
-
-def stderr_debug(message: str) -> None:
-    print(f"context-doctor: cache: {message}", file=sys.stderr)
-
-
 class Store:
     """The cache files of one repository; every failure is a miss or a skipped write."""
 
     def __init__(
         self,
         directory: Path | None,
-        debug: Debug = _quiet,
         secret: bytes | None = None,
         *,
         within: Path | None = None,
@@ -124,11 +116,10 @@ class Store:
         Without one nothing is read or written. ``within``: the directory every cache
         write stays in (SPEC §8 "Containment"; by default the cache directory's parent)."""
         if directory is not None and secret is None:
-            secret = machine_secret(debug)
+            secret = machine_secret()
         self.directory = directory if secret is not None else None
         self.secret = secret
         self.within = within or (directory.parent if directory is not None else None)
-        self.debug = debug
         self.code = _code_digest()
         self._memos: dict[str, dict[bytes, bytes]] | None = None
         self._memos_used: set[tuple[str, bytes]] = set()
@@ -138,14 +129,13 @@ class Store:
         self._resumable: tuple[tuple[Scope, ...], History, Any] | None = None
 
     @classmethod
-    def for_repository(cls, repository: Repository, debug: Debug | None = None) -> Store:
-        debug = debug or _quiet
+    def for_repository(cls, repository: Repository) -> Store:
         try:
             home = doctor_directory(repository.toplevel)
         except DoctorError as error:  # no git directory, or a symlinked one: not cached
-            debug(f"not cached: {error.problem}")
-            return cls(None, debug)
-        return cls(home / "cache", debug, within=home)
+            LOG.debug(f"not cached: {error.problem}")
+            return cls(None)
+        return cls(home / "cache", within=home)
 
     def read(self, name: str, key: str) -> Any | None:
         """The data stored under ``key`` in ``name``, or None (and why, under --debug).
@@ -161,19 +151,19 @@ class Store:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as error:
-            self.debug(f"{path} ignored: {error}")
+            LOG.debug(f"{path} ignored: {error}")
             return None
         body = unseal(self.secret, name, raw)
         if body is None:
-            self.debug(f"{path} ignored: its tag does not verify (not written by you)")
+            LOG.debug(f"{path} ignored: its tag does not verify (not written by you)")
             return None
         try:
             stored = msgpack.unpackb(body, raw=False, strict_map_key=False, use_list=True)
         except Exception as error:  # msgpack raises several unrelated types on bad bytes
-            self.debug(f"{path} ignored: not a cache file ({error.__class__.__name__})")
+            LOG.debug(f"{path} ignored: not a cache file ({error.__class__.__name__})")
             return None
         if not isinstance(stored, dict) or stored.get("key") != key:
-            self.debug(f"{path} ignored: written by another version or for other settings")
+            LOG.debug(f"{path} ignored: written by another version or for other settings")
             return None
         return stored.get("data")
 
@@ -186,9 +176,9 @@ class Store:
             ensure_directory(self.directory, within=self.within)
             write_file(path, seal(self.secret, name, body), within=self.within)
         except (WriteRefused, DoctorError, OSError, ValueError, TypeError) as error:
-            self.debug(f"{path} not written: {error}")
+            LOG.debug(f"{path} not written: {error}")
         except Exception as error:  # the cache is optional: it never fails a run
-            self.debug(f"{path} not written: {error.__class__.__name__}: {error}")
+            LOG.debug(f"{path} not written: {error.__class__.__name__}: {error}")
 
     # -- memos: small parsed values keyed by the bytes they came from ----------
 
@@ -224,7 +214,7 @@ class Store:
         try:
             value = decode_value(packed)
         except (ValueError, TypeError) as error:
-            self.debug(f"a cached {kind} ignored: {error}")
+            LOG.debug(f"a cached {kind} ignored: {error}")
             return None
         self._memos_used.add((kind, key))
         self._recalled[kind, key] = value
@@ -234,7 +224,7 @@ class Store:
         try:
             packed = encode_value(value)
         except (ValueError, TypeError, UnicodeError) as error:
-            self.debug(f"{kind} not cached: {error}")
+            LOG.debug(f"{kind} not cached: {error}")
             return
         key = self._memo_key(content, context)
         self._memo_table().setdefault(kind, {})[key] = packed
@@ -281,7 +271,7 @@ class Store:
         try:
             loaded = _history_from_wire(data, scopes)
         except (ValueError, TypeError, KeyError, IndexError) as error:
-            self.debug(f"{HISTORY_FILE} ignored: {error}")
+            LOG.debug(f"{HISTORY_FILE} ignored: {error}")
             return None
         if head is not None and loaded[0] != head:
             self._resumable = (scopes, loaded[1], data)
@@ -296,7 +286,7 @@ class Store:
             if data is None:
                 data = _history_to_wire(head, history, scopes)
         except (ValueError, TypeError) as error:
-            self.debug(f"history not cached: {error}")
+            LOG.debug(f"history not cached: {error}")
             return
         self.write(HISTORY_FILE, self._history_key(scopes), data)
 

@@ -11,7 +11,6 @@ import click
 
 from context_doctor.audit import audit, emit, require_something, write_step_summary, write_whole
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
-from context_doctor.cache.store import stderr_debug
 from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.commands.pre_push import run_pre_push
 from context_doctor.config import Settings
@@ -208,7 +207,6 @@ def check_command(
                 ci=in_ci(),
                 # A pushed tree is a temporary checkout: nothing in it is worth keeping.
                 cache=not (no_cache or pushing),
-                debug=stderr_debug if debug else None,
                 audit=not show_settings,
                 vaults=vaults,
                 floors=floors_beside(floors) if floors is not None else None,
@@ -223,7 +221,6 @@ def check_command(
                 baseline=_baseline_path(baseline, corpus),
                 config_baseline=write_baseline is None,
                 jobs=jobs,
-                debug=debug,
                 # --fix and --diff plan from the model, --write-baseline records it fresh
                 replayable=not (apply_fixes or show_diff or write_baseline is not None),
             )

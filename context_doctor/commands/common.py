@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 import traceback
@@ -32,6 +33,29 @@ def _fail(
     sys.exit(2)
 
 
+LOGGER = "context_doctor"
+"""The doctor's loggers sit below this one; ``--debug`` shows their lines on stderr."""
+
+
+class _DebugLines(logging.Handler):
+    """``context-doctor: cache: ...`` on the stderr of the moment (a test swaps sys.stderr)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        topic = record.name.removeprefix(f"{LOGGER}.")
+        try:
+            sys.stderr.write(f"context-doctor: {topic}: {record.getMessage()}\n")
+        except Exception:
+            self.handleError(record)
+
+
+def _show_debug_lines() -> logging.Handler:
+    handler = _DebugLines(logging.DEBUG)
+    logger = logging.getLogger(LOGGER)
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    return handler
+
+
 @contextmanager
 def guarded(
     as_json: bool,
@@ -45,6 +69,7 @@ def guarded(
     With ``output_format`` the error is also rendered in it (a valid SARIF log,
     one ``::error::``, the JSON error object), to ``output_file`` when given.
     """
+    handler = _show_debug_lines() if debug else None
     try:
         yield
     except DoctorError as error:
@@ -73,6 +98,10 @@ def guarded(
             output_format,
             output_file,
         )
+    finally:
+        if handler is not None:  # an in-process caller (a test) runs the next command quiet
+            logging.getLogger(LOGGER).removeHandler(handler)
+            logging.getLogger(LOGGER).setLevel(logging.NOTSET)
 
 
 def parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date:
@@ -138,7 +167,11 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--config", type=click.Path(path_type=Path), help="Configuration file to use."
         ),
-        click.option("--debug", is_flag=True, help="Show tracebacks of internal errors."),
+        click.option(
+            "--debug",
+            is_flag=True,
+            help="Show tracebacks of internal errors, and why a cache was not used.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)

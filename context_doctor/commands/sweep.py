@@ -19,7 +19,6 @@ import click
 
 from context_doctor.audit import audit, require_something
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
-from context_doctor.cache.store import stderr_debug
 from context_doctor.commands.common import guarded, parse_today
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
@@ -41,7 +40,11 @@ from context_doctor.render.text import console_for, coverage_lines, render_stati
     help="Write the JSON report here instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the persistent cache.")
-@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Show tracebacks of internal errors, and why a cache was not used.",
+)
 def sweep_command(
     today: date, config: Path | None, report_cache: Path | None, no_cache: bool, debug: bool
 ) -> None:
@@ -60,9 +63,7 @@ def sweep_command(
             )
         # The persistent cache, as for `check`: a morning whose corpus nothing touched
         # since yesterday's sweep replays its report (context_doctor/replay.py).
-        corpus = discover(
-            home=home, cache=not no_cache, debug=stderr_debug if debug else None, audit=True
-        )
+        corpus = discover(home=home, cache=not no_cache, audit=True)
         report, _, _ = audit(
             corpus,
             today=today,
@@ -70,7 +71,6 @@ def sweep_command(
             select=[],
             ignore=[],
             config=config,
-            debug=debug,
             replayable=True,
         )
         require_something(corpus, report)

@@ -21,7 +21,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from context_doctor.cache.store import Debug, Store, _quiet, cache_key
+from context_doctor.cache.store import LOG, Store, cache_key
 from context_doctor.git.repository import Repository
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.vault.audit_log import AuditEntry, AuditLog, read_audit_log
@@ -303,7 +303,7 @@ def _results(todo: list[tuple[bytes, str]], jobs: int) -> Iterator[MemoryFacts]:
         yield from pool.map(_parse, todo, chunksize=max(8, len(todo) // (jobs * 8)))
 
 
-def prepare_vault(vault: Vault, *, jobs: int = 1, debug: Debug = _quiet) -> None:
+def prepare_vault(vault: Vault, *, jobs: int = 1) -> None:
     """Every note's facts, read once: from the cache when its bytes are unchanged."""
     store = vault.store
     stored: dict[bytes, Any] = {}
@@ -335,7 +335,7 @@ def prepare_vault(vault: Vault, *, jobs: int = 1, debug: Debug = _quiet) -> None
                 kept[key] = stored[key]
                 continue
             except ValueError as error:
-                debug(f"a cached memory entry ignored: {error}")
+                LOG.debug(f"a cached memory entry ignored: {error}")
         waiting.append((note, key))
         todo.append((raw, note.name))
     changed = False
