@@ -17,7 +17,7 @@ from ruamel.yaml.error import YAMLError, YAMLFutureWarning, YAMLWarning
 from context_doctor.errors import DoctorError
 from context_doctor.limits import TooLarge, read_limited, yaml_node_limit
 from context_doctor.model.conflicts import conflict_regions, may_hold_markers
-from context_doctor.model.text import join_surrogate_pairs
+from context_doctor.model.text import BOM, join_surrogate_pairs
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -42,7 +42,7 @@ def read_text(path: Path, what: str) -> str:
             "check the path and its permissions",
         ) from error
     try:
-        return raw.decode("utf-8").removeprefix("\ufeff")
+        return raw.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as error:
         raise DoctorError(
             f"{what} {path} is not valid UTF-8 (byte {error.start})",

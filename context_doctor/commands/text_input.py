@@ -20,6 +20,7 @@ import click
 
 from context_doctor.errors import DoctorError
 from context_doctor.limits import TooLarge, read_limited
+from context_doctor.model.text import BOM
 
 MAX_TEXT_BYTES = 16 << 20
 
@@ -81,7 +82,7 @@ def read_input(source: TextSource, *, one_line: bool = False) -> str:
 
 def decode_input(raw: bytes, what: str) -> str:
     try:
-        return raw.decode("utf-8").removeprefix("\ufeff")
+        return raw.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as error:
         raise DoctorError(
             f"{what} is not UTF-8 text (byte {error.start})", "give the text as UTF-8"

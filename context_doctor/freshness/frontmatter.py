@@ -13,6 +13,7 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from context_doctor.limits import yaml_node_limit
+from context_doctor.model.text import BOM, lines_with_ends
 from context_doctor.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
@@ -56,8 +57,8 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
     Tolerates a BOM and CRLF line ends; only the first block counts, so a
     ``last_reviewed:`` quoted later in the body is never read as frontmatter.
     """
-    body = text.removeprefix("\ufeff")
-    lines = body.splitlines(keepends=True)
+    body = text.removeprefix(BOM)
+    lines = lines_with_ends(body)  # only CRLF, CR and LF end a line (model/text.py)
     if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
         return None
     for index in range(1, len(lines)):

@@ -30,6 +30,7 @@ from context_doctor.freshness.frontmatter import (
 )
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.documents import Document
+from context_doctor.model.text import BOM
 from context_doctor.write.contain import inside, repository_root
 
 DEFAULT_THRESHOLD = 180
@@ -232,7 +233,7 @@ def declares_in_bytes(raw: bytes) -> bool:
 def _head_declares(head: bytes) -> bool:
     if not head.startswith((b"---", b"\xef\xbb\xbf---")):
         return False  # the common case, decided without decoding anything
-    text = head.decode("utf-8", "replace").removeprefix("\ufeff")
+    text = head.decode("utf-8", "replace").removeprefix(BOM)
     try:
         parts = split_frontmatter(text)
     except ValueError:  # never closed (or longer than the first look): all of it is the block

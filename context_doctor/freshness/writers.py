@@ -52,6 +52,13 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
+from context_doctor.model.text import (
+    BOM,
+    LINE_BREAK,
+    decode_utf8,
+    lines_with_ends,
+    newline_of,
+)
 from context_doctor.write import (
     WriteRefused,
     doctor_directory,
@@ -66,11 +73,8 @@ from context_doctor.write import (
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-BOM = "\ufeff"
 BACKUP_DIRECTORY = "Backups"
 MIGRATION_AUTHOR = "migration"
-# Only \n, \r\n and \r end a line, as for markdown-it, whose line maps locate headings.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _MARKER_WINDOW = 3  # a marker belongs to a heading within the three lines under it
 
 MIGRATED = "migrated"
@@ -310,12 +314,9 @@ def _read(path: Path) -> _File:
 
 
 def _decode(path: Path, raw: bytes) -> _File:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise DoctorError(
-            f"{path} is not valid UTF-8 (byte {error.start})", "re-save the file as UTF-8"
-        ) from error
+    text, problem = decode_utf8(raw)
+    if text is None:
+        raise DoctorError(f"{path} {problem}", "re-save the file as UTF-8")
     return _parse(Path(os.path.abspath(path)), text, str(path), raw=raw, shown=path)
 
 
@@ -347,8 +348,7 @@ def _parse(
     front, problem = read_frontmatter(text)
     if problem is not None:
         raise DoctorError(f"{what}: {problem}", "fix the frontmatter by hand, then rerun")
-    first_break = re.search(r"\r\n|\r|\n", text)
-    newline = first_break.group(0) if first_break else "\n"
+    newline = newline_of(text)
     if parts is None:
         head, block, body = None, None, text.removeprefix(BOM)
     else:
@@ -542,7 +542,7 @@ def _insertion_point(block: str, pairs: list[tuple[Node, Node]], key: str) -> in
             continue
         span = block[key_node.start_mark.index : node.end_mark.index]
         if isinstance(node, ScalarNode) and not re.search(r"[\r\n]", span):
-            line_end = re.compile(r"\r\n|\r|\n").search(block, node.end_mark.index)
+            line_end = LINE_BREAK.search(block, node.end_mark.index)
             if line_end is not None:
                 return line_end.end()
     return len(block)
@@ -581,7 +581,7 @@ class _Section:
 
 
 def _split_lines(text: str) -> list[str]:
-    return [match.group(0) for match in _LINE.finditer(text) if match.group(0)]
+    return lines_with_ends(text)
 
 
 @cache

@@ -40,6 +40,8 @@ from context_doctor.model.suppression_comments import (
     SuppressionComment,
     markdown_suppressions,
 )
+from context_doctor.model.text import BOM, decode_utf8
+from context_doctor.model.text import lines as split_lines
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -49,10 +51,6 @@ _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
 # SPEC §1: a line `*State as of: YYYY-MM-DD <optional text>*`.
 _AS_OF = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
 _AS_OF_HINT = "*State as of:"
-# Only \n, \r\n and \r end a line, as for git, `wc -l` and markdown-it (whose line
-# maps the header and heading lines are compared with); str.splitlines would also
-# split on \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class _NoDebug:
@@ -203,21 +201,9 @@ def _unreadable_facts(problem: str) -> DocumentFacts:
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
-    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not)."""
-    if b"\x00" in raw:
-        return None, "is binary (contains NUL bytes), not UTF-8 text"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return None, f"is not valid UTF-8 (byte {error.start})"
-    return text.removeprefix("\ufeff"), None
-
-
-def split_lines(text: str) -> list[str]:
-    lines = _LINE_BREAK.split(text)
-    if lines[-1] == "":
-        lines.pop()  # a final line break ends the last line; it does not start one
-    return lines
+    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not): model/text.py."""
+    text, problem = decode_utf8(raw)
+    return (None, problem) if text is None else (text.removeprefix(BOM), None)
 
 
 def facts_of_bytes(raw: bytes, links: bool = False) -> DocumentFacts:

@@ -33,6 +33,7 @@ from typing import Any
 
 from context_doctor.limits import kind_of
 from context_doctor.model.documents import Document
+from context_doctor.model.text import BOM
 from context_doctor.yamlio import validator
 
 STATE_FILE = "CURRENT_STATE.json"
@@ -201,7 +202,7 @@ def read_state(path: Path) -> StateReading:
     if b"\x00" in raw:
         return StateReading(True, "is binary (contains NUL bytes), not UTF-8 text")
     try:
-        text = raw.decode("utf-8").removeprefix("\ufeff")
+        text = raw.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as error:
         return StateReading(True, f"is not valid UTF-8 (byte {error.start})")
     deepest, key_lines = _scan(text)

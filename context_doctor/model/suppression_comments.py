@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from context_doctor.model.text import LINE_BREAK
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -172,7 +174,7 @@ def _scalar_interior_lines(text: str) -> set[int]:
 
 def yaml_suppressions(text: str, path: str) -> list[SuppressionComment]:
     """``# context-doctor: disable-next-line CHECK`` whole-line comments of a YAML file."""
-    lines = re.split(r"\r\n|\r|\n", text)
+    lines = LINE_BREAK.split(text)
     candidates = [
         number
         for number, line in enumerate(lines)

@@ -1,9 +1,88 @@
-"""Small grammar pieces shared by the model: dates, ordinals, text that is not Unicode."""
+"""The one text model every reader and writer shares, and small grammar pieces (dates, ordinals).
+
+**Text.** A file's bytes are text when they hold no NUL byte and decode as UTF-8
+(:func:`decode_utf8`). A leading BOM is kept apart from the body (:class:`TextFile`),
+so a writer puts it back and a reader never sees it. **Only CRLF, CR and LF end a
+line** (:data:`LINE_BREAK`), as for git, ``wc -l`` and markdown-it, whose line maps
+locate headings: never U+2028, form feed or the other breaks ``str.splitlines``
+knows. :func:`lines` gives lines without their breaks, :func:`lines_with_ends` with
+them. **The CRLF rule**: a file's newline (what a writer uses for a line it adds)
+is its first line break, LF when it has none; text given to a writer is converted
+to the file's breaks only when the file uses one kind (:meth:`TextFile.native`);
+a file's existing breaks are never rewritten.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
+
+BOM = "\ufeff"
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_BARE_LF = re.compile(r"(?<!\r)\n")
+
+
+def decode_utf8(raw: bytes) -> tuple[str | None, str | None]:
+    """(text, None) for UTF-8 text (its BOM kept), else (None, why it is not text)."""
+    if b"\x00" in raw:
+        return None, "is binary (contains NUL bytes), not UTF-8 text"
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        return None, f"is not valid UTF-8 (byte {error.start})"
+
+
+def lines(text: str) -> list[str]:
+    """The lines of ``text`` without their breaks (a final break ends a line, starts none)."""
+    found = LINE_BREAK.split(text)
+    if found[-1] == "":
+        found.pop()
+    return found
+
+
+def lines_with_ends(text: str) -> list[str]:
+    """The lines of ``text``, each with its own break (the last may have none)."""
+    return _LINE_WITH_END.findall(text)
+
+
+def newline_of(text: str) -> str:
+    """The CRLF rule: the first line break of ``text``, LF when it has none."""
+    first = LINE_BREAK.search(text)
+    return first.group(0) if first else "\n"
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A text file as a writer sees it: its BOM, its body, and the line breaks it uses."""
+
+    bom: str
+    body: str
+    crlf: bool  # every line break is CRLF (and there is at least one)
+    lf: bool = False  # every line break is LF, or there is none
+    newline: str = "\n"  # the break for a line a writer adds: the first one (the CRLF rule)
+
+    @classmethod
+    def of(cls, text: str) -> TextFile:
+        """``text`` as decoded (a BOM, if any, still in front)."""
+        bom = BOM if text.startswith(BOM) else ""
+        body = text.removeprefix(BOM)
+        breaks = set(LINE_BREAK.findall(body))
+        return cls(bom, body, breaks == {"\r\n"}, breaks <= {"\n"}, newline_of(body))
+
+    def native(self, given: str) -> str:
+        """``given`` with its line breaks written as the file's, when the file uses one kind."""
+        if self.crlf:
+            return _BARE_LF.sub("\r\n", given)
+        if self.lf:
+            return given.replace("\r\n", "\n")
+        return given
+
+    def encode(self, body: str) -> bytes:
+        """The file's bytes with ``body`` in place of its body (the BOM kept)."""
+        return (self.bom + body).encode("utf-8")
+
 
 DATE_PATTERN = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 LEADING_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})(?!\d)")

@@ -36,6 +36,7 @@ from typing import Any
 from context_doctor.errors import DoctorError
 from context_doctor.model.documents import Document
 from context_doctor.model.sessions import NOT_LOGS, entries_of
+from context_doctor.model.text import BOM
 from context_doctor.write import atomic
 from context_doctor.write.contain import repository_root
 from context_doctor.write.edit import (
@@ -421,7 +422,7 @@ def read_edits(raw: bytes, origin: str, cwd: Path | None = None) -> list[Edit]:
     if len(raw) > MAX_EDITS_BYTES:
         raise DoctorError(f"{origin} is over {MAX_EDITS_BYTES >> 20} MiB", "split the batch")
     try:
-        text = raw.decode("utf-8").removeprefix("\ufeff")
+        text = raw.decode("utf-8").removeprefix(BOM)
         data = json.loads(text, parse_constant=_no_constant)
     except UnicodeDecodeError as error:
         raise DoctorError(

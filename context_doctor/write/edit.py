@@ -64,7 +64,15 @@ from context_doctor.model.currency import (
 from context_doctor.model.documents import Document
 from context_doctor.model.header import completion_reading
 from context_doctor.model.state_file import find_block
-from context_doctor.model.text import LEADING_DATE, first_date, ordinals
+from context_doctor.model.text import (
+    BOM,
+    LEADING_DATE,
+    TextFile,
+    decode_utf8,
+    first_date,
+    lines_with_ends,
+    ordinals,
+)
 from context_doctor.write.atomic import WriteRefused
 
 BODY_CURRENT = "as-of markers current"
@@ -81,8 +89,6 @@ OVERRIDES: dict[str, str] = {
     "date-led-value": "--whole-value",
 }
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_BARE_LF = re.compile(r"(?<!\r)\n")
 _FIELD = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
 _BARE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _BLOCK_FIELDS = {
@@ -158,63 +164,30 @@ def unified_diff(before: bytes, after: bytes, label: str) -> str:
 
 
 def _text_of(data: bytes) -> str:
-    return data.decode("utf-8", "replace").removeprefix("\ufeff")
+    return data.decode("utf-8", "replace").removeprefix(BOM)
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines with their own line breaks, split only at CRLF, CR and LF (as ``Document`` does)."""
-    return _LINE.findall(text)
+# The text model is model/text.py (BOM, line breaks, the CRLF rule); these names stay for
+# the editor's callers.
+split_lines = lines_with_ends
+DecodedText = TextFile
+decoded_text = TextFile.of
 
 
 # -- reading ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DecodedText:
-    """A text file's bytes as text: its BOM, its body, and the line breaks it uses."""
-
-    bom: str
-    body: str
-    crlf: bool  # every line break is CRLF (and there is at least one)
-    lf: bool = False  # every line break is LF, or there is none
-
-    def encode(self, body: str) -> bytes:
-        return (self.bom + body).encode("utf-8")
-
-    def native(self, given: str) -> str:
-        """``given`` with its line breaks written as the file's, when the file uses one kind."""
-        if self.crlf:
-            return _BARE_LF.sub("\r\n", given)
-        if self.lf:
-            return given.replace("\r\n", "\n")
-        return given
-
-    @property
-    def newline(self) -> str:
-        return "\r\n" if self.crlf else "\n"
-
-
-def decode(path: Path, data: bytes) -> DecodedText:
+def decode(path: Path, data: bytes) -> TextFile:
     """The text of a file read as bytes; DoctorError (exit 2) for a binary or non-UTF-8 file."""
+    text, problem = decode_utf8(data)
+    if text is not None:
+        return TextFile.of(text)
     if b"\x00" in data:
         raise DoctorError(
             f"{path} is binary (contains NUL bytes), not a text file",
             "edit only Markdown or YAML context files",
         )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise DoctorError(
-            f"{path} is not valid UTF-8 (byte {error.start})", "re-save the file as UTF-8"
-        ) from error
-    return decoded_text(text)
-
-
-def decoded_text(text: str) -> DecodedText:
-    bom = "\ufeff" if text.startswith("\ufeff") else ""
-    body = text.removeprefix("\ufeff")
-    breaks = set(re.findall(r"\r\n|\r|\n", body))
-    return DecodedText(bom, body, breaks == {"\r\n"}, breaks <= {"\n"})
+    raise DoctorError(f"{path} {problem}", "re-save the file as UTF-8")
 
 
 def _document(path: Path, body: str) -> Document:

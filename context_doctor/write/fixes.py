@@ -34,6 +34,7 @@ from context_doctor.findings import (
 )
 from context_doctor.freshness.frontmatter import read_frontmatter
 from context_doctor.model.source import Corpus, Source
+from context_doctor.model.text import newline_of
 from context_doctor.write.edit import decode, split_lines, unified_diff
 from context_doctor.yamlio import lenient_loader, plain
 
@@ -154,9 +155,9 @@ def apply_edit(body: str, edit: FixEdit) -> str:
     return append_line(body, edit)
 
 
-def _line_break(lines: list[str], index: int) -> str:
-    near = lines[index] if 0 <= index < len(lines) else (lines[-1] if lines else "")
-    return "\r\n" if near.endswith("\r\n") else "\n"
+def _line_break(lines: list[str]) -> str:
+    """The file's newline: model/text.py's CRLF rule (its first line ends with its first break)."""
+    return newline_of(lines[0]) if lines else "\n"
 
 
 def _render(value: str | bool, quote: str) -> str:
@@ -235,9 +236,9 @@ def _add_key(lines: list[str], entry: Any, edit: SetEntryField) -> list[str]:
     value_row, _ = entry.lc.value(last)
     if value_row != row or isinstance(entry[last], dict | list):
         raise NotApplicable(f"the `{edit.entry_id}` entry does not end in a one-line value")
-    new = " " * column + f"{edit.key}: {_render(edit.value, '')}" + _line_break(lines, row)
+    new = " " * column + f"{edit.key}: {_render(edit.value, '')}" + _line_break(lines)
     if not lines[row].endswith(("\n", "\r")):
-        lines[row] += _line_break(lines, row - 1)
+        lines[row] += _line_break(lines)
     lines.insert(row + 1, new)
     return lines
 
@@ -266,7 +267,7 @@ def append_line(body: str, edit: AppendLine) -> str:
     lines = split_lines(body)
     if any(line.rstrip("\r\n") == edit.text for line in lines):
         raise NotApplicable("the file already holds that line")
-    newline = _line_break(lines, len(lines) - 1)
+    newline = _line_break(lines)
     joined = body if not body or body.endswith(("\n", "\r")) else body + newline
     last = lines[-1].strip() if lines else ""
     if edit.text.startswith("- ") and last and not last.startswith(("- ", "* ", "+ ")):

@@ -32,7 +32,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.findings import SetEntryField
 from context_doctor.model.documents import Document
 from context_doctor.model.sessions import entries_of
-from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN
+from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, lines_with_ends
 from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Gates, Splice
 from context_doctor.write.fixes import NotApplicable, set_entry_field
@@ -160,7 +160,7 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str) -> None:
 
 
 def _with_ends(body: str) -> list[str]:
-    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", body)
+    return lines_with_ends(body)
 
 
 def _set_header(batch: Batch, project: Path, day: date, title: str) -> None:

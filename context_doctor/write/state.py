@@ -54,6 +54,7 @@ from context_doctor.model.state_file import (
     schema_problems,
     without_block,
 )
+from context_doctor.model.text import BOM, newline_of
 from context_doctor.write import WriteRefused
 
 BLOCK_FIELDS = ("phase", "status", "last session", "accepted baseline", "controlling plan")
@@ -188,7 +189,7 @@ def plan_init(
 
 
 def _line_ending(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+    return newline_of(text)  # the one CRLF rule (model/text.py)
 
 
 def decode_context(raw: bytes, project: Project) -> tuple[Document, bool]:
@@ -199,9 +200,9 @@ def decode_context(raw: bytes, project: Project) -> tuple[Document, bool]:
         raise StateRefused(
             "unreadable", f"{project.context.rel_path} is not valid UTF-8 (byte {error.start})"
         ) from None
-    bom = text.startswith("\ufeff")
+    bom = text.startswith(BOM)
     document = Document.from_text(
-        text.removeprefix("\ufeff"), project.context.path, project.context.rel_path
+        text.removeprefix(BOM), project.context.path, project.context.rel_path
     )
     return document, bom
 
@@ -273,7 +274,7 @@ def compiled_context(context: Document, state: dict[str, Any], *, bom: bool = Fa
             new_lines = lines[:title] + spacer + block + tail
     ends_with_newline = text.endswith(("\n", "\r"))
     joined = newline.join(new_lines)
-    return ("\ufeff" if bom else "") + joined + (newline if ends_with_newline or not text else "")
+    return (BOM if bom else "") + joined + (newline if ends_with_newline or not text else "")
 
 
 @dataclass(frozen=True)
