@@ -20,8 +20,9 @@ from typing import Any, NamedTuple
 
 from context_doctor.freshness.frontmatter import read_frontmatter, split_frontmatter
 from context_doctor.limits import yaml_node_limit
-from context_doctor.model.documents import decode, split_lines
+from context_doctor.model.documents import decode
 from context_doctor.model.secrets import SecretHit, scan_lines
+from context_doctor.model.text import lines as split_lines
 from context_doctor.yamlio import RecursiveYaml, YamlTooLarge, lenient_loader, plain
 
 # Bastra's `MemoryTypeEnum` (packages/core/src/schema.ts).
