@@ -192,9 +192,9 @@ class CheckSpec:
 REGISTRY: dict[str, CheckSpec] = {}
 
 
-SCOPES = ("project", "source", "repository", "report")
+SCOPES = ("project", "source", "repository", "vault", "report")
 """What a check's function is asked about (see :func:`check`)."""
-AnyCheck = Callable[[Any, Context], Iterable[Issue]]
+AnyCheck = Callable[[Any, Context], Iterable[Any]]
 
 
 def check(
@@ -205,9 +205,9 @@ def check(
     remedy: str,
     explanation: str,
     scope: str = "project",
-    skips: tuple[SkipRule, ...] = (),
+    skips: tuple[SkipRule, ...] | tuple[VaultSkipRule, ...] = (),
     needs_context: bool = True,
-    units: Callable[[Source, Context], int] | None = None,
+    units: Callable[..., int] | None = None,
     group: str | None = None,
 ) -> Callable[[AnyCheck], CheckSpec]:
     """Register the decorated function as the check ``name``; ``scope`` says what it is asked:
@@ -218,6 +218,9 @@ def check(
       coverage counts ``units(source, ctx)`` (e.g. graded files), else 1 per source.
     * ``repository``: ``function(source, ctx)`` once per repository (its first source);
       coverage counts repositories.
+    * ``vault``: ``function(vault, ctx)`` once per memory vault (SPEC §9), yielding issues
+      and :class:`Unverified` counts; coverage counts ``units(vault)``; ``skips`` are
+      :class:`VaultSkipRule` s, each skipping the whole vault.
     * ``report``: never run by the engine; the suppression layer produces its findings.
       Registered so it can be selected, ignored, explained and listed as a SARIF rule.
 
@@ -234,7 +237,7 @@ def check(
                 f"check `{name}` is registered twice ({REGISTRY[name].module} and {module})",
                 "uninstall one of the plugins that define it",
             )
-        per_project = scope == "project"
+        per_project, per_vault = scope == "project", scope == "vault"
         spec = CheckSpec(
             name=name,
             severity=severity,
@@ -242,14 +245,20 @@ def check(
             remedy=remedy,
             explanation=" ".join(explanation.split()),
             function=function if per_project else _no_project_part,
-            skips=skips,
+            skips=tuple(rule for rule in skips if isinstance(rule, SkipRule)),
             needs_context=needs_context and per_project,
             module=module,
             scope=scope,
-            scoped_function=None if per_project else function,
-            units=units,
+            scoped_function=None if per_project or per_vault else function,
+            units=None if per_vault else units,
             group=group or group_of_module(module),
         )
+        if per_vault:
+            if units is None:
+                raise ValueError(f"vault check `{name}`: units (memories, floors...) are required")
+            spec.vault_function = function
+            spec.vault_units = units
+            spec.vault_skips = tuple(rule for rule in skips if isinstance(rule, VaultSkipRule))
         REGISTRY[name] = spec
         return spec
 
@@ -372,39 +381,10 @@ def repository_check(name: str, **metadata: Any) -> Callable[[AnyCheck], CheckSp
     return check(name, scope="repository", **metadata)
 
 
+def vault_check(name: str, **metadata: Any) -> Callable[[AnyCheck], CheckSpec]:
+    """``check(name, scope="vault", ...)``."""
+    return check(name, scope="vault", **metadata)
+
+
 def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:
     return ()
-
-
-def vault_check(
-    name: str,
-    *,
-    severity: Severity,
-    summary: str,
-    remedy: str,
-    explanation: str,
-    units: Callable[[Vault], int],
-    skips: tuple[VaultSkipRule, ...] = (),
-) -> Callable[[VaultCheck], CheckSpec]:
-    """Register a memory-vault check (SPEC §9): ``function(vault, ctx)`` yields issues (each
-    naming its memory id as ``unit``) and :class:`Unverified` counts for units it could not
-    answer; the engine counts ``units(vault)`` minus those as examined."""
-
-    def register(function: VaultCheck) -> CheckSpec:
-        spec = check(
-            name,
-            severity=severity,
-            summary=summary,
-            remedy=remedy,
-            explanation=explanation,
-            needs_context=False,
-        )(_no_project_part)
-        spec.module = function.__module__
-        spec.group = group_of_module(function.__module__)
-        spec.scope = "vault"
-        spec.vault_function = function
-        spec.vault_units = units
-        spec.vault_skips = skips
-        return spec
-
-    return register
