@@ -273,15 +273,15 @@ def apply_command(edits_path: str, **options: Any) -> None:
     replacement, count, text.
 
     \b
-    Example (a session's end: header, marker and log entry in one write):
+    Example (a session's end: log entry, header and marker in one write):
       [
+        {"op": "insert-before", "file": "projects/atlas/sessions/2026-06.md",
+         "anchor": "## 2026-06-20", "text": "## 2026-06-19 — query path\\n\\nPorted the query path.\\n\\n"},
         {"op": "set-field", "file": "projects/atlas/CONTEXT.md",
          "field": "Last session", "value": "2026-06-19 (round 4)", "whole_value": true},
         {"op": "replace", "file": "projects/atlas/CONTEXT.md",
-         "anchor": "*State as of: 2026-06-18 (round 3)*",
-         "replacement": "*State as of: 2026-06-19 (round 4)*"},
-        {"op": "insert-before", "file": "projects/atlas/sessions/2026-06.md",
-         "anchor": "## 2026-06-20", "text": "## 2026-06-19 — query path\\n\\nPorted.\\n\\n"}
+         "anchor": "- Query path next.\\n\\n*State as of: 2026-06-18 (round 3)*",
+         "replacement": "- Query path ported; ranking next.\\n\\n*State as of: 2026-06-19 (round 4)*"}
       ]
       context-doctor edit apply --edits EDITS.json --dry-run
     """

@@ -375,3 +375,13 @@ def test_apply_bad_input_is_one_line_and_every_file_is_byte_identical(
     assert run.exit_code == code
     assert says in run.stderr and len(run.stderr.splitlines()) == 1
     assert path.read_text() == CONTEXT
+
+
+def test_apply_help_shows_the_readmes_tested_example(doctor: Doctor) -> None:
+    help_text = doctor("edit", "apply", "--help").stdout
+    example_at = help_text.index("Example")
+    shown = help_text[help_text.index("[", example_at) : help_text.index("]\n", example_at) + 1]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## Editing records") :]
+    example = section[section.index("```json\n") + 8 :]
+    assert json.loads(shown) == json.loads(example[: example.index("```")])
