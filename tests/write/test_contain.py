@@ -479,3 +479,25 @@ def test_no_writer_changes_a_byte_outside_the_repository(
         assert run.exit_code in (0, 1, 2), run.stdout + run.stderr
         assert "Traceback" not in run.stderr
         assert snapshot(outside) == before, (writer, shape, run.stdout, run.stderr)
+
+
+def test_index_ids_that_leave_the_projects_directory_name_no_project(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    index = "".join(
+        f"- id: {json.dumps(project_id)}\n  status: complete\n  completed_date: 2026-06-01\n"
+        for project_id in ("../../home", str(outside), "alpha/../../../home", "alpha")
+    )
+    repo = commit(
+        tmp_path / "kb", {"projects/index.yaml": index, "projects/alpha/CONTEXT.md": CONTEXT}
+    )
+    before = snapshot(outside)
+    run = doctor(
+        "check", "--source", str(repo), "--today", "2026-06-10", "--fix", "--unsafe-fixes",
+        "--output-format", "json",
+    )  # fmt: skip
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    assert snapshot(outside) == before
+    assert all(not finding["path"].startswith(("/", "..")) for finding in run.json["findings"])
+    # An entry whose id names no directory is reported against the index, not a project.
+    assert {finding["project"] for finding in run.json["findings"]} <= {"alpha", "", None}
