@@ -251,7 +251,10 @@ def check_command(
                 require_something(corpus, report)
                 return corpus, report
 
-            sys.exit(run_pre_push(paths, sources, projects, audit_tree))
+            code = run_pre_push(
+                paths, sources, projects, audit_tree, warnings_block=warnings_as_defects
+            )
+            sys.exit(0 if exit_zero else code)
 
         corpus, report, settings, checks = audit_once()
         if show_settings:

@@ -52,6 +52,8 @@ class Verdict:
     warnings: int = 0
     elsewhere: int = 0  # defects in projects the push does not change: report-only
     blocked_dirs: dict[str, str] = field(default_factory=dict)
+    empty: list[str] = field(default_factory=list)  # pushed refs whose tree holds no corpus
+    warnings_block: bool = False  # --warnings-as-defects
 
 
 def _ancestors(paths: frozenset[str]) -> set[str]:
@@ -90,7 +92,7 @@ def judge(corpus: Corpus, report: Report, changed: frozenset[str], verdict: Verd
             if finding.severity is Severity.DEFECT:
                 verdict.elsewhere += 1
             continue
-        if finding.severity is not Severity.DEFECT:
+        if finding.severity is not Severity.DEFECT and not verdict.warnings_block:
             verdict.warnings += 1
             continue
         verdict.blocking.append(finding)
@@ -98,14 +100,26 @@ def judge(corpus: Corpus, report: Report, changed: frozenset[str], verdict: Verd
         verdict.blocked_dirs.setdefault(name, verdict.changed_dirs.get(name, "."))
 
 
-def _map_into(repository: Repository, raw: str, top: Path, commit: str) -> str:
-    """``raw`` (a path in the user's work tree) as the same path in the pushed tree."""
+def _holds_context(directory: Path) -> bool:
+    """A knowledge repository or a single project at ``directory`` (discovery's first look)."""
+    return directory.is_dir() and (
+        (directory / "projects").is_dir() or (directory / "CONTEXT.md").is_file()
+    )
+
+
+def _relative(repository: Repository, raw: str) -> str:
+    """``raw`` (a path in the user's work tree) relative to the repository being pushed."""
     relative = repository.relative(Path(os.path.abspath(raw)))
     if relative.startswith(("/", "../")) or relative == "..":
         raise DoctorError(
             f"{raw} is not inside the repository being pushed ({repository.toplevel})",
             "run the pre-push check from the repository's hook (`context-doctor hook install`)",
         )
+    return relative
+
+
+def _map_into(relative: str, raw: str, top: Path, commit: str) -> str:
+    """The path ``relative`` in the pushed tree ``top``; it must be there."""
     mapped = top / relative if relative else top
     if not mapped.exists():
         raise DoctorError(
@@ -136,8 +150,13 @@ def run_pre_push(
     sources: tuple[str, ...],
     projects: tuple[str, ...],
     audit_tree: TreeAudit,
+    *,
+    warnings_block: bool = False,
 ) -> int:
-    """Audit each pushed commit's tree; print the verdict; the exit code (0 pass, 1 refuse)."""
+    """Audit each pushed commit's tree; print the verdict; the exit code (0 pass, 1 refuse).
+
+    ``warnings_block``: warnings in the changed projects refuse the push too.
+    """
     refs = _pushed_refs()
     given = (*paths, *sources, *projects)
     if not given:
@@ -149,7 +168,7 @@ def run_pre_push(
     if not sent:
         click.echo("context-doctor: the push deletes refs only; nothing to audit")
         return 0
-    verdict = Verdict()
+    verdict = Verdict(warnings_block=warnings_block)
     seen: set[str] = set()
     for ref in sent:
         commit = pusher.commit_of(ref.local_sha)
@@ -165,11 +184,25 @@ def run_pre_push(
         if not changed:
             continue
         with pusher.checked_out(commit, ref.branch) as top:
+            # The hook's own target: a branch that holds no knowledge base there (a site
+            # branch, docs) has nothing to audit; an explicit --source/--project must exist.
+            targets = tuple(
+                str(top / relative)
+                for relative in (_relative(repository, raw) for raw in paths)
+                if _holds_context(top / relative)
+            )
+            if not (targets or sources or projects):
+                verdict.empty.append(ref.local_ref)
+                continue
             try:
                 corpus, report = audit_tree(
-                    tuple(_map_into(repository, raw, top, commit) for raw in paths),
-                    tuple(_map_into(repository, raw, top, commit) for raw in sources),
-                    tuple(_map_into(repository, raw, top, commit) for raw in projects),
+                    targets,
+                    tuple(
+                        _map_into(_relative(repository, raw), raw, top, commit) for raw in sources
+                    ),
+                    tuple(
+                        _map_into(_relative(repository, raw), raw, top, commit) for raw in projects
+                    ),
                     (commit,),
                 )
             except DoctorError as error:
@@ -191,6 +224,14 @@ def _say(verdict: Verdict) -> None:
         else ""
     )
     if not verdict.blocking:
+        if not verdict.changed and verdict.empty:
+            click.echo(
+                escape_text(
+                    f"context-doctor: {', '.join(verdict.empty)} holds no knowledge base where "
+                    "the hook looks; nothing to audit"
+                )
+            )
+            return
         if not verdict.changed:
             click.echo(
                 escape_text(f"context-doctor: the push changes no project's context{elsewhere}")
@@ -204,7 +245,8 @@ def _say(verdict: Verdict) -> None:
         return
     for finding in sorted(verdict.blocking, key=Finding.sort_key):
         where = f"{finding.path}:{finding.line or 1}:1"
-        click.echo(escape_text(f"{where}  FAIL  [{finding.check}] {finding.message}"))
+        level = "FAIL" if finding.severity is Severity.DEFECT else "warn"
+        click.echo(escape_text(f"{where}  {level}  [{finding.check}] {finding.message}"))
         click.echo(escape_text(f"    → {finding.remedy}"))
     names = sorted(verdict.blocked_dirs)
     command = " ".join(["context-doctor", "check", *(verdict.blocked_dirs[n] for n in names)])

@@ -270,10 +270,10 @@ def test_a_push_of_500_commits_is_judged_on_the_tree_it_leaves(installed: Any) -
 # -- --pre-push in-process: the hook input itself --------------------------------------
 
 
-def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None) -> Run:
+def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None, *extra: str) -> Run:
     result = CliRunner().invoke(
         cli,
-        ["check", "--source", str(root), "--today", "2026-06-02", "--pre-push"],
+        ["check", "--source", str(root), "--today", "2026-06-02", "--pre-push", *extra],
         input=stdin,
         env=dict(env or {}),
         catch_exceptions=False,
@@ -344,3 +344,50 @@ def test_pre_push_reads_the_pushed_shas_from_git_hook_input(make_repo: MakeRepo)
     gone = pre_push(root, f"(delete) {'0' * 40} refs/heads/gone {old}\n")
     assert gone.exit_code == 0
     assert gone.stdout == "context-doctor: the push deletes refs only; nothing to audit\n"
+
+
+def test_a_branch_without_a_knowledge_base_is_not_audited(installed: Any) -> None:
+    # A site or docs branch of the knowledge repository: nothing there for the hook to judge.
+    root = installed()
+    git(root, "checkout", "-q", "--orphan", "site")
+    git(root, "rm", "-rq", "--cached", ".")
+    for path in sorted(root.joinpath("projects").rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    root.joinpath("projects").rmdir()
+    head = commit(root, {"index.html": "<h1>Site</h1>\n"}, "the site")
+    code, lines = push(root, "site")
+    assert code == 0, lines
+    assert lines == [
+        "context-doctor: refs/heads/site holds no knowledge base where the hook looks; "
+        "nothing to audit"
+    ]
+    assert remote_ref(root, "refs/heads/site") == head
+
+
+def test_a_working_directory_outside_any_repository_is_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = f"refs/heads/main {'1' * 40} refs/heads/main {'0' * 40}\n"
+    result = CliRunner().invoke(cli, ["check", "--pre-push"], input=line)
+    assert result.exit_code == 2
+    assert "not inside a git repository" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_warnings_as_defects_and_exit_zero(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus())
+    old = remote_ref(root)
+    bare = "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n"  # no template parts
+    head = commit(root, {"projects/alpha/CONTEXT.md": bare}, "alpha: a bare context")
+    line = f"refs/heads/main {head} refs/heads/main {old}\n"
+    plain = pre_push(root, line)
+    assert plain.exit_code == 0, plain.stdout
+    assert plain.stdout.startswith("context-doctor: push ok: alpha: 0 defects, ")
+    assert " warnings" in plain.stdout
+    strict = pre_push(root, line, None, "--warnings-as-defects")
+    assert strict.exit_code == 1
+    assert "  warn  [context-template]" in strict.stdout
+    assert strict.stdout.splitlines()[-1].startswith("push refused by context-doctor: ")
+    report_only = pre_push(root, line, None, "--warnings-as-defects", "--exit-zero")
+    assert report_only.exit_code == 0
