@@ -179,7 +179,8 @@ def status_command(as_json: bool, strict: bool, cache: Path | None, now_text: st
             now = now.replace(tzinfo=UTC)
     found = read_status(cache, now)
     if as_json:
-        click.echo(json.dumps(found.to_json(), ensure_ascii=False))
+        # ASCII escapes: a path's undecodable bytes stay printable JSON.
+        click.echo(json.dumps(found.to_json()))
     else:
         click.echo(escape_text(found.line()))
     sys.exit(found.exit_code(strict))
