@@ -82,8 +82,17 @@ def load_yaml(path: Path, what: str) -> Any:
     return load_yaml_text(read_text(path, what), path, what)
 
 
+# index.yaml and console.yaml are lists of flat records; nothing real nests this deep.
+MAX_FILE_DEPTH = 64
+
+
 def load_yaml_text(text: str, path: Path, what: str) -> Any:
     """:func:`load_yaml` over text already read (``path`` names it in errors)."""
+    if nesting_depth(text, MAX_FILE_DEPTH) > MAX_FILE_DEPTH:
+        raise DoctorError(
+            f"{what} {path} nests more than {MAX_FILE_DEPTH} levels deep: refused unread",
+            "write the data out flat; no field of it nests that deeply",
+        )
     try:
         data = lenient_loader().load(text)
         # Refuse a recursive alias or an alias bomb here, once, rather than in every reader.

@@ -251,3 +251,14 @@ def test_deeply_nested_frontmatter_is_refused_unread(make_repo: MakeRepo, doctor
     assert run.exit_code == 1, run.stderr
     refused = [f for f in run.findings("freshness-malformed") if "nests more than" in f["message"]]
     assert sorted(f["path"] for f in refused) == [f"DOC{number}.md" for number in range(6)]
+
+
+def test_a_deeply_nested_index_is_exit_2_unread(make_repo: MakeRepo, doctor: Doctor) -> None:
+    deep = "[" * 3000 + "]" * 3000
+    root = healthy(
+        make_repo, {"projects/index.yaml": f"- id: alpha\n  status: active\n  x: {deep}\n"}
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY)
+    assert run.exit_code == 2
+    assert_clear_exit_2(run.stderr)
+    assert "nests more than 64 levels deep" in run.stderr

@@ -18,12 +18,18 @@ import re
 import unicodedata
 from typing import Any, NamedTuple
 
-from context_doctor.freshness.frontmatter import read_frontmatter, split_frontmatter
+from context_doctor.freshness.frontmatter import MAX_DEPTH, read_frontmatter, split_frontmatter
 from context_doctor.limits import yaml_node_limit
 from context_doctor.model.documents import decode
 from context_doctor.model.secrets import SecretHit, scan_lines
 from context_doctor.model.text import lines as split_lines
-from context_doctor.yamlio import RecursiveYaml, YamlTooLarge, lenient_loader, plain
+from context_doctor.yamlio import (
+    RecursiveYaml,
+    YamlTooLarge,
+    lenient_loader,
+    nesting_depth,
+    plain,
+)
 
 # Bastra's `MemoryTypeEnum` (packages/core/src/schema.ts).
 MEMORY_TYPES = frozenset(
@@ -184,6 +190,9 @@ def rescue(block: str) -> tuple[dict[str, Any], list[str]]:
         if not entry.strip():
             continue
         field = entry.split(":", 1)[0].strip() or "(unknown)"
+        if nesting_depth(entry, MAX_DEPTH) > MAX_DEPTH:
+            dropped.append(field)  # refused unread, as read_frontmatter refuses the block
+            continue
         try:
             parsed = plain(lenient_loader().load(entry), limit=yaml_node_limit(entry))
         except (RecursiveYaml, YamlTooLarge):

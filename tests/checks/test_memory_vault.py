@@ -383,3 +383,15 @@ def test_a_floors_file_that_cannot_be_judged_is_reported_once(
     (found,) = run.findings("floor-stale")
     assert "no floor can be verified" in found["message"]
     assert run.json["coverage"]["floor-target"]["reasons"] == {"floors unreadable": 1}
+
+
+def test_a_deeply_nested_frontmatter_entry_is_dropped_unread(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    """#23 item 4: the rescue parses each entry alone; a 3,000-deep one is not parsed at all."""
+    deep = memory("deep-note", extra="x: " + "[" * 3000 + "]" * 3000)
+    root = build(make_repo, with_files(**{"memories__deep-note_DOT_md": deep}))
+    run = vault_audit(doctor, root)
+    found = run.findings("memory-frontmatter", "deep-note")
+    assert [f["severity"] for f in found] == ["defect"]
+    assert "`x` are lost" in found[0]["message"] or "`x` is lost" in found[0]["message"]
