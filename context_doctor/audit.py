@@ -67,8 +67,7 @@ def audit(
     registry = load_checks()
     resolve_names(select, registry, "--select")
     resolve_names(ignore, registry, "--ignore")
-    roots = [source.root for source in corpus.sources] + [vault.root for vault in corpus.vaults]
-    settings = resolve_settings(roots, config, select or None, ignore or None)
+    settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
     checks = select_checks(registry, settings)
     ignores = suppress.config_ignores(
         settings.per_project_ignores,
@@ -111,12 +110,31 @@ def secrets_of(corpus: Corpus) -> set[str]:
     }
 
 
+def config_directories(corpus: Corpus) -> list[Path]:
+    """Where the configuration is looked for: each source's root, then its parents up to
+    the root of its repository (the nearest file wins, as ruff finds its own)."""
+    directories: list[Path] = []
+    for root, repository in [(s.root, s.repository) for s in corpus.sources] + [
+        (v.root, v.repository) for v in corpus.vaults
+    ]:
+        top = repository.toplevel if repository is not None else root
+        for directory in [root, *root.parents]:
+            if not directory.is_relative_to(top):
+                break
+            if directory not in directories:
+                directories.append(directory)
+    return directories
+
+
 def require_something(corpus: Corpus, report: Report) -> None:
     """A scan of nothing is not a clean scan: exit 2 when there was nothing to audit."""
     if not corpus.projects and report.freshness is None and not _vault_content(corpus):
         where = ", ".join(
             [str(source.projects_path) for source in corpus.sources]
-            + [f"console source `{u.name}` ({u.reason})" for u in corpus.unaudited]
+            + [
+                f"console source `{u.name}` ({u.reason}{f': {u.error}' if u.error else ''})"
+                for u in corpus.unaudited
+            ]
         )
         raise DoctorError(
             f"nothing to audit: no projects found in {where}",

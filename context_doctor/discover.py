@@ -1,7 +1,11 @@
 """Discovery (SPEC §1 "Sources and projects"): which sources and projects a run audits.
 
 Where the sources come from, in order: ``--source``/``--project``/PATH
-arguments; else ``$SYNTHESIS_HOME/console.yaml``; else the current directory.
+arguments; else ``$SYNTHESIS_HOME/console.yaml``; else the Synthesis Console's
+own auto-detection (``~/workspaces/*/ai-knowledge-*``); else the current directory,
+walking up inside its git work tree to the nearest ``projects/index.yaml`` (or a
+single-project repository's root ``CONTEXT.md``).  ``check FILE`` audits the
+project holding the file.
 Every path problem is a :class:`DoctorError` (exit 2) that names the path.
 """
 
@@ -17,6 +21,7 @@ from context_doctor.git.repository import repository_for, repository_or_none
 from context_doctor.model.index import load_index
 from context_doctor.model.project import Project
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
+from context_doctor.report import UNREACHABLE
 from context_doctor.vault.floors import floors_location
 from context_doctor.vault.model import Vault
 from context_doctor.yamlio import load_yaml, plain, validator
@@ -33,6 +38,13 @@ def _existing_directory(raw: str | Path, what: str) -> Path:
         raise DoctorError(f"{what} {path} does not exist", "check the path")
     if not path.is_dir():
         raise DoctorError(f"{what} {path} is not a directory", "pass a directory")
+    return path.resolve()
+
+
+def _existing_path(raw: str | Path, what: str) -> Path:
+    path = Path(raw).expanduser()
+    if not path.exists():
+        raise DoctorError(f"{what} {path} does not exist", "check the path")
     return path.resolve()
 
 
@@ -88,6 +100,73 @@ def _source_for_directory(path: Path, what: str) -> Source:
     )
 
 
+def _source_for_path(path: Path, what: str) -> Source:
+    """A PATH argument: a source or project directory, or what holds a file or folder.
+
+    ``check FILE`` (or a folder inside a project, such as ``sessions/``) audits the
+    project holding it; a file in a source but in no project audits that source.
+    """
+    if path.is_dir() and (
+        (path / DEFAULT_PROJECTS_DIR).is_dir() or (path / "CONTEXT.md").is_file()
+    ):
+        return _source_for_directory(path, what)
+    start = path if path.is_dir() else path.parent
+    found = _holder(start, repository_for(start).toplevel)
+    if found is None and path.is_dir():
+        return _source_for_directory(path, what)  # says what a directory should hold
+    if found is None:
+        raise DoctorError(
+            f"{what} {path} is in no project and no source (no projects/index.yaml at or "
+            "above it, no CONTEXT.md at its repository root)",
+            "point at a knowledge repository, a project, or a file inside one",
+        )
+    return found
+
+
+def _source_for_working_directory(here: Path) -> Source:
+    """The current directory's source, found by walking up inside its git work tree.
+
+    The nearest directory at or above ``here`` holding ``projects/index.yaml`` is
+    the source (as ruff or git find their root from a subfolder); else a
+    ``projects/`` directory right here; else a repository whose root holds
+    ``CONTEXT.md`` is one project.
+    """
+    top = repository_for(here).toplevel
+    for directory in _up_to(here, top):
+        if (directory / DEFAULT_PROJECTS_DIR / "index.yaml").is_file():
+            return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
+    if (here / DEFAULT_PROJECTS_DIR).is_dir():
+        return _source(here.name, here, DEFAULT_PROJECTS_DIR)
+    if (top / "CONTEXT.md").is_file() and not (top / DEFAULT_PROJECTS_DIR).is_dir():
+        return _project_source(top, "current directory")
+    raise DoctorError(
+        f"current directory {here}: no projects/index.yaml at or above it in its repository "
+        f"({top}), and no CONTEXT.md at the repository root",
+        "cd into a knowledge repository, pass --source PATH, or list sources in "
+        "$SYNTHESIS_HOME/console.yaml",
+    )
+
+
+def _up_to(start: Path, top: Path) -> list[Path]:
+    """``start`` and its parents up to ``top`` (inclusive); just ``start`` when outside it."""
+    if not start.is_relative_to(top):
+        return [start]
+    return [start, *[parent for parent in start.parents if parent.is_relative_to(top)]]
+
+
+def _holder(start: Path, top: Path) -> Source | None:
+    """The project holding ``start`` (narrowed source), else the source holding it."""
+    for directory in _up_to(start, top):
+        parent = directory.parent
+        if (directory / "CONTEXT.md").is_file() and (parent / "index.yaml").is_file():
+            return _source(parent.parent.name, parent.parent, parent.name, only={directory.name})
+        if (directory / DEFAULT_PROJECTS_DIR / "index.yaml").is_file():
+            return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
+        if directory == top and (directory / "CONTEXT.md").is_file():
+            return _project_source(directory, "path")
+    return None
+
+
 def _project_source(path: Path, what: str) -> Source:
     """One project: inside a projects directory, or a single-project repository."""
     parent = path.parent
@@ -108,18 +187,22 @@ def _project_source(path: Path, what: str) -> Source:
 
 
 NO_PROJECTS_DIR = "no projects_dir"
+SAMPLE_DATA = "sample data"  # `demo: true`: the console's own sample corpus, never audited
 
 
 def _console_sources(
     console: Path, vaults: list[tuple[str, Path]] | None = None
 ) -> tuple[list[Source], list[UnauditedSource]]:
-    """The console's sources: those with a ``projects_dir``, and those listed unaudited.
+    """The console's sources: those it can audit, and those listed unaudited, with why.
 
     The file is the Synthesis Console's own (SPEC §1): a source may declare only
-    ``lessons_dir``/``plans_dir``/``notes_dir`` (a personal overlay), and keys the
-    doctor does not read are allowed.  A source without ``projects_dir`` holds no
-    projects: it is reported as not audited, never an error, and its root is not
-    even required to exist.
+    ``lessons_dir``/``plans_dir``/``notes_dir`` (a personal overlay), ``demo: true``
+    marks its sample data, and keys the doctor does not read are allowed.  Neither
+    kind holds projects to audit: each is listed as not audited, never an error, and
+    its root is not even required to exist.  A source that cannot be read (a missing
+    root, a projects directory that is not there, no git repository, a broken
+    index) is listed as ``unreachable``: the others are still audited, and the run
+    exits 2 (one bad source never sinks the sweep, nor passes for a clean one).
     """
     data = load_yaml(console, "console file")
     errors = sorted(
@@ -135,37 +218,139 @@ def _console_sources(
     sources: list[Source] = []
     unaudited: list[UnauditedSource] = []
     for item in data["sources"]:
+        name = str(item["name"])
         # A relative root is relative to console.yaml, not to wherever the doctor runs.
         raw_root = Path(str(item["root"])).expanduser()
         if not raw_root.is_absolute():
             raw_root = console.parent / raw_root
-        if item.get("vault") is True and vaults is not None:
-            vaults.append(
-                (
-                    str(item["name"]),
-                    _existing_directory(raw_root, f"console vault `{item['name']}` root"),
-                )
-            )
+        if item.get("vault") is True and vaults is not None:  # a memory vault (SPEC §9)
+            vaults.append((name, _existing_directory(raw_root, f"console vault `{name}` root")))
             continue
-        if item.get("projects_dir") is None:
-            unaudited.append(UnauditedSource(str(item["name"]), str(raw_root), NO_PROJECTS_DIR))
+        if item.get("demo") is True:  # the console's own test: a real boolean true
+            unaudited.append(UnauditedSource(name, str(raw_root), SAMPLE_DATA))
             continue
-        root = _existing_directory(raw_root, f"console source `{item['name']}` root")
-        projects_dir = str(item["projects_dir"])
-        if not (root / projects_dir).is_dir():
-            raise DoctorError(
-                f"console source `{item['name']}`: {root / projects_dir} does not exist",
-                "fix `projects_dir` in console.yaml",
-            )
-        inside = (root / projects_dir).resolve()
-        if not inside.is_relative_to(root) or ".git" in inside.relative_to(root).parts:
-            raise DoctorError(
-                f"console source `{item['name']}`: projects_dir `{projects_dir}` leaves the "
-                f"source root {root} (or enters .git)",
-                "make `projects_dir` a directory inside `root`, e.g. `projects`",
-            )
-        sources.append(_source(str(item["name"]), root, projects_dir))
+        try:
+            source = _console_source(name, raw_root, item.get("projects_dir"), item.get("project"))
+        except DoctorError as error:
+            unaudited.append(UnauditedSource(name, str(raw_root), UNREACHABLE, error.problem))
+            continue
+        if source is None:
+            unaudited.append(UnauditedSource(name, str(raw_root), NO_PROJECTS_DIR))
+        else:
+            sources.append(source)
     return sources, unaudited
+
+
+def _console_source(
+    name: str, raw_root: Path, projects_dir: str | None, project: str | None
+) -> Source | None:
+    """One console source, or None when it holds no projects (no ``projects_dir``).
+
+    A single-project repository is ``project: .`` (or a directory under the root),
+    or a root holding ``CONTEXT.md`` with no ``projects/`` beside it; so is a
+    ``projects_dir: .`` whose root holds ``CONTEXT.md`` and no ``index.yaml``, whose
+    folders (``css/``, ``sessions/``) are the project's own, never projects.
+    """
+    what = f"console source `{name}`"
+    if project is None and projects_dir is None:
+        if not (raw_root / "CONTEXT.md").is_file() or (raw_root / DEFAULT_PROJECTS_DIR).is_dir():
+            return None
+        project = "."
+    root = _existing_directory(raw_root, f"{what} root")
+    if project is not None:
+        directory = _inside(root, project, f"{what}: project `{project}`")
+        if not (directory / "CONTEXT.md").is_file():
+            raise DoctorError(
+                f"{what}: {directory} holds no CONTEXT.md",
+                "point `project` at the directory holding the project's CONTEXT.md",
+            )
+        return _source(name, directory, None)
+    assert projects_dir is not None
+    projects = _inside(root, projects_dir, f"{what}: projects_dir `{projects_dir}`")
+    if not projects.is_dir():
+        raise DoctorError(f"{what}: {root / projects_dir} does not exist", "fix `projects_dir`")
+    if projects == root and (root / "CONTEXT.md").is_file() and not (root / "index.yaml").exists():
+        return _source(name, root, None)
+    return _source(name, root, projects_dir)
+
+
+def _inside(root: Path, relative: str, what: str) -> Path:
+    """``root / relative`` resolved, refused when it leaves ``root`` or enters ``.git``."""
+    inside = (root / relative).resolve()
+    if not inside.is_relative_to(root) or ".git" in inside.relative_to(root).parts:
+        raise DoctorError(
+            f"{what} leaves the source root {root} (or enters .git)",
+            "name a directory inside `root`, e.g. `projects` (or `project: .`)",
+        )
+    return inside
+
+
+WORKSPACES = "workspaces"
+KNOWLEDGE_PREFIX = "ai-knowledge-"
+# What the console's own auto-detection takes for content (besides projects/index.yaml):
+# a root holding only these is a source without projects.
+_CONTENT_DIRS = ("lessons", "daily-plans", "notes", "projects/_lessons", "projects/_daily-plans")
+
+
+def _workspace_sources(user_home: Path) -> tuple[list[Source], list[UnauditedSource]]:
+    """The console's auto-detection, with no console.yaml: ``~/workspaces/*/ai-knowledge-*``.
+
+    A root whose ``projects/`` holds ``index.yaml`` is audited; one holding only
+    lessons, plans or notes is listed without projects, as the console lists it.
+    Symlinked entries are skipped, as the console's directory walk skips them.
+    """
+    sources: list[Source] = []
+    unaudited: list[UnauditedSource] = []
+    names: set[str] = set()
+    for workspace in _directories(user_home / WORKSPACES):
+        for entry in _directories(workspace):
+            if not entry.name.startswith(KNOWLEDGE_PREFIX):
+                continue
+            name = entry.name.removeprefix(KNOWLEDGE_PREFIX) or workspace.name
+            if name in names:  # two workspaces with one suffix: keep both, told apart
+                name = f"{name} ({workspace.name})"
+            projects = entry / DEFAULT_PROJECTS_DIR
+            if projects.is_dir() and (projects / "index.yaml").exists():
+                try:
+                    sources.append(_source(name, entry.resolve(), DEFAULT_PROJECTS_DIR))
+                except DoctorError as error:
+                    unaudited.append(UnauditedSource(name, str(entry), UNREACHABLE, error.problem))
+            elif any((entry / content).is_dir() for content in _CONTENT_DIRS):
+                unaudited.append(UnauditedSource(name, str(entry), NO_PROJECTS_DIR))
+            else:
+                continue
+            names.add(name)
+    return sources, unaudited
+
+
+def _directories(path: Path) -> list[Path]:
+    """The real (not symlinked) subdirectories of ``path``, by name; none when unreadable."""
+    try:
+        with os.scandir(path) as entries:
+            found = [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def console_corpus(
+    home: Path | None = None,
+    user_home: Path | None = None,
+    vaults: list[tuple[str, Path]] | None = None,
+) -> Corpus | None:
+    """The console's corpus: ``console.yaml``'s sources, else its auto-detected ones.
+
+    None when there is neither: the caller falls back to the current directory.
+    ``vaults`` collects the console's memory vaults (``vault: true``).
+    """
+    console = (home or synthesis_home()) / "console.yaml"
+    if console.is_file():
+        listed, unaudited = _console_sources(console, vaults)
+        return Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)
+    detected, skipped = _workspace_sources(user_home or Path.home())
+    if not detected and not any(u.reason == UNREACHABLE for u in skipped):
+        return None
+    return Corpus(detected, from_console=True, unaudited=skipped)
 
 
 def _merge(sources: list[Source]) -> list[Source]:
@@ -188,6 +373,8 @@ def discover(
     *,
     cwd: Path | None = None,
     home: Path | None = None,
+    user_home: Path | None = None,
+    require_console: bool = False,
     allow_shallow: bool = False,
     pushing: tuple[str, ...] = (),
     ci: bool = False,
@@ -198,6 +385,9 @@ def discover(
 ) -> Corpus:
     """The sources and their projects; ``cache``: use the persistent cache (``cache/store.py``).
 
+    ``home`` is ``$SYNTHESIS_HOME``, ``user_home`` the directory holding ``workspaces/``
+    (the console's auto-detection); ``require_console``: no fallback to the current
+    directory (``sweep``).
     ``audit``: the corpus is about to be audited, so a history pass that will be read
     afresh is started at once (``RepositoryFacts.begin_history``) and git walks while
     the index is parsed; the commands that only look at a project leave it unstarted.
@@ -211,29 +401,36 @@ def discover(
     for raw in projects:
         found.append(_project_source(_existing_directory(raw, "project"), "project"))
     for raw in paths:
-        path = _existing_directory(raw, "path")
-        if is_vault(path) and not _holds_projects(path):
+        path = _existing_path(raw, "path")
+        if path.is_dir() and is_vault(path) and not _holds_projects(path):
             vault_roots.append((None, path))
         else:
-            found.append(_source_for_directory(path, "path"))
+            found.append(_source_for_path(path, "path"))
     corpus = Corpus(sources=found)
     if not found and not vault_roots:
-        console = (home or synthesis_home()) / "console.yaml"
         configured = os.environ.get(VAULT_ENV)
         if configured:
             vault_roots.append((None, _existing_directory(configured, f"${VAULT_ENV}")))
-        if console.is_file():
-            listed_vaults: list[tuple[str, Path]] = []
-            listed, unaudited = _console_sources(console, listed_vaults)
+        listed_vaults: list[tuple[str, Path]] = []
+        listed = console_corpus(home, user_home, listed_vaults)
+        if listed is not None:
             vault_roots += listed_vaults
-            corpus = Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)
-        else:
+            corpus = listed
+        elif require_console and not vault_roots:
+            console = (home or synthesis_home()) / "console.yaml"
+            raise DoctorError(
+                f"no sources: {console} does not exist and no ~/{WORKSPACES}/*/"
+                f"{KNOWLEDGE_PREFIX}* holds projects/index.yaml",
+                "create console.yaml (`sources: [{name, root, projects_dir}]`) or set "
+                "SYNTHESIS_HOME; for one repository use `context-doctor check PATH`",
+            )
+        elif not require_console:
             here = (cwd or Path.cwd()).resolve()
             above = vault_above(here)
             if above is not None:
                 vault_roots.append((None, above))
             if not vault_roots or _holds_projects(here):
-                corpus = Corpus([_source_for_directory(here, "current directory")])
+                corpus = Corpus([_source_for_working_directory(here)])
     corpus.sources = _merge(corpus.sources)
     seen_vaults: set[Path] = set()
     for name, root in vault_roots:
@@ -250,8 +447,17 @@ def discover(
         source.facts.add_scope(source.scope)
     for repository_facts in facts.values() if audit else ():
         repository_facts.begin_history()  # git walks while the index is parsed (#13)
-    for source in corpus.sources:
-        populate(source)
+    for source in list(corpus.sources):
+        try:
+            populate(source)
+        except DoctorError as error:
+            if not corpus.from_console:
+                raise
+            # One unreadable console source (a broken index) never sinks the others.
+            corpus.sources.remove(source)
+            corpus.unaudited.append(
+                UnauditedSource(source.name, str(source.root), UNREACHABLE, error.problem)
+            )
     return corpus
 
 

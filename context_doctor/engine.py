@@ -260,7 +260,10 @@ def run(
             SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects))
             for s in corpus.sources
         ]
-        + [SourceSummary(u.name, u.root, None, 0, u.reason) for u in corpus.unaudited]
+        + [
+            SourceSummary(u.name, u.root, None, 0, u.reason, error=u.error)
+            for u in corpus.unaudited
+        ]
         + [
             SourceSummary(v.name, str(v.root), None, 0, memories=len(v.memories))
             for v in corpus.vaults

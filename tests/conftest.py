@@ -140,6 +140,8 @@ def isolated_home(
     monkeypatch.setenv("SYNTHESIS_HOME", str(home))
     # Nor writes the replay secret (context_doctor/replay.py) into the developer's ~/.cache.
     monkeypatch.setenv("XDG_CACHE_HOME", str(session_cache_home))
+    # Nor finds the developer's ~/workspaces/*/ai-knowledge-* (the console's auto-detection).
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("user-home")))
     # The suite itself runs in CI: `CI=true` would skip the durability checks on detached
     # checkouts under test. Tests that mean CI say so with ``env={"CI": "true"}``.
     monkeypatch.delenv("CI", raising=False)

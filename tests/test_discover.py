@@ -6,6 +6,7 @@ Every repository here is a real git repository built from an inline scenario.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -495,3 +496,277 @@ def test_human_output_names_the_unaudited_source(
     run = doctor("check", "--today", TODAY, cwd=tmp_path)
     assert run.exit_code in (0, 1), run.stderr
     assert "source personal: not audited (no projects_dir)" in run.stdout
+
+
+# -- the Synthesis Console's sources (issue #19) -------------------------------------------
+
+
+def test_a_demo_source_is_sample_data_and_never_audited(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    work = make_repo(knowledge_base("alpha"))
+    demo = make_repo(knowledge_base("sample"))
+    write_console(
+        isolated_home,
+        [
+            {"name": "work", "root": str(work), "projects_dir": "projects"},
+            {"name": "demo", "root": str(demo), "projects_dir": "projects", "demo": "true"},
+        ],
+    )
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code == 0, run.stderr
+    assert run.json["projects_audited"] == 1
+    assert run.json["sources"] == 1
+    demo_entry = run.json["source_details"][1]
+    assert (demo_entry["name"], demo_entry["audited"], demo_entry["reason"]) == (
+        "demo",
+        False,
+        "sample data",
+    )
+    human = doctor("check", "--today", TODAY, cwd=tmp_path)
+    assert "source demo: not audited (sample data)" in human.stdout
+
+
+def test_a_source_whose_root_is_missing_never_sinks_the_others(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    work = make_repo(knowledge_base("alpha", "beta"))
+    missing = tmp_path / "gone"
+    write_console(
+        isolated_home,
+        [
+            {"name": "gone", "root": str(missing), "projects_dir": "projects"},
+            {"name": "work", "root": str(work), "projects_dir": "projects"},
+        ],
+    )
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code == 2  # a source could not be audited: the exit code says so
+    report = run.raw
+    load_report_validator().validate(report)
+    assert (report["ok"], report["exit"], report["sources"]) == (False, 2, 1)
+    assert report["projects_audited"] == 2  # the rest was audited
+    assert "`gone`" in report["error"] and str(missing) in report["error"]
+    gone = report["source_details"][1]
+    assert (gone["name"], gone["audited"], gone["reason"]) == ("gone", False, "unreachable")
+    assert str(missing) in gone["error"]
+    # What could be audited is the corpus state the console shows: it is cached.
+    cached = json.loads((isolated_home / "context-doctor" / "last-report.json").read_text())
+    assert (cached["exit"], cached["projects_audited"]) == (2, 2)
+    human = doctor("check", "--today", TODAY, cwd=tmp_path)
+    assert human.exit_code == 2
+    assert "source gone: not audited (unreachable)" in human.stdout
+    assert human.stderr.startswith("context-doctor: error: source `gone` could not be audited")
+    assert human.stderr.count("\n") == 1
+
+
+def test_a_source_with_a_broken_index_is_unreachable_and_the_rest_audited(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    work = make_repo(knowledge_base("alpha"))
+    broken = make_repo(
+        knowledge_base("beta", extra={"projects/index.yaml": "projects: [\n  - id: beta\n"})
+    )
+    write_console(
+        isolated_home,
+        [
+            {"name": "work", "root": str(work), "projects_dir": "projects"},
+            {"name": "broken", "root": str(broken), "projects_dir": "projects"},
+        ],
+    )
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code == 2
+    assert run.raw["projects_audited"] == 1
+    entry = run.raw["source_details"][1]
+    assert (entry["reason"], "not valid YAML" in entry["error"]) == ("unreachable", True)
+
+
+@pytest.mark.parametrize("declared", [{"project": "."}, {}, {"projects_dir": "."}])
+def test_a_console_source_may_be_a_single_project_repository(
+    make_repo: MakeRepo,
+    doctor: Doctor,
+    isolated_home: Path,
+    tmp_path: Path,
+    declared: dict[str, str],
+) -> None:
+    # A website repository with its own context: css/, js/, sessions/ are its folders.
+    solo = make_repo(
+        one_commit(
+            {
+                "CONTEXT.md": context("Site"),
+                "css/site.css": "body {}\n",
+                "js/site.js": "console.log(1)\n",
+                "sessions/2026-06.md": "## 2026-06-01 — work\n",
+            }
+        )
+    )
+    write_console(isolated_home, [{"name": "site", "root": str(solo), **declared}])
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json["projects_audited"] == 1
+    assert run.json["source_details"][0]["projects_dir"] is None
+    assert {finding["project"] for finding in run.json["findings"]} <= {solo.name, ""}
+
+
+def test_a_console_project_without_context_is_unreachable(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    work = make_repo(knowledge_base("alpha"))
+    write_console(
+        isolated_home,
+        [
+            {"name": "work", "root": str(work), "projects_dir": "projects"},
+            {"name": "odd", "root": str(work), "project": "projects"},
+            {"name": "away", "root": str(work), "project": "../.."},
+        ],
+    )
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code == 2
+    details = {entry["name"]: entry for entry in run.raw["source_details"]}
+    assert "holds no CONTEXT.md" in details["odd"]["error"]
+    assert "leaves the source root" in details["away"]["error"]
+
+
+def workspace(home: Path, workspace_name: str, repository: Path) -> Path:
+    """Put ``repository`` at ``~/workspaces/<workspace_name>/<its name>``, as a person would."""
+    target = home / "workspaces" / workspace_name / repository.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    repository.rename(target)
+    return target
+
+
+def test_without_console_yaml_the_consoles_workspaces_are_found(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    user_home = Path(os.environ["HOME"])
+    built = make_repo(knowledge_base("alpha", "beta"))
+    team = workspace(user_home, "me", built.rename(built.parent / "ai-knowledge-team"))
+    lessons_only = user_home / "workspaces" / "me" / "ai-knowledge-notes" / "lessons"
+    lessons_only.mkdir(parents=True)
+    (user_home / "workspaces" / "me" / "unrelated" / "projects").mkdir(parents=True)
+    linked = user_home / "workspaces" / "me" / "ai-knowledge-linked"
+    linked.symlink_to(team)  # the console's walk skips symlinked entries
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = check(doctor, cwd=elsewhere)
+    assert run.exit_code == 0, run.stderr
+    assert [(s["name"], s["audited"]) for s in run.json["source_details"]] == [
+        ("team", True),
+        ("notes", False),
+    ]
+    assert run.json["projects_audited"] == 2
+    # The console's own corpus: the report cache is written, as for console.yaml.
+    assert (isolated_home / "context-doctor" / "last-report.json").is_file()
+
+
+# -- any folder is a place to start ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["projects/alpha/sessions", "projects/alpha", "projects", "docs"])
+def test_a_subfolder_finds_its_source_by_walking_up(
+    make_repo: MakeRepo, doctor: Doctor, where: str
+) -> None:
+    root = make_repo(
+        knowledge_base(
+            "alpha",
+            "beta",
+            extra={
+                "projects/alpha/sessions/2026-06.md": "## 2026-06-01 — work\n",
+                "docs/README.md": "# Docs\n",
+            },
+        )
+    )
+    run = check(doctor, cwd=root / where)
+    assert run.exit_code in (0, 1), run.stderr
+    assert [(s["root"], s["projects"]) for s in run.json["source_details"]] == [
+        (str(root.resolve()), 2)
+    ]
+
+
+def test_a_single_project_repositorys_subfolder_finds_the_project(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(
+        one_commit({"CONTEXT.md": context("Solo"), "sessions/2026-06.md": "## 2026-06-01 — w\n"})
+    )
+    run = check(doctor, cwd=root / "sessions")
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json["source_details"][0]["root"] == str(root.resolve())
+    assert run.json["projects_audited"] == 1
+
+
+def test_a_subfolder_of_a_repository_without_context_is_one_clear_line(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(one_commit({"src/main.py": "print(1)\n"}))
+    fails(
+        doctor, needles=(str((root / "src").resolve()), "no projects/index.yaml"), cwd=root / "src"
+    )
+
+
+def test_a_working_directory_outside_any_repository_is_one_clear_line(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    fails(doctor, needles=(str(outside.resolve()), "not inside a git repository"), cwd=outside)
+
+
+@pytest.mark.parametrize(
+    ("file", "projects"),
+    [
+        ("projects/alpha/CONTEXT.md", ["alpha"]),
+        ("projects/alpha/sessions/2026-06.md", ["alpha"]),
+        ("projects/alpha/sessions", ["alpha"]),
+        ("projects/index.yaml", ["alpha", "beta"]),
+        ("docs/README.md", ["alpha", "beta"]),
+    ],
+)
+def test_check_file_audits_the_project_holding_it(
+    make_repo: MakeRepo, doctor: Doctor, file: str, projects: list[str]
+) -> None:
+    root = make_repo(
+        knowledge_base(
+            "alpha",
+            "beta",
+            extra={
+                "projects/alpha/sessions/2026-06.md": "## 2026-06-01 — work\n",
+                "docs/README.md": "# Docs\n",
+            },
+        )
+    )
+    run = check(doctor, str(root / file))
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json["projects_audited"] == len(projects)
+    assert {f["project"] for f in run.json["findings"]} <= {*projects, ""}
+
+
+def test_check_file_in_a_single_project_repository(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        one_commit({"CONTEXT.md": context("Solo"), "sessions/2026-06.md": "## 2026-06-01 — w\n"})
+    )
+    run = check(doctor, str(root / "sessions" / "2026-06.md"))
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json["projects_audited"] == 1
+
+
+def test_check_file_in_no_project_is_one_clear_line(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(one_commit({"README.md": "# x\n"}))
+    fails(doctor, str(root / "README.md"), needles=("in no project",))
+
+
+def test_the_config_is_found_in_the_nearest_ancestor_up_to_the_repository(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    # The knowledge base lives in a subfolder of a larger repository; the config at the top.
+    files = {
+        "kb/projects/index.yaml": "- id: alpha\n  status: active\n",
+        "kb/projects/alpha/CONTEXT.md": context("Alpha") + "line\n" * 130,
+        "context-doctor.toml": '[severity]\ncontext-archive-due = "defect"\n',
+    }
+    root = make_repo(one_commit(files))
+    run = check(doctor, cwd=root / "kb" / "projects" / "alpha")
+    assert [f["severity"] for f in run.json["findings"] if f["check"] == "context-archive-due"] == [
+        "defect"
+    ]
+    settings = doctor("check", "--show-settings", cwd=root / "kb")
+    assert f"config file: {root.resolve() / 'context-doctor.toml'}" in settings.stdout

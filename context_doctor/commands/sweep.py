@@ -5,8 +5,10 @@ local``, writes the report cache (so ``context-doctor report`` and session
 hooks read today's state without re-auditing), and prints a short summary:
 counts per check, the compact coverage and the verdict.  Corpus-wide findings
 are report-only, so it exits 0 whatever they are; 2 still means the doctor
-could not establish ground truth (no console.yaml, a missing source, a git
-failure, nothing to audit), and then the cache is left as it was.
+could not establish ground truth (no console.yaml and no auto-detected source, a git
+failure, nothing to audit), and then the cache is left as it was.  A listed source
+that cannot be read (a missing root) does not stop the others: they are audited and
+cached, the source is named `unreachable`, and the sweep exits 2.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from context_doctor.audit import audit, require_something
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.commands.common import guarded, parse_today
 from context_doctor.discover import discover, synthesis_home
-from context_doctor.errors import DoctorError
+from context_doctor.escape import escape_text
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
 
 
@@ -54,16 +56,9 @@ def sweep_command(
     """
     with guarded(False, debug):
         home = synthesis_home()
-        console_file = home / "console.yaml"
-        if not console_file.is_file():
-            raise DoctorError(
-                f"sweep audits the sources listed in {console_file}, which does not exist",
-                "create console.yaml (`sources: [{name, root, projects_dir}]`) or set "
-                "SYNTHESIS_HOME; for one repository use `context-doctor check PATH`",
-            )
         # The persistent cache, as for `check`: a morning whose corpus nothing touched
-        # since yesterday's sweep replays its report (context_doctor/replay.py).
-        corpus = discover(home=home, cache=not no_cache, audit=True)
+        # since yesterday's sweep replays its report (context_doctor/cache/replay.py).
+        corpus = discover(home=home, require_console=True, cache=not no_cache, audit=True)
         report, _, _ = audit(
             corpus,
             today=today,
@@ -75,10 +70,19 @@ def sweep_command(
         )
         require_something(corpus, report)
         cache = report_cache or home / "context-doctor" / REPORT_CACHE_NAME
+        # What was audited is cached even when a listed source was unreachable (it is
+        # named there, `audited: false`): the rest of the corpus is real state.
         write_json(cache, report.to_json())
         click.echo(f"report cached at {cache} (`context-doctor report` reads it)")
         console = console_for(sys.stdout)
         for line in coverage_lines(report):
             console.print(line)
         render_statistics(report, console)  # counts per check, then the verdict line last
+        unreachable = report.unreachable_error()
+        if unreachable is not None:
+            problem, remedy = unreachable
+            click.echo(
+                escape_text(f"context-doctor: error: {problem} (remedy: {remedy})"), err=True
+            )
+            sys.exit(2)
     sys.exit(0)

@@ -117,6 +117,7 @@ class UnauditedSource:
     name: str
     root: str
     reason: str
+    error: str | None = None  # an unreachable source: what could not be read, and where
 
 
 @dataclass

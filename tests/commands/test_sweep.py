@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,3 +48,37 @@ def test_sweep_without_ground_truth_is_exit_2_and_leaves_the_cache(
     assert run.exit_code == 2
     assert "does not exist" in run.stderr
     assert not (isolated_home / "context-doctor" / "last-report.json").exists()
+
+
+def test_one_missing_source_never_sinks_the_sweep(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    console(isolated_home, tmp_path / "gone", scenario_repo("demo"))
+    run = doctor("sweep", "--today", TODAY)
+    assert run.exit_code == 2  # a source could not be audited
+    assert run.stderr.startswith("context-doctor: error: source `s0` could not be audited")
+    assert str(tmp_path / "gone") in run.stderr and run.stderr.count("\n") == 1
+    cached = json.loads(
+        (isolated_home / "context-doctor" / "last-report.json").read_text(encoding="utf-8")
+    )
+    assert cached["projects_audited"] > 0 and cached["sources"] == 1
+    assert [(s["name"], s["audited"]) for s in cached["source_details"]] == [
+        ("s1", True),
+        ("s0", False),
+    ]
+    assert (cached["ok"], cached["exit"]) == (False, 2)
+
+
+def test_sweep_audits_the_consoles_workspaces_without_console_yaml(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, isolated_home: Path
+) -> None:
+    user_home = Path(os.environ["HOME"])
+    target = user_home / "workspaces" / "me" / "ai-knowledge-demo"
+    target.parent.mkdir(parents=True)
+    shutil.copytree(scenario_repo("demo"), target, symlinks=True)
+    run = doctor("sweep", "--today", TODAY)
+    assert run.exit_code == 0, run.stderr
+    cached = json.loads(
+        (isolated_home / "context-doctor" / "last-report.json").read_text(encoding="utf-8")
+    )
+    assert [s["name"] for s in cached["source_details"]] == ["demo"]
