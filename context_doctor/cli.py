@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "edit": "context_doctor.commands.edit:edit_group",
     "log": "context_doctor.commands.log:log_group",
     "mcp": "context_doctor.commands.mcp:mcp_group",
+    "console": "context_doctor.commands.console:console_group",
 }
 """Every subcommand: name -> ``module:attribute`` of its click command."""
 

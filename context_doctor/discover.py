@@ -158,7 +158,8 @@ def _holder(start: Path, top: Path) -> Source | None:
     """The project holding ``start`` (narrowed source), else the source holding it."""
     for directory in _up_to(start, top):
         parent = directory.parent
-        if (directory / "CONTEXT.md").is_file() and (parent / "index.yaml").is_file():
+        is_project = not directory.name.startswith((".", "_")) and directory != top
+        if is_project and (parent / "index.yaml").is_file():  # a project, CONTEXT.md or not
             return _source(parent.parent.name, parent.parent, parent.name, only={directory.name})
         if (directory / DEFAULT_PROJECTS_DIR / "index.yaml").is_file():
             return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
