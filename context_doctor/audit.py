@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import IO
@@ -13,16 +14,18 @@ import click
 
 from context_doctor import suppress
 from context_doctor.cache import replay
-from context_doctor.config import Settings, resolve_settings
+from context_doctor.config import Settings, find_config, resolve_settings
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
-from context_doctor.model.source import Corpus
+from context_doctor.findings import Finding
+from context_doctor.freshness import summarize
+from context_doctor.model.source import Corpus, Source
 from context_doctor.prepare import paused_collection, prepare_corpus
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.formats import FORMATS, RenderOptions
 from context_doctor.render.github import step_summary
-from context_doctor.report import Report, redacted
+from context_doctor.report import Coverage, Report, redacted
 from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
 
 
@@ -67,6 +70,27 @@ def audit(
     registry = load_checks()
     resolve_names(select, registry, "--select")
     resolve_names(ignore, registry, "--ignore")
+    groups = config_groups(corpus) if config is None else [corpus]
+    if len(groups) > 1:
+        # Each source under its own configuration: one audit per configuration, one report.
+        audits = [
+            audit(
+                group,
+                today=today,
+                readiness=readiness,
+                select=select,
+                ignore=ignore,
+                config=None,
+                baseline=baseline,
+                config_baseline=config_baseline,
+                jobs=jobs,
+                replayable=replayable,
+            )
+            for group in groups
+        ]
+        merged = merge_reports([report for report, _, _ in audits], corpus, today)
+        specs = {spec.name: spec for _, _, checks in audits for spec in checks}
+        return merged, audits[0][1], [specs[name] for name in sorted(specs)]
     settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
     checks = select_checks(registry, settings)
     ignores = suppress.config_ignores(
@@ -108,6 +132,63 @@ def secrets_of(corpus: Corpus) -> set[str]:
         if project.directory_exists
         for value in project.secret_values
     }
+
+
+def source_config(corpus: Corpus, source: Source) -> Path | None:
+    """The configuration file ``source`` finds (nearest at or above its root), if any."""
+    found = find_config(config_directories(replace(corpus, sources=[source], vaults=[])), None)
+    return found[0] if found else None
+
+
+def config_groups(corpus: Corpus) -> list[Corpus]:
+    """The corpus split by the configuration file each source finds (SPEC §1: per source).
+
+    One group (the corpus itself) when every source finds the same file or none; the
+    unaudited sources and the vaults go with the first group.
+    """
+    by_file: dict[Path | None, list[Source]] = {}
+    for source in corpus.sources:
+        by_file.setdefault(source_config(corpus, source), []).append(source)
+    if len(by_file) <= 1:
+        return [corpus]
+    return [
+        replace(
+            corpus,
+            sources=sources,
+            unaudited=corpus.unaudited if number == 0 else [],
+            vaults=corpus.vaults if number == 0 else [],
+        )
+        for number, sources in enumerate(by_file.values())
+    ]
+
+
+def merge_reports(reports: list[Report], corpus: Corpus, today: date) -> Report:
+    """One report of the per-configuration audits of ``corpus``, as one audit would make it."""
+    first = reports[0]
+    coverage: dict[str, Coverage] = {}
+    for report in reports:
+        for name, counted in report.coverage.items():
+            total = coverage.setdefault(name, Coverage())
+            total.examined += counted.examined
+            total.skipped += counted.skipped
+            total.reasons.update(counted.reasons)
+    graded = [item for source in corpus.sources for item in source.graded_files(today)]
+    return replace(
+        first,
+        sources=[summary for report in reports for summary in report.sources],
+        projects_audited=sum(report.projects_audited for report in reports),
+        findings=sorted(
+            (finding for report in reports for finding in report.findings), key=Finding.sort_key
+        ),
+        coverage=coverage,
+        projects_with_findings=sum(report.projects_with_findings for report in reports),
+        freshness=summarize(graded) if graded else None,
+        suppressed={
+            way: sum(report.suppressed.get(way, 0) for report in reports)
+            for way in first.suppressed
+        },
+        toplevels={name: top for report in reports for name, top in report.toplevels.items()},
+    )
 
 
 def config_directories(corpus: Corpus) -> list[Path]:

@@ -1,10 +1,10 @@
 """Configuration: defaults, then one config file, then the command line.
 
-The file is ``--config FILE``; else the first source root (in discovery
-order) holding ``context-doctor.toml`` or a ``[tool.context-doctor]`` table in
-``pyproject.toml``.  One file applies to the whole run, as in ruff when it is
-given ``--config``: ``--show-settings`` says which file it was, so a second
-source's file being ignored is visible rather than silent.
+The file is ``--config FILE`` (then it applies to every source, as in ruff);
+else, per source, the nearest directory at or above the source root, up to its
+repository's root, holding ``context-doctor.toml`` or a ``[tool.context-doctor]``
+table in ``pyproject.toml`` (``audit.config_groups`` audits each group of sources
+under its own file; ``--show-settings`` names each source's file).
 
 On the command line ``--select`` replaces the file's ``select`` and
 ``--ignore`` adds to the file's ``ignore`` (ruff's rule-selection order).

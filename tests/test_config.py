@@ -124,13 +124,18 @@ def test_config_option_pointing_at_a_pyproject(
     assert "status-vocabulary" not in checks_run(run)
 
 
-def test_first_source_root_with_a_config_applies(make_repo: MakeRepo, doctor: Doctor) -> None:
+def test_a_source_root_with_a_config_applies_to_that_source(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
     plain = make_repo(corpus())
     configured = make_repo(corpus({"context-doctor.toml": 'select = ["context-budget"]\n'}))
     run = check(doctor, "--source", str(plain), "--source", str(configured))
-    assert checks_run(run) == {"context-budget"}
+    assert {f["source"] for f in run.findings("status-vocabulary")} == {plain.name}
+    assert run.json["coverage"]["context-budget"]["examined"] == 6
+    assert run.json["coverage"]["status-vocabulary"]["examined"] == 3  # `plain` alone
     shown = doctor("check", "--source", str(plain), "--source", str(configured), "--show-settings")
-    assert f"config file: {configured.resolve() / 'context-doctor.toml'}" in shown.stdout
+    assert f"config: {configured.resolve() / 'context-doctor.toml'})" in shown.stdout
+    assert "config: defaults)" in shown.stdout
 
 
 # -- what the settings do ---------------------------------------------------------------------
@@ -296,7 +301,7 @@ def test_show_settings_names_where_each_setting_came_from(
     assert run.exit_code == 0, run.stderr
     lines = run.stdout.splitlines()
     assert f"config file: {config}" in lines
-    assert f"  {root.name}: {root.resolve()} (projects_dir: projects)" in lines
+    assert f"  {root.name}: {root.resolve()} (projects_dir: projects; config: {config})" in lines
     assert "select = ['context-budget', 'status-agreement']  # --select" in lines
     assert f"ignore = ['completed-date', 'record-unreadable']  # {config} + --ignore" in lines
     assert f"severity.status-vocabulary = 'warning'  # {config}" in lines
@@ -318,3 +323,44 @@ def test_show_settings_without_a_config(make_repo: MakeRepo, doctor: Doctor) -> 
     assert settings and all(line.endswith("# default") for line in settings), settings
     assert any(line.startswith("select = [") and "'status-agreement'" in line for line in settings)
     assert "ignore = []  # default" in lines
+
+
+# -- per source (issue #19 item 3) ------------------------------------------------------------
+
+
+def test_each_source_is_audited_under_its_own_config(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """Two repositories in one run: each one's `context-doctor.toml` applies to it alone."""
+    quiet = make_repo(corpus({"context-doctor.toml": 'ignore = ["status-vocabulary"]\n'}))
+    strict = make_repo(
+        corpus({"context-doctor.toml": '[severity]\nstatus-vocabulary = "warning"\n'})
+    )
+    plain = make_repo(corpus())
+    run = check(doctor, str(quiet), str(strict), str(plain))
+    by_source = {
+        source: [(f["check"], f["severity"]) for f in run.json["findings"] if f["source"] == source]
+        for source in (quiet.name, strict.name, plain.name)
+    }
+    assert by_source == {
+        quiet.name: [],
+        strict.name: [("status-vocabulary", "warning")],
+        plain.name: [("status-vocabulary", "defect")],
+    }
+    assert run.exit_code == 1  # the plain source's defect
+    assert run.json["projects_audited"] == 9
+    assert run.json["coverage"]["status-agreement"]["examined"] == 9
+    assert run.json["coverage"]["status-vocabulary"]["examined"] == 6  # ignored in `quiet`
+    assert [s["name"] for s in run.json["source_details"]] == [quiet.name, strict.name, plain.name]
+
+
+def test_an_explicit_config_applies_to_every_source(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    first = make_repo(corpus({"context-doctor.toml": 'ignore = ["status-vocabulary"]\n'}))
+    second = make_repo(corpus())
+    explicit = tmp_path / "all.toml"
+    explicit.write_text('[severity]\nstatus-vocabulary = "warning"\n', encoding="utf-8")
+    run = check(doctor, str(first), str(second), "--config", str(explicit))
+    assert {(f["source"], f["severity"]) for f in run.json["findings"]} == {
+        (first.name, "warning"),
+        (second.name, "warning"),
+    }

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import click
 
-from context_doctor.audit import audit, emit, require_something, write_step_summary, write_whole
+from context_doctor.audit import (
+    audit,
+    emit,
+    require_something,
+    source_config,
+    write_step_summary,
+    write_whole,
+)
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.commands.pre_push import run_pre_push
@@ -27,13 +34,18 @@ from context_doctor.write import USER_NAMED, WriteRefused
 from context_doctor.write.fixes import apply_plan, plan_fixes
 
 
-def print_settings(settings: Settings, checks: list[CheckSpec], corpus: Corpus) -> None:
+def print_settings(
+    settings: Settings, checks: list[CheckSpec], corpus: Corpus, explicit: Path | None = None
+) -> None:
+    """The resolved settings (of the first source's configuration) and each source's file."""
     click.echo(escape_text(f"config file: {settings.config_file or '(none found; defaults)'}"))
     click.echo("sources:")
     for source in corpus.sources:
+        found = explicit or source_config(corpus, source)
         click.echo(
             escape_text(
-                f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'})"
+                f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'}; "
+                f"config: {found or 'defaults'})"
             )
         )
     click.echo(f"select = {[spec.name for spec in checks]}  # {settings.origin('select')}")
@@ -258,7 +270,7 @@ def check_command(
 
         corpus, report, settings, checks = audit_once()
         if show_settings:
-            print_settings(settings, checks, corpus)
+            print_settings(settings, checks, corpus, config)
             return
         require_something(corpus, report)
         if write_baseline is not None:
