@@ -186,6 +186,6 @@ def install_launcher(directory: Path) -> tuple[Path, bool]:
     data = launcher_text(interpreter()).encode("utf-8")
     if is_launcher(script) and script.read_bytes() == data:
         return script, False
-    ensure_directory(script.parent)
+    ensure_directory(script.parent, within=directory)
     write_file(script, data, mode=0o755, within=directory)
     return script, True
