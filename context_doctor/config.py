@@ -38,6 +38,15 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "item_review_days": 14,
 }
 
+# `[checks.<name>]` options and their defaults (schemas/config.schema.json lists the keys).
+DEFAULT_CHECK_OPTIONS: dict[str, dict[str, int]] = {
+    "active-project-idle": {"idle_days": 60},
+}
+
+
+def _default_check_options() -> dict[str, dict[str, int]]:
+    return {name: dict(options) for name, options in DEFAULT_CHECK_OPTIONS.items()}
+
 
 @dataclass
 class Settings:
@@ -53,9 +62,14 @@ class Settings:
     baseline: Path | None = None  # `baseline = "FILE"`, resolved against the config's directory
     freshness_thresholds: dict[str, int] = field(default_factory=dict)  # slug -> days
     freshness_cache: Path | None = None  # the statusline cache the writers refresh
+    check_options: dict[str, dict[str, int]] = field(default_factory=_default_check_options)
 
     def budget(self, name: str) -> int:
         return self.budgets[name]
+
+    def option(self, check: str, name: str) -> int:
+        """A `[checks.<check>]` option: the config's value, else its default."""
+        return self.check_options[check][name]
 
     def origin(self, key: str) -> str:
         return self.origins.get(key, "default")
@@ -243,6 +257,10 @@ def resolve_settings(
             for name, checks in data.get(key, {}).items():
                 table[name] = list(checks)
                 settings.origins[f"{key}.{name}"] = origin
+        for check_name, options in data.get("checks", {}).items():
+            for name, number in options.items():
+                settings.check_options.setdefault(check_name, {})[name] = int(number)
+                settings.origins[f"checks.{check_name}.{name}"] = origin
         if "baseline" in data:
             settings.baseline = _place(path, data["baseline"], "baseline", within)
             settings.origins["baseline"] = origin

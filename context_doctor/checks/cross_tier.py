@@ -31,7 +31,8 @@ def _verdict_words(completed: bool) -> str:
         they read first; when the two disagree one of them is lying. Fires for a project
         directory with no index entry, project directories with no index.yaml at all, an index
         status and a header whose completion readings disagree (terminal statuses read as
-        completed; everything else as not completed), an entry that violates
+        completed; everything else as not completed), a header reading `Paused`/`On hold`/
+        `Parked` against index status `active`, an entry that violates
         schemas/index.schema.json (naming the entry and field), and a duplicate id (naming
         both entries). Problems of the index file as a whole, or of entries without an id, are
         reported once per source. The index-side problems are reported even when the project
@@ -92,6 +93,18 @@ def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
             project.context.rel_path,
             status_field.line,
         )
+        return
+    paused = project.header_reads_paused
+    if paused is not None and project.status == "active":
+        yield Issue(
+            f"index.yaml says status `active` but the CONTEXT.md header reads paused "
+            f"(`{paused.name}: {paused.value[:60]}`)",
+            project.context.rel_path,
+            paused.line,
+            remedy=f"If the project is paused, set `status: paused` for `{project.id}` in "
+            f"{project.source.index_rel_path}; if it is being worked again, update the header's "
+            f"`{paused.name}` in {project.context.rel_path}.",
+        )
 
 
 @status_agreement.for_source
@@ -112,8 +125,10 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
         CONTEXT.md, a file named sessions, a looping symlink): every check that needs the file is skipped for that
         project (coverage reason `unreadable`) while the rest of the corpus is still audited.
         A warning when the CONTEXT.md header's Status and Phase give no completion verdict, so
-        the cross-check with index.yaml cannot run; that part is not asked of dormant
-        projects.""",
+        the cross-check with index.yaml cannot run — for dormant projects too, so a header
+        the doctor cannot read is never counted as examined in silence. Header fields are
+        `**Status:**`, `**Status**:` or a bare `Status:` at the start of a line, among the
+        lines before the first `##` heading (a field right above `---` included).""",
 )
 def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     if not project.directory_exists:
@@ -128,8 +143,10 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     if state.reading.unreadable is not None:
         yield Issue(f"{state.rel_path} {state.reading.unreadable}", state.rel_path)
     context = project.context
-    if project.is_dormant or not context.exists or context.problem or context.is_blank:
+    if not context.exists or context.problem or context.is_blank:
         return
+    # Dormant projects too (SPEC §2): a header that cannot be read is reported, never
+    # counted as examined in silence.
     if project.header_reads_completed is None:
         fields = project.header("Status") or project.header("Phase")
         shown = f" (`{fields[0].name}: {fields[0].value[:60]}`)" if fields else ""

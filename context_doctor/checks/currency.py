@@ -247,9 +247,12 @@ def _unverifiable_sections(
     summary="an open item is past its review horizon, unstamped, or badly stamped",
     remedy="Re-check the item and refresh its `(as of YYYY-MM-DD)` stamp, or close it.",
     explanation="""
-        Items under open sections (titles with open, pending, next, action, todo, to do,
-        blocked, waiting, in progress) carry a trailing `(as of YYYY-MM-DD)` or `(as of
-        YYYY-MM-DD, review Nd)` stamp. An unchecked item older than its horizon (14 days,
+        Unchecked task-list items (`[ ]`) under open sections carry a trailing `(as of
+        YYYY-MM-DD)` or `(as of YYYY-MM-DD, review Nd)` stamp; plain bullets and numbered
+        lines without a box are prose and never count. A section is open when a part of its
+        title starts with open, pending, next, action, todo, to do, blocked, waiting or in
+        progress (`What's Next — Later` is open, `What Pierce Needs to Do` is not); a heading
+        that starts with a date or `Recent Session` is a session summary, never open. An unchecked item older than its horizon (14 days,
         `budgets.item_review_days`, or its own `review Nd`; `review 0d` means due the next
         day) is reported; so is a malformed or impossible stamp, and an open section with
         unstamped unchecked items (one finding per section). Checked `[x]` items never are.
@@ -260,7 +263,7 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     unstamped: dict[int, tuple[Heading, int]] = {}
     for open_item in project.open_items:
         item = open_item.item
-        if item.checked:
+        if item.checked is not False:  # only an unchecked `[ ]` is an open task
             continue
         stamp = stamp_of(item)
         if stamp is None:

@@ -167,7 +167,8 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
         by date; an entry dated outside its file's month is in the wrong file; entries whose
         dates go backwards break the append-only order the newest-entry reading relies on.
         One finding per file and problem, naming the first offending entry and how many
-        there are. Impossible dates are `freshness-unverifiable`'s, not this check's. Skipped
+        there are. An entry dated after `--today` cannot be true and is reported too.
+        Impossible dates are `freshness-unverifiable`'s, not this check's. Skipped
         for projects with no session-log file.""",
 )
 def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
@@ -196,6 +197,18 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
                     first.line,
                     remedy=f"Move it to {project.rel_dir}/sessions/{day:%Y-%m}.md.",
                 )
+        future = [(e, d) for e, d in entries if d > ctx.today]
+        if future:
+            first_future, day = future[0]
+            more = f" ({len(future)} entries in all)" if len(future) > 1 else ""
+            yield Issue(
+                f"entry dated {day} is after today ({ctx.today}): a session cannot have "
+                f"happened yet{more}",
+                log.rel_path,
+                first_future.line,
+                remedy=f"Correct the entry's date in {log.rel_path} to the day the session "
+                "happened.",
+            )
         newest: date | None = None
         backwards: list[tuple[SessionEntry, date, date]] = []
         for entry, day in entries:

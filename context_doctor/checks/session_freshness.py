@@ -359,3 +359,79 @@ def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str
         f"Add a dated `## YYYY-MM-DD — …` entry for each session ({shown}{more}; newest commit "
         f"{newest_sha}) to {logs}, saying what each did."
     )
+
+
+IDLE = "active-project-idle"
+
+
+def _newest_session_day(project: Project) -> tuple[date, str] | None:
+    """The newest session's day and where it is recorded: the log, else a session commit."""
+    newest = project.newest_session
+    if newest is not None and newest.date is not None:
+        return newest.date, f"the newest session-log entry, {newest.path}:{newest.line}"
+    if newest is not None or not project.history_available:
+        return None  # an impossible log date, or no history: freshness-unverifiable says so
+    latest = project.newest_session_commit
+    if latest is None:
+        return None
+    return latest.commit.work_date, f"commit {latest.commit.short}; there is no session log"
+
+
+HEADER_DORMANT = SkipRule(
+    "dormant",
+    "the project has no index status and its header reads paused or completed",
+    lambda p: p.status is None and p.reads_dormant,
+)
+NO_EVIDENCE = SkipRule(
+    "no evidence",
+    "no dated session-log entry and no session commit says when the project was last worked",
+    lambda p: _newest_session_day(p) is None,
+)
+
+
+@check(
+    IDLE,
+    severity=Severity.WARNING,
+    skips=(DORMANT, HEADER_DORMANT, NO_EVIDENCE),
+    summary="a live project has had no session for longer than idle_days",
+    remedy="Pause it (`status: paused` in index.yaml and a Paused State line in CONTEXT.md) "
+    "or close it.",
+    explanation="""
+        A project the index (or, without an index status, its header) calls active claims
+        attention every time the corpus is read. When its newest session — the newest dated
+        session-log entry, else the newest session commit (not a bulk sweep, merge or
+        maintenance commit) — is more than `idle_days` (default 60, `[checks.active-project-idle]
+        idle_days`) before `--today`, nobody is working it: pause it (`status: paused` and a
+        Paused State line saying why and when to wake it) or close it. Skipped for dormant
+        projects, and for projects with no evidence of any session (freshness-unverifiable
+        reports those).""",
+)
+def active_project_idle(project: Project, ctx: Context) -> Iterator[Issue]:
+    found = _newest_session_day(project)
+    assert found is not None
+    day, where = found
+    idle_days = ctx.settings.option(IDLE, "idle_days")
+    idle = (ctx.today - day).days
+    if idle <= idle_days:
+        return
+    context = project.context.rel_path
+    if project.entry is not None:
+        path, line = project.source.index_rel_path, project.entry.line_of("status")
+        pause = (
+            f"set `status: paused` for `{project.id}` in {path} and, in {context}, "
+            "`**Status:** Paused` with a Paused State header giving the reason"
+        )
+        close = "close it (`status: completed` with its `completed_date`)"
+    else:
+        path, line = context, None
+        pause = (
+            f"set `**Status:** Paused` in {context} with a Paused State header giving the reason"
+        )
+        close = "rewrite it as a completion summary (`**Status:** Completed`)"
+    yield Issue(
+        f"no session for {idle} days (newest {day}, {where}), over the {idle_days}-day idle "
+        "limit, yet the project is active",
+        path,
+        line,
+        remedy=f"If it is paused, {pause}; if it is finished, {close}.",
+    )

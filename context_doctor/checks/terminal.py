@@ -131,7 +131,7 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
         Skipped for live and paused projects.""",
 )
 def terminal_project_open_items(project: Project, ctx: Context) -> Iterator[Issue]:
-    still_open = [item for item in project.open_items if not item.item.checked]
+    still_open = [item for item in project.open_items if item.item.checked is False]
     if still_open:
         first = still_open[0]
         plural = "items remain" if len(still_open) > 1 else "item remains"

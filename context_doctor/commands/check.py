@@ -54,6 +54,10 @@ def print_settings(
         click.echo(f"severity.{name} = {level.value!r}  # {settings.origin(f'severity.{name}')}")
     for name, number in sorted(settings.budgets.items()):
         click.echo(f"budgets.{name} = {number}  # {settings.origin(f'budgets.{name}')}")
+    for check_name, options in sorted(settings.check_options.items()):
+        for name, number in sorted(options.items()):
+            key = f"checks.{check_name}.{name}"
+            click.echo(f"{key} = {number}  # {settings.origin(key)}")
     if settings.baseline is not None:
         click.echo(f"baseline = {str(settings.baseline)!r}  # {settings.origin('baseline')}")
     for key, table in (

@@ -9,9 +9,18 @@ from datetime import date
 from context_doctor.model.documents import Document, HeaderField, Heading, ListItem
 from context_doctor.model.text import ordinals, to_date
 
+# SPEC §1: an open-section word counts only at the start of a title part (`What's Next —
+# Later` yes, `What Pierce Needs to Do` no). Parts are split at dashes between spaces, colons,
+# slashes, pipes, brackets, commas and semicolons; a part may open with `What's`.
 _OPEN_TITLE = re.compile(
-    r"\b(?:open|pending|next|actions?|todo|to\s+do|blocked|waiting|in\s+progress)\b", re.IGNORECASE
+    r"^(?:what['\u2019]?s\s+|what\s+is\s+)?"
+    r"(?:open|pending|next|actions?|todos?|to[\s-]+dos?|blocked|waiting|in\s+progress)\b",
+    re.IGNORECASE,
 )
+_TITLE_PARTS = re.compile(r"\s+[-\u2013\u2014]+\s+|\s*(?:--|[:/|()\[\],;\u00b7])\s*")
+_PART_LEAD = re.compile(r"^[\W\d_]+")  # numbering, emoji, emphasis before the first word
+# A session summary (`## Recent Session: …`, `### 2026-06-01 — …`) is never an open section.
+_SESSION_SUMMARY = re.compile(r"^[\W_]*(?:\d{4}-\d{2}-\d{2}|recent\s+sessions?\b)", re.IGNORECASE)
 # The two operational sections of a working context (any title starting so).
 CURRENT_STATE_TITLE = re.compile(r"^\s*current\s+state\b", re.IGNORECASE)
 WHATS_NEXT_TITLE = re.compile(r"^\s*what['\u2019]?s\s+next\b", re.IGNORECASE)
@@ -43,8 +52,14 @@ def as_of_markers(document: Document) -> list[AsOfMarker]:
     ]
 
 
+def is_session_summary(title: str) -> bool:
+    return _SESSION_SUMMARY.match(title) is not None
+
+
 def is_open_title(title: str) -> bool:
-    return _OPEN_TITLE.search(title) is not None
+    if is_session_summary(title):
+        return False
+    return any(_OPEN_TITLE.match(_PART_LEAD.sub("", part)) for part in _TITLE_PARTS.split(title))
 
 
 def is_operational_title(title: str) -> bool:
@@ -58,10 +73,13 @@ class OpenItem:
 
 
 def open_items(document: Document) -> list[OpenItem]:
-    """List items under an open ``##``/``###`` section (or a ``###`` inside an open ``##``)."""
+    """Task-list items (``[ ]`` or ``[x]``) under an open ``##``/``###`` section (or a ``###``
+    inside an open ``##``); plain bullets and numbered lines without a box are prose."""
     found: list[OpenItem] = []
     is_open: dict[int, bool] = {}  # by the section heading's line: asked once per section
     for item in document.list_items:
+        if item.checked is None:
+            continue
         section = document.heading_above(item.line, max_level=3)
         if section is None or section.level < 2:
             continue
@@ -72,7 +90,10 @@ def open_items(document: Document) -> list[OpenItem]:
                 parent = document.heading_above(section.line, max_level=2)
                 if parent is not None and parent.level == 2:
                     chain.append(parent)
-            verdict = is_open[section.line] = any(is_open_title(h.text) for h in chain)
+            # A session summary anywhere in the chain closes it (its "Next steps" are history).
+            verdict = is_open[section.line] = not any(
+                is_session_summary(h.text) for h in chain
+            ) and any(is_open_title(h.text) for h in chain)
         if verdict:
             found.append(OpenItem(item, section))
     return found

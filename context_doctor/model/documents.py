@@ -46,7 +46,10 @@ from context_doctor.model.text import lines as split_lines
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
-_FIELD = re.compile(r"\*\*([A-Z][^*\n]*?):\*\*")
+# SPEC §1: `**Name:** value`, `**Name**: value`, and a bare `Name: value` at the start of a
+# line (short, capitalised names only, so header prose is not read as a field).
+_FIELD = re.compile(r"\*\*([A-Z][^*\n]*?)(?::\*\*|\*\*:)")
+_BARE_FIELD = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}):(?=\s)")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
 # SPEC §1: a line `*State as of: YYYY-MM-DD <optional text>*`.
 _AS_OF = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
@@ -219,6 +222,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     env: dict[str, Any] = {}  # the block pass files reference definitions here (links need them)
     tokens = _block_parser().parse(text, env)
     headings, items, code_ranges = _walk_blocks(tokens)
+    headings = _without_field_paragraphs(headings, lines)
     code = _CodeLines(code_ranges)
     # Only a comment naming the marker can be one of ours: most files skip the walk.
     suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
@@ -329,6 +333,26 @@ def _walk_blocks(
     return tuple(headings), tuple(found), tuple(code_ranges)
 
 
+def _is_field_line(line: str) -> bool:
+    return _BARE_FIELD.match(line) is not None or _FIELD.search(line) is not None
+
+
+def _without_field_paragraphs(
+    headings: tuple[Heading, ...], lines: list[str]
+) -> tuple[Heading, ...]:
+    """Drop setext headings that are header fields above a ``---`` rule.
+
+    CommonMark turns ``**Last session:** 2026-04-18`` directly above ``---`` (the seed's
+    own template) into a level-2 heading; it is a header line, not a section (SPEC §1).
+    """
+    return tuple(
+        heading
+        for heading in headings
+        if lines[heading.line - 1].lstrip().startswith("#")
+        or not _is_field_line(lines[heading.line - 1])
+    )
+
+
 class _CodeLines:
     """Membership of a 1-based line in the code ranges, by bisection."""
 
@@ -344,17 +368,26 @@ class _CodeLines:
 def _header_fields(
     lines: list[str], headings: tuple[Heading, ...], code: _CodeLines
 ) -> tuple[HeaderField, ...]:
-    """``**Name:** value`` fields of the lines before the first ``##`` heading."""
+    """The header's fields: the lines before the first ``##`` heading, read line by line.
+
+    A field directly above ``---`` is a setext heading to CommonMark, and still a field
+    (SPEC §1): ``_without_field_paragraphs`` has already taken it out of ``headings``.
+    """
     end = next((h.line for h in headings if h.level >= 2), len(lines) + 1)
     fields: list[HeaderField] = []
     for number, line in enumerate(lines[: end - 1], start=1):
-        if "**" not in line or number in code:
+        if ":" not in line or number in code:
             continue
-        matches = list(_FIELD.finditer(line))
-        for position, match in enumerate(matches):
-            stop = matches[position + 1].start() if position + 1 < len(matches) else len(line)
-            value = line[match.end() : stop].strip()
-            fields.append(HeaderField(match.group(1).strip(), value, number))
+        matches: list[tuple[str, int, int]] = []  # (name, start, value start)
+        bare = _BARE_FIELD.match(line)
+        if bare is not None:
+            matches.append((bare.group(1), 0, bare.end()))
+        if "**" in line:
+            matches += [(m.group(1), m.start(), m.end()) for m in _FIELD.finditer(line)]
+        for position, (name, _, value_start) in enumerate(matches):
+            stop = matches[position + 1][1] if position + 1 < len(matches) else len(line)
+            value = line[value_start:stop].strip()
+            fields.append(HeaderField(name.strip(), value, number))
     return tuple(fields)
 
 

@@ -44,7 +44,7 @@ def _verdict_of(text: str) -> bool | None:
 
 def value_verdict(value: str) -> bool | None:
     """True: reads completed; False: reads not completed; None: says nothing."""
-    return _verdict_of(_CLAUSE_END.split(value, maxsplit=1)[0])
+    return _verdict_of(_leading_clause(value))
 
 
 def completion_reading(status: list[HeaderField], phase: list[HeaderField]) -> bool | None:
@@ -54,4 +54,19 @@ def completion_reading(status: list[HeaderField], phase: list[HeaderField]) -> b
             verdict = value_verdict(field.value)
             if verdict is not None:
                 return verdict
+    return None
+
+
+def _leading_clause(value: str) -> str:
+    return _CLAUSE_END.split(value, maxsplit=1)[0]
+
+
+def pause_reading(status: list[HeaderField], phase: list[HeaderField]) -> HeaderField | None:
+    """The field whose leading clause says paused (`Paused`, `On hold`, `Parked`), if the
+    value that decides the completion reading says so; None otherwise."""
+    for fields in (status, phase):
+        for field in fields:
+            if value_verdict(field.value) is None:
+                continue
+            return field if _ON_HOLD.search(_leading_clause(field.value).casefold()) else None
     return None

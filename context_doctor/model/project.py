@@ -23,7 +23,7 @@ from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifac
 from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
-from context_doctor.model.header import completion_reading
+from context_doctor.model.header import completion_reading, pause_reading
 from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
@@ -275,6 +275,18 @@ class Project:
     @cached_property
     def header_reads_completed(self) -> bool | None:
         return completion_reading(self.header("Status"), self.header("Phase"))
+
+    @cached_property
+    def header_reads_paused(self) -> HeaderField | None:
+        """The Status (or Phase) field that says `Paused`/`On hold`/`Parked`, if one decides."""
+        return pause_reading(self.header("Status"), self.header("Phase"))
+
+    @property
+    def reads_dormant(self) -> bool:
+        """Dormant by the index; with no index status, by a header reading paused or completed."""
+        if self.status is not None:
+            return self.is_dormant
+        return self.header_reads_paused is not None or self.header_reads_completed is True
 
     @property
     def reads_completed(self) -> bool:

@@ -259,11 +259,15 @@ def test_header_without_verdict_is_a_warning(lifecycle: tuple[Path, Run]) -> Non
     assert "no completion verdict" in finding["message"]
 
 
-def test_header_without_verdict_is_not_asked_of_paused_projects(
+def test_header_without_verdict_is_reported_for_paused_projects_too(
     lifecycle: tuple[Path, Run],
 ) -> None:
+    """SPEC §2 (#18): a dormant project whose header cannot be read is reported, never
+    counted as examined in silence."""
     _, run = lifecycle
-    assert not run.findings("record-unreadable", "napping")
+    finding = sole(run, "record-unreadable", "napping")
+    assert finding["severity"] == "warning"
+    assert "Waiting on the vendor" in finding["message"]
     assert not run.findings("record-unreadable", "steady")
     # record-unreadable has no skip rule (its defect half applies to every project): all examined.
     coverage = run.json["coverage"]["record-unreadable"]
@@ -438,3 +442,77 @@ def test_human_output_lists_coverage_for_lifecycle_checks(
     assert "projects/index.yaml:18:1  FAIL  [status-agreement]" in run.stdout
     compact = doctor("check", "--source", str(root), "--today", TODAY, *selection).stdout
     assert "completed-date 5/11" in compact and "status-vocabulary 15/1" in compact
+
+
+# -- real header spellings, dormant headers, and pause against active (#18 items 6, 12) ------
+
+REAL_HEADERS = {
+    # (index status, the header lines between the title and `---`)
+    "bold-colon-outside": ("completed", "**Status**: Completed\n**Completed**: 2026-05-01"),
+    "bare-fields": ("paused", "Status: Paused — vendor contract\nLast session: 2026-05-01"),
+    "above-the-rule": ("completed", "**Phase:** Handover\n**Status:** Completed"),
+    "mute-archived": ("archived", "**Status:** Waiting on the vendor"),
+    "paused-header": (
+        "active",
+        "**Status:** Paused — waiting on legal\n**Last session:** 2026-06-01",
+    ),
+    "on-hold-both": ("paused", "**Status:** On hold until Q3"),
+    "active-both": ("active", "**Status:** Active — scoring\n**Last session:** 2026-06-01"),
+}
+
+
+@pytest.fixture
+def real_headers(make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor) -> Run:
+    files: dict[str, str] = {INDEX: "projects:\n"}
+    for name, (status, header) in REAL_HEADERS.items():
+        files[INDEX] += f"  - id: {name}\n    status: {status}\n    completed_date: 2026-05-01\n"
+        files[f"projects/{name}/CONTEXT.md"] = (
+            f"# {name} — Context\n\n{header}\n---\n\n## Summary\nWhat happened.\n"
+        )
+    root = make_repo({"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": files}]})
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.exit_code in (0, 1), run.stderr
+    return run
+
+
+def test_every_header_spelling_is_read_for_dormant_projects(real_headers: Run) -> None:
+    for name in ("bold-colon-outside", "bare-fields", "above-the-rule", "on-hold-both"):
+        assert not real_headers.findings("record-unreadable", name), name
+        assert not real_headers.findings("status-agreement", name), name
+
+
+def test_a_dormant_header_without_a_verdict_is_reported_not_examined_in_silence(
+    real_headers: Run,
+) -> None:
+    finding = sole(real_headers, "record-unreadable", "mute-archived")
+    assert finding["severity"] == "warning"
+    assert "Waiting on the vendor" in finding["message"]
+
+
+def test_header_paused_against_index_active_is_a_disagreement(real_headers: Run) -> None:
+    finding = sole(real_headers, "status-agreement", "paused-header")
+    assert finding["severity"] == "defect"
+    assert "index.yaml says status `active`" in finding["message"]
+    assert "reads paused" in finding["message"]
+    assert "Paused — waiting on legal" in finding["message"]
+    assert finding["line"] == 3
+    assert "`status: paused`" in finding["remedy"]
+    assert not real_headers.findings("status-agreement", "active-both")
+
+
+def test_a_paused_header_in_a_single_project_repository_has_no_index_to_disagree_with(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
+) -> None:
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {"CONTEXT.md": "# Solo\n\n**Status:** Paused — vendor\n---\n"},
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
+    assert not run.findings("status-agreement")

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from conftest import Run
 from support import (
+    Doctor,
+    MakeRepo,
     assert_examined,
     assert_quiet,
     assert_skipped,
@@ -266,16 +268,17 @@ def test_malformed_stamp(corpus: Run, root: Path) -> None:
 
 
 def test_unstamped_items_are_one_finding_per_open_section(corpus: Run, root: Path) -> None:
-    """`## Open questions` holds three unchecked unstamped items (one without a box) and a
-    checked one; `### Pending approvals` holds two numbered ones; `## Notes` is not open."""
+    """`## Open questions` holds two unchecked unstamped task items, a plain bullet (prose,
+    never counted: SPEC §1, #18) and a checked one; `### Pending approvals` holds one numbered
+    task item and one numbered line without a box; `## Notes` is not open."""
     found = _item_findings(corpus, root)
     questions = found["## Open questions"]
     assert (
-        "3 unchecked items carry no `(as of YYYY-MM-DD)` stamp under `Open questions`"
+        "2 unchecked items carry no `(as of YYYY-MM-DD)` stamp under `Open questions`"
         in (questions["message"])
     )
     pending = found["### Pending approvals"]
-    assert "2 unchecked items" in pending["message"]
+    assert "1 unchecked item carries" in pending["message"]
     assert "`Pending approvals`" in pending["message"]
     assert not any("Notes" in text or "unstamped note" in text for text in found)
 
@@ -300,3 +303,75 @@ def test_item_currency_quiet(one: Callable[[str], Run]) -> None:
 
 def test_item_currency_skips_dormant_projects(one: Callable[[str], Run]) -> None:
     assert_skipped(one("ic-paused"), "item-currency", "dormant")
+
+
+# -- item-currency on a real-shaped record: tasks, not prose (#18 item 5) --------------------
+
+CHECKBOXES = "".join(
+    f"- [ ] Review tool {n} with the owner (as of 2026-08-20)\n" for n in range(1, 16)
+)
+PROSE = "".join(f"- Vendor thread {n} answered; nothing to do\n" for n in range(1, 11))
+REAL_ITEMS = f"""# Intake — Working Context
+
+**Status:** Active
+**Last session:** 2026-08-26
+---
+
+## What's Next — Prioritized
+{CHECKBOXES}
+## Waiting — no action needed
+{PROSE}
+## Later
+{PROSE}
+## What Pierce Needs to Do
+- [ ] Sign the vendor contract
+
+## Recent Session: 2026-08-26 — Pending format treatment resolved
+- [ ] Follow up on the pending format question
+
+### 2026-08-20 — next steps
+- [ ] Old next step kept in the summary
+"""
+
+
+def _items_repo(make_repo: MakeRepo, context: str, status: str = "active") -> Path:
+    return make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-08-26T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": f"- id: intake\n  status: {status}\n",
+                        "projects/intake/CONTEXT.md": context,
+                    },
+                }
+            ]
+        }
+    )
+
+
+def test_only_unchecked_task_items_under_open_sections_count(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = _items_repo(make_repo, REAL_ITEMS.replace("(as of 2026-08-20)", ""))
+    run = doctor("check", "--project", str(root / "projects/intake"), "--today", TODAY, "--json")
+    found = run.findings("item-currency")
+    # One finding: the 15 checkboxes. The 20 plain bullets under `Waiting — …` and `Later`,
+    # `What Pierce Needs to Do` and the session summaries are not open items.
+    assert len(found) == 1, found
+    assert "15 unchecked items carry no" in found[0]["message"]
+    assert "What's Next — Prioritized" in found[0]["message"]
+
+
+def test_stamped_tasks_and_prose_under_open_sections_are_quiet(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = _items_repo(make_repo, REAL_ITEMS)
+    run = doctor("check", "--project", str(root / "projects/intake"), "--today", TODAY, "--json")
+    assert_quiet(run, "item-currency")
+
+
+def test_item_currency_skips_a_paused_record(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _items_repo(make_repo, REAL_ITEMS.replace("(as of 2026-08-20)", ""), "paused")
+    run = doctor("check", "--project", str(root / "projects/intake"), "--today", TODAY, "--json")
+    assert_skipped(run, "item-currency", "dormant")

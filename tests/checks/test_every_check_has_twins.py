@@ -132,6 +132,17 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             "TELOS.md": MARKED_SECTIONS.format(when="2026-06-19"),
         }
     ),
+    # An active project whose newest session is 2026-03-02 (110 days before today), and one
+    # worked two days ago.
+    "idle": corpus(
+        {
+            "projects/index.yaml": index("sleepy", "busy"),
+            **project("busy"),
+            **project("sleepy"),
+            "projects/sleepy/sessions/2026-03.md": "# Sessions\n\n## 2026-03-02 — last work\n",
+            "projects/sleepy/sessions/2026-06.md": "# Sessions\n",
+        }
+    ),
     # An artifact citing a script that exists.
     "artifacts": corpus(
         {
@@ -217,6 +228,7 @@ def _write_baseline(*, stale: bool) -> Setup:
 # -- the table: one line per check --------------------------------------------------
 
 TWINS: dict[str, Twin] = {
+    "active-project-idle": Twin("idle/sleepy", "idle/busy"),
     "artifact-cites-missing-script": Twin("demo/harbor", "artifacts/tools"),
     "attribution-format": Twin("hygiene/pv-format", "demo/atlas"),
     "attribution-placement": Twin("hygiene/pv-placement", "demo/atlas"),

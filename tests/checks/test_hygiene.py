@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 from conftest import Run
-from support import assert_quiet, assert_skipped, line_of, scenario_audit_fixtures, sole
+from support import (
+    Doctor,
+    MakeRepo,
+    assert_quiet,
+    assert_skipped,
+    line_of,
+    scenario_audit_fixtures,
+    sole,
+)
 
 TODAY = "2026-06-20"
 root, corpus, one = scenario_audit_fixtures("hygiene", TODAY)
@@ -135,3 +143,51 @@ def test_log_layout_quiet_on_monthly_chronological_logs(one: Callable[[str], Run
 
 def test_log_layout_skipped_without_a_log(one: Callable[[str], Run]) -> None:
     assert_skipped(one("hy-bare-nolog"), "session-log-layout", "no log")
+
+
+# -- session-log-layout: an entry dated after --today (#18 item 12) --------------------------
+
+
+def _logged(make_repo: MakeRepo, log: str) -> Path:
+    return make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-10T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: atlas\n  status: active\n",
+                        "projects/atlas/CONTEXT.md": "# Atlas\n\n**Status:** Active\n",
+                        "projects/atlas/sessions/2026-06.md": log,
+                    },
+                }
+            ]
+        }
+    )
+
+
+def test_a_log_entry_dated_after_today_is_a_finding(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _logged(make_repo, "# June\n\n## 2026-06-09 — scoping\n\n## 2026-06-28 — launch\n")
+    run = doctor("check", "--source", str(root), "--today", "2026-06-12", "--json")
+    finding = sole(run, "session-log-layout", "atlas")
+    assert "entry dated 2026-06-28 is after today (2026-06-12)" in finding["message"]
+    assert finding["line"] == 5
+    assert finding["path"] == "projects/atlas/sessions/2026-06.md"
+
+
+def test_a_log_entry_dated_today_is_quiet(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _logged(make_repo, "# June\n\n## 2026-06-09 — scoping\n\n## 2026-06-12 — build\n")
+    run = doctor(
+        "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-12", "--json"
+    )
+    assert_quiet(run, "session-log-layout")
+
+
+def test_a_project_without_a_log_is_skipped_for_future_entries(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = _logged(make_repo, "")
+    (root / "projects/atlas/sessions/2026-06.md").unlink()
+    run = doctor(
+        "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-12", "--json"
+    )
+    assert_skipped(run, "session-log-layout", "no log")

@@ -836,3 +836,94 @@ def test_a_commit_touching_fifty_files_of_one_project_is_one_finding(
     run = doctor("check", "--source", str(root), "--today", "2026-06-20", "--json")
     finding = sole(run, "unlogged-session", "atlas")
     assert "and 47 more" in finding["message"]
+
+
+# -- active-project-idle (#18 item 4) ---------------------------------------------------------
+
+
+def _idle_repo(make_repo: MakeRepo, *, status: str = "active", log: bool = True) -> Path:
+    files = {
+        INDEX: f"projects:\n  - id: atlas\n    status: {status}\n    last_session: 2026-03-02\n",
+        "projects/atlas/CONTEXT.md": "# Atlas — Working Context\n\n**Status:** Active — vendor "
+        "scoring\n**Last session:** 2026-03-02\n---\n\n## Current State\n- Scores drafted.\n",
+    }
+    if log:
+        files["projects/atlas/sessions/2026-03.md"] = "# March\n\n## 2026-03-02 — scoring\n"
+    return make_repo(
+        {"commits": [{"date": "2026-03-02T17:00:00+01:00", "message": "atlas", "files": files}]}
+    )
+
+
+def _idle_audit(doctor: Doctor, root: Path, *extra: str) -> Run:
+    return doctor(
+        "check",
+        "--project",
+        str(root / "projects/atlas"),
+        "--today",
+        "2026-06-20",
+        "--json",
+        *extra,
+    )
+
+
+def test_an_active_project_idle_for_110_days_says_so(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _idle_repo(make_repo)
+    finding = sole(_idle_audit(doctor, root), "active-project-idle", "atlas")
+    assert finding["severity"] == "warning"
+    assert finding["path"] == INDEX
+    assert finding["line"] == field_line(root, "atlas", "status")
+    assert "no session for 110 days (newest 2026-03-02" in finding["message"]
+    assert "projects/atlas/sessions/2026-03.md:3" in finding["message"]
+    assert "over the 60-day idle limit" in finding["message"]
+    assert "`status: paused` for `atlas`" in finding["remedy"]
+    assert "Paused State" in finding["remedy"]
+
+
+def test_without_a_log_the_newest_session_commit_dates_the_project(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = _idle_repo(make_repo, log=False)
+    finding = sole(_idle_audit(doctor, root), "active-project-idle", "atlas")
+    assert "no session for 110 days" in finding["message"]
+    assert "commit " in finding["message"] and "there is no session log" in finding["message"]
+
+
+def test_idle_days_is_configurable(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _idle_repo(make_repo)
+    (root / "context-doctor.toml").write_text(
+        "[checks.active-project-idle]\nidle_days = 120\n", encoding="utf-8"
+    )
+    assert_quiet(_idle_audit(doctor, root), "active-project-idle")
+    settings = doctor("check", "--source", str(root), "--show-settings")
+    assert "checks.active-project-idle.idle_days = 120" in settings.stdout
+
+
+def test_a_bad_idle_days_is_exit_2(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _idle_repo(make_repo)
+    (root / "context-doctor.toml").write_text(
+        "[checks.active-project-idle]\nidle_days = 0\n", encoding="utf-8"
+    )
+    run = doctor("check", "--source", str(root), "--today", "2026-06-20")
+    assert run.exit_code == 2
+    assert "checks.active-project-idle.idle_days" in run.stderr
+
+
+def test_a_project_worked_within_idle_days_is_quiet(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _idle_repo(make_repo)
+    run = doctor(
+        "check", "--project", str(root / "projects/atlas"), "--today", "2026-05-01", "--json"
+    )
+    assert_quiet(run, "active-project-idle")
+
+
+def test_a_paused_project_is_skipped_as_dormant(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _idle_repo(make_repo, status="paused")
+    assert_skipped(_idle_audit(doctor, root), "active-project-idle", "dormant")
+
+
+def test_a_project_with_no_session_evidence_is_skipped(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _idle_repo(make_repo, log=False)
+    git(
+        root, "commit", "-q", "--amend", "-m", "sweep\n\nContext-Doctor: maintenance", identity=True
+    )
+    assert_skipped(_idle_audit(doctor, root), "active-project-idle", "no evidence")

@@ -92,7 +92,8 @@ def test_facts_of_a_sample(tmp_path: Path) -> None:
     markers = as_of_markers(document)
     assert [(m.line, m.spelled, m.ordinals) for m in markers] == [(7, "2025-11-01", {"round": 3})]
     assert markers[0].section is not None and markers[0].section.text == "Current State"
-    assert [o.item.line for o in open_items(document)] == [16, 17, 18, 19, 20, 21]
+    # Only task-list items are open items; plain bullets and numbered lines are prose (#18).
+    assert [o.item.line for o in open_items(document)] == [16, 17]
     assert document.line_count == 21
     assert [(link.href, link.line) for link in document.links] == [("guide.md", 21)]
 

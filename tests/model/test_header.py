@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from context_doctor.model.documents import Document, HeaderField
-from context_doctor.model.header import completion_reading, value_verdict
+from context_doctor.model.header import completion_reading, pause_reading, value_verdict
 
 
 def fields(name: str, *values: str) -> list[HeaderField]:
@@ -277,3 +277,72 @@ def test_ongoing_status_header_gets_its_cross_check(
         for f in run.json["findings"]
         if f["check"] == "status-agreement" and f["project"] == "seat"
     ]
+
+
+# -- header fields read line by line, in every spelling (#18 item 6) -------------------------
+
+
+def _fields_of(tmp_path: Path, text: str) -> list[tuple[str, str, int]]:
+    path = tmp_path / "CONTEXT.md"
+    path.write_text(text, encoding="utf-8")
+    return [(f.name, f.value, f.line) for f in Document(path, "CONTEXT.md").header_fields]
+
+
+def test_a_header_paragraph_right_above_a_rule_is_still_read_as_fields(tmp_path: Path) -> None:
+    """The seed's template: three field lines, then `---` (a setext heading to CommonMark)."""
+    text = (
+        "# Atlas — Working Context\n\n**Phase:** Build (round 2)\n**Status:** Paused — vendor\n"
+        "**Last session:** 2026-04-18\n---\n\n## Current State\n- x\n"
+    )
+    assert _fields_of(tmp_path, text) == [
+        ("Phase", "Build (round 2)", 3),
+        ("Status", "Paused — vendor", 4),
+        ("Last session", "2026-04-18", 5),
+    ]
+    document = Document(tmp_path / "CONTEXT.md", "CONTEXT.md")
+    # The field paragraph is no section: the first `##` is the real one.
+    assert [(h.level, h.text) for h in document.headings] == [
+        (1, "Atlas — Working Context"),
+        (2, "Current State"),
+    ]
+
+
+def test_bold_colon_outside_and_bare_fields_are_fields(tmp_path: Path) -> None:
+    text = "# Old\n\n**Status**: Completed\nPhase: Handover\nLast session: 2026-03-01\n---\n"
+    assert _fields_of(tmp_path, text) == [
+        ("Status", "Completed", 3),
+        ("Phase", "Handover", 4),
+        ("Last session", "2026-03-01", 5),
+    ]
+
+
+def test_prose_and_the_body_are_not_fields(tmp_path: Path) -> None:
+    text = (
+        "# X\n\nFor stable reference facts: see [REFERENCE.md](REFERENCE.md)\n"
+        "the status: lower-case prose\n```\nStatus: in a fence\n```\n\n## Notes\nStatus: Completed\n"
+    )
+    assert _fields_of(tmp_path, text) == []
+
+
+def test_a_value_ends_at_the_next_field_in_any_spelling(tmp_path: Path) -> None:
+    text = "# X\n\nStatus: Active **Phase**: Build **Last session:** 2026-06-01\n"
+    assert _fields_of(tmp_path, text) == [
+        ("Status", "Active", 3),
+        ("Phase", "Build", 3),
+        ("Last session", "2026-06-01", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("status", "paused"),
+    [
+        ("Paused — waiting on the vendor", True),
+        ("On hold until Q3", True),
+        ("Parked", True),
+        ("Active — paused the vendor thread", False),
+        ("Completed (paused the follow-up)", False),
+        ("Waiting on the vendor", False),
+    ],
+)
+def test_the_pause_reading_is_the_deciding_leading_clause(status: str, paused: bool) -> None:
+    assert (pause_reading(fields("Status", status), []) is not None) is paused
