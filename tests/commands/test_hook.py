@@ -7,9 +7,8 @@ interpreter in ``sys.executable``. Nothing here mocks git.
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import shutil
 import subprocess
 import sys
