@@ -324,6 +324,16 @@ def check_command(
         # The JSON says how the process ends (`exit`, and `ok` from it): the console checks.
         report.exit = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
         cache_path = report_cache_path(corpus, report_cache, no_report_cache)
+        if cache_path is not None and (select or ignore):
+            # A partial result must not masquerade as corpus state (SPEC §3).
+            click.echo(
+                escape_text(
+                    f"context-doctor: report cache {cache_path} not written: --select/--ignore "
+                    "narrowed this run, and only a full run describes the corpus"
+                ),
+                err=True,
+            )
+            cache_path = None
         if cache_path is not None:
             write_json(cache_path, report.to_json())
         if fixed is not None:

@@ -19,9 +19,25 @@ def section_end(document: Document, heading: Heading) -> int:
     return document.line_count
 
 
-def body_line_count(document: Document, heading: Heading) -> int:
-    """Lines of a section under its heading, trailing blank lines not counted."""
+# A thematic break (`---`, `***`, `___`): in the seed's template it sets the budget footer off
+# from the last section, so it ends that section's content.
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+
+
+def content_end(document: Document, heading: Heading) -> int:
+    """The last line of ``heading``'s content: its section, up to a thematic break in it."""
     end = section_end(document, heading)
+    code = document.code_lines
+    for number in range(heading.line + 1, end + 1):
+        if number not in code and _RULE.match(document.lines[number - 1]):
+            return number - 1
+    return end
+
+
+def body_line_count(document: Document, heading: Heading) -> int:
+    """Lines of a section under its heading, up to a thematic break (the budget footer's
+    separator at the end of the file), trailing blank lines not counted."""
+    end = content_end(document, heading)
     while end > heading.line and not document.lines[end - 1].strip():
         end -= 1
     return end - heading.line
@@ -41,5 +57,5 @@ def milestone_lines(document: Document) -> frozenset[int]:
             and _MILESTONES.match(heading.text)
             and body_line_count(document, heading) <= MILESTONES_MAX_LINES
         ):
-            exempt.update(range(heading.line, section_end(document, heading) + 1))
+            exempt.update(range(heading.line, content_end(document, heading) + 1))
     return frozenset(exempt)

@@ -30,7 +30,6 @@ from context_doctor.report import Report, plural
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}
 _CONCISE_LABEL = {Severity.DEFECT: "defect", Severity.WARNING: "warning"}
 COVERAGE_WIDTH = 100
-COVERAGE_LINES = 3
 
 
 # rich is imported on first use, not at import time: a JSON, SARIF, GitHub or GitLab
@@ -144,31 +143,32 @@ def verdict_line(report: Report) -> Text:
 
 
 def compact_coverage(report: Report, width: int = COVERAGE_WIDTH) -> list[str]:
-    """Every check that skipped something as ``check examined/skipped``, in at most 3 lines."""
-    # The most-skipped checks first: when not all fit, the ones that saw least are shown.
-    skipping = sorted(
-        ((name, cov) for name, cov in report.coverage.items() if cov.skipped),
-        key=lambda item: (-item[1].skipped, item[0]),
-    )
-    complete = len(report.coverage) - len(skipping)
-    items = [f"{name} {cov.examined}/{cov.skipped}" for name, cov in skipping]
-    tail = f"{plural(complete, 'other check')} skipped nothing" if complete else ""
-    if not items:
-        return [f"coverage: {plural(complete, 'check')} examined everything"] if complete else []
-    body = ", ".join(items) + (f"; {tail}" if tail else "")
-    wrapped = _wrap(f"coverage (examined/skipped): {body}", width)
-    if len(wrapped) <= COVERAGE_LINES:
-        return wrapped
-    # Too many to show: keep what fits and say how to see the rest.
-    for shown in range(len(items) - 1, 0, -1):
-        more = len(items) - shown
-        body = ", ".join(items[:shown]) + f", and {more} more (--show-coverage)"
-        if tail:
-            body += f"; {tail}"
-        wrapped = _wrap(f"coverage (examined/skipped): {body}", width)
-        if len(wrapped) <= COVERAGE_LINES:
-            return wrapped
-    return wrapped[:COVERAGE_LINES]
+    """Every check that skipped anything, grouped by identical counts and reasons (SPEC §6).
+
+    Checks with the same examined/skipped counts and reasons share one line
+    (``coverage item-currency, sessions-present: examined 41, skipped 31 (31 dormant)``);
+    the checks that skipped nothing are summed in one line. Every skip is accounted for
+    without a flag: never "and N more".
+    """
+    groups: dict[str, list[str]] = {}
+    skipped: dict[str, int] = {}
+    complete = 0
+    for name, cov in sorted(report.coverage.items()):
+        if not cov.skipped:
+            complete += 1
+            continue
+        described = cov.describe()
+        groups.setdefault(described, []).append(name)
+        skipped[described] = cov.skipped
+    # The most-skipped first: the checks that saw least of the corpus lead.
+    ordered = sorted(groups.items(), key=lambda item: (-skipped[item[0]], item[1][0]))
+    lines: list[str] = []
+    for described, names in ordered:
+        lines += _wrap(f"coverage {', '.join(names)}: {described}", width)
+    if complete:
+        others = plural(complete, "other check" if groups else "check")
+        lines.append(f"coverage: {others} skipped nothing")
+    return lines
 
 
 def _fix_marker(finding: Finding) -> str:

@@ -191,3 +191,55 @@ def test_a_project_without_a_log_is_skipped_for_future_entries(
         "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-12", "--json"
     )
     assert_skipped(run, "session-log-layout", "no log")
+
+
+# -- completed-items-in-context: the milestones exception at the end of the file (#18 item 7)
+
+
+def _milestones_repo(make_repo: MakeRepo, done: int, status: str = "active") -> Path:
+    items = "".join(f"- [x] Milestone {n} shipped\n" for n in range(1, done + 1))
+    context = (
+        "# Atlas — Working Context\n\n**Status:** Active\n**Last session:** 2026-06-10\n---\n\n"
+        f"## Current State\n- Building.\n\n## Completed milestones\n{items}\n---\n"
+        "*This file follows the Tiered Context Architecture. Budget: ≤150 lines.*\n"
+        "*Archive trigger: 120 lines.*\n"
+    )
+    return make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-10T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": f"- id: atlas\n  status: {status}\n",
+                        "projects/atlas/CONTEXT.md": context,
+                    },
+                }
+            ]
+        }
+    )
+
+
+def _milestones_audit(doctor: Doctor, root: Path) -> Run:
+    return doctor(
+        "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-12", "--json"
+    )
+
+
+def test_a_last_milestones_section_counts_its_own_lines_not_the_footer(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """Nine milestones (10 lines with the blank) above `---` and a two-line footer."""
+    run = _milestones_audit(doctor, _milestones_repo(make_repo, 9))
+    assert_quiet(run, "completed-items-in-context")
+
+
+def test_a_last_milestones_section_over_ten_lines_is_reported(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    run = _milestones_audit(doctor, _milestones_repo(make_repo, 11))
+    assert sole(run, "completed-items-in-context", "atlas")["severity"] == "warning"
+
+
+def test_milestones_of_a_paused_project_are_skipped(make_repo: MakeRepo, doctor: Doctor) -> None:
+    run = _milestones_audit(doctor, _milestones_repo(make_repo, 11, "paused"))
+    assert_skipped(run, "completed-items-in-context", "dormant")

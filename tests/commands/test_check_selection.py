@@ -200,3 +200,31 @@ def test_sarif_on_a_bad_option_is_a_valid_log(tmp_path: Path) -> None:
     log = json.loads(target.read_text(encoding="utf-8"))
     sarif_validator().validate(log)
     assert log["runs"][0]["invocations"][0]["executionSuccessful"] is False
+
+
+# -- only full runs write the report cache (#18 item 8) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "narrowing", [("--select", "body-currency"), ("--ignore", "context-budget")]
+)
+def test_a_narrowed_console_run_never_writes_the_report_cache(
+    scenario_repo: Callable[[str], Path],
+    doctor: Doctor,
+    isolated_home: Path,
+    narrowing: tuple[str, str],
+) -> None:
+    root = scenario_repo("demo")
+    (isolated_home / "console.yaml").write_text(
+        f"sources:\n  - name: demo-kb\n    root: {root}\n    projects_dir: projects\n",
+        encoding="utf-8",
+    )
+    cache = isolated_home / "context-doctor" / "last-report.json"
+    full = doctor("check", "--today", "2026-06-20", "--json", cwd=root.parent)
+    assert full.exit_code == 1 and cache.is_file()
+    before = cache.read_bytes()
+    narrowed = doctor("check", "--today", "2026-06-20", *narrowing, cwd=root.parent)
+    assert narrowed.exit_code in (0, 1), narrowed.stderr
+    assert cache.read_bytes() == before  # the full run's report stands
+    assert "report cache" in narrowed.stderr and "not written" in narrowed.stderr
+    assert json.loads(before)["ok"] is False

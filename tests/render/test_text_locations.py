@@ -66,12 +66,17 @@ def test_human_output_has_compact_coverage_and_the_verdict_last(
     root = scenario_repo("demo")
     run = doctor("check", "--source", str(root), "--today", TODAY)
     lines = run.stdout.splitlines()
-    coverage = [line for line in lines if line.startswith(("coverage", "  ")) and "/" in line]
-    start = next(
-        i for i, line in enumerate(lines) if line.startswith("coverage (examined/skipped)")
-    )
-    assert len(lines) - 1 - start <= 3  # at most three coverage lines, then the verdict
+    start = next(i for i, line in enumerate(lines) if line.startswith("coverage "))
+    coverage = lines[start:-1]
+    # SPEC §6: every check that skipped anything is accounted for without a flag, checks
+    # with the same counts and reasons share a line, and nothing is cut short.
     assert coverage
+    assert all(line.startswith(("coverage", "  ")) for line in coverage)
+    assert not any("more (--show-coverage)" in line for line in coverage)
+    text = " ".join(line.strip() for line in coverage)
+    assert "item-currency" in text and "examined 8, skipped 2 (2 dormant)" in text
+    assert "coverage post-close-review-unresolvable: examined 0, skipped 10" in text
+    assert coverage[-1].endswith("other checks skipped nothing")
     assert lines[-1].startswith("DEFECTS:")
     assert "defects from body-currency, context-budget" in lines[-1]
     full = doctor("check", "--source", str(root), "--today", TODAY, "--show-coverage").stdout
