@@ -441,7 +441,9 @@ def test_human_output_lists_coverage_for_lifecycle_checks(
     assert "coverage status-vocabulary: examined 15, skipped 1 (1 not registered)" in run.stdout
     assert "projects/index.yaml:18:1  FAIL  [status-agreement]" in run.stdout
     compact = doctor("check", "--source", str(root), "--today", TODAY, *selection).stdout
-    assert "completed-date 5/11" in compact and "status-vocabulary 15/1" in compact
+    # The default output groups the same lines without a flag (SPEC §6, #18).
+    assert "coverage completed-date: examined 5, skipped 11 (11 not terminal)" in compact
+    assert "coverage status-vocabulary: examined 15, skipped 1 (1 not registered)" in compact
 
 
 # -- real header spellings, dormant headers, and pause against active (#18 items 6, 12) ------

@@ -82,7 +82,7 @@ def test_the_clean_vault_is_quiet_in_human_output_too(doctor: Doctor, make_repo:
     run = doctor("check", "--vault", str(root), "--today", TODAY)
     assert run.exit_code == 0, run.stdout
     assert "4 memories audited" in run.stdout
-    assert "floor-stale 0/1" in run.stdout
+    assert "floor-stale, floor-target, floor-without-why: examined 0, skipped 1" in run.stdout
 
 
 # -- memory-frontmatter -----------------------------------------------------------------
