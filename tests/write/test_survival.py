@@ -187,18 +187,22 @@ SURVIVAL: dict[str, Survival] = {
     ),
     "commit_files": Survival(
         refused=_two_files_one_changed,
-        # Each round first finishes a batch a kill interrupted (as every batch writer does);
-        # that the pair then agrees is tests/write/test_apply.py's kill test.
+        # A pair: the target and a second file the harness leaves alone between rounds (it
+        # removes `.aside`, which would look like a hand edit to the pending journal). Each
+        # round first finishes a batch a kill interrupted, as every batch writer does; that
+        # the pair then agrees is tests/write/test_apply.py's kill test.
         killed=(
             "from context_doctor.write.atomic import recover\n"
-            "if not aside.exists(): write_file(aside, old, within=here)\n"
-            "while True:\n    recover(target.parent, within=here)\n"
-            "    one, two = read_snapshot(target, within=here), read_snapshot(aside, within=here)\n"
+            "second = here / 'second.md'\n"
+            "if not second.exists(): write_file(second, old, within=here)\n"
+            "while True:\n    recover(here, within=here)\n"
+            "    one = read_snapshot(target, within=here)\n"
+            "    two = read_snapshot(second, within=here)\n"
             "    data = new if one.data == old else old\n"
-            "    commit_files([PlannedFile(target, data, one, here), PlannedFile(aside, data, two, here)],"
-            " journal_dir=here, within=here)"
+            "    commit_files([PlannedFile(target, data, one, here),"
+            " PlannedFile(second, data, two, here)], journal_dir=here, within=here)"
         ),
-        outcomes=lambda left: left[0] in (OLD, NEW) and left[1] in (None, OLD, NEW),
+        outcomes=_old_or_new,
     ),
     "remove_file": Survival(
         refused=_a_directory,
