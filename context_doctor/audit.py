@@ -126,12 +126,15 @@ def audit(
 
 def secrets_of(corpus: Corpus) -> set[str]:
     """Every secret the corpus holds (in memory only), for :func:`redacted`."""
-    return {
+    found = {
         value
         for project in corpus.projects
         if project.directory_exists
         for value in project.secret_values
     }
+    for vault in corpus.vaults:
+        found |= vault.secret_values
+    return found
 
 
 def source_config(corpus: Corpus, source: Source) -> Path | None:

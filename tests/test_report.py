@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from support import Doctor, MakeRepo, load_report_validator, template_tail
+from vault_support import TODAY as VAULT_TODAY
+from vault_support import clean_vault_files, vault_scenario
 
 from context_doctor.cli import main
 from context_doctor.findings import Finding, Severity
@@ -278,3 +280,28 @@ def test_a_usage_error_under_json_names_exit_2(capsys: pytest.CaptureFixture[str
     assert ended.value.code == 2
     printed = json.loads(capsys.readouterr().out)
     assert (printed["ok"], printed["exit"]) == (False, 2)
+
+
+def test_no_output_or_cache_quotes_a_secret_found_in_a_memory_vault(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """A token pasted as a memory's title and link target: `memory-link` quotes the target."""
+    files = clean_vault_files()
+    name = "memories/all-projects/deployment-rollback-window.md"
+    files[name] = (
+        files[name]
+        .replace("related: []", f"related: [{TOKEN}]", 1)
+        .replace('title: "Deployment rollback window"', f'title: "Rollback with key {TOKEN}"', 1)
+    )
+    root = make_repo(vault_scenario(files))
+    for attempt in ("audited", "from the cache"):
+        for output in ("json", "sarif", "concise"):
+            run = doctor(
+                "check", "--vault", str(root), "--today", VAULT_TODAY, "--output-format", output
+            )
+            assert run.exit_code == 1, run.stderr
+            assert "secret-in-memory" in run.stdout and "memory-link" in run.stdout
+            assert_clean(run.stdout, f"{output} ({attempt})")
+    for cached in (root / ".git" / "context-doctor").rglob("*"):
+        if cached.is_file():
+            assert_clean(cached.read_bytes(), str(cached))

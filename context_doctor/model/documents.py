@@ -24,7 +24,7 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import fields, is_dataclass, replace
+from dataclasses import replace
 from functools import cache, cached_property
 from itertools import repeat
 from pathlib import Path
@@ -34,7 +34,13 @@ from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
-from context_doctor.model.secrets import SecretHit, find_secrets, load_detectors, redact, scrub
+from context_doctor.model.secrets import (
+    SecretHit,
+    find_secrets,
+    load_detectors,
+    redact,
+    scrub_value,
+)
 from context_doctor.model.suppression_comments import (
     MARKER,
     SuppressionComment,
@@ -253,26 +259,11 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     values = [hit.value for hit in secrets]
     return facts._replace(
         **{
-            name: _scrubbed(getattr(facts, name), values)
+            name: scrub_value(getattr(facts, name), values)
             for name in DocumentFacts._fields
             if name != "secrets"
         }
     )
-
-
-def _scrubbed(value: Any, secrets: list[str]) -> Any:
-    """``value`` (text, tuples of text, records of text) with ``secrets`` redacted."""
-    if isinstance(value, str):
-        return scrub(value, secrets)
-    if isinstance(value, tuple):
-        items = [_scrubbed(item, secrets) for item in value]
-        return value._make(items) if hasattr(value, "_make") else tuple(items)
-    if is_dataclass(value) and not isinstance(value, type):
-        changed = {
-            item.name: _scrubbed(getattr(value, item.name), secrets) for item in fields(value)
-        }
-        return replace(value, **changed)
-    return value
 
 
 def _claim_facts(lines: list[str]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -463,3 +463,20 @@ def _scrub_one(text: str, value: str) -> str:
             text = text[:begin] + shown + text[at + FRAGMENT :]
         at = text.rfind(tail, 0, begin)
     return text
+
+
+def scrub_value(value: Any, secrets: list[str]) -> Any:
+    """``value`` (text, tuples of text, records of text) with ``secrets`` redacted."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, tuple):
+        items = [scrub_value(item, secrets) for item in value]
+        return value._make(items) if hasattr(value, "_make") else tuple(items)
+    if is_dataclass(value) and not isinstance(value, type):
+        changed = {
+            item.name: scrub_value(getattr(value, item.name), secrets) for item in fields(value)
+        }
+        return replace(value, **changed)
+    return value

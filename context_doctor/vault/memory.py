@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from context_doctor.freshness.frontmatter import MAX_DEPTH, read_frontmatter, split_frontmatter
 from context_doctor.limits import yaml_node_limit
 from context_doctor.model.documents import decode
-from context_doctor.model.secrets import SecretHit, scan_lines
+from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
 from context_doctor.model.text import lines as split_lines
 from context_doctor.yamlio import (
     RecursiveYaml,
@@ -321,6 +321,28 @@ def _key_lines(block_lines: list[str], first: int) -> tuple[tuple[str, int], ...
 
 
 def memory_facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
+    """The facts of one note's bytes, with no detected secret's text in them (they are
+    cached, and the checks quote them: issue #23 item 3)."""
+    facts = _facts_of_bytes(raw, name)
+    if not facts.secrets:
+        return facts
+    values = secret_values_of_bytes(raw)
+    return facts._replace(
+        **{
+            key: scrub_value(getattr(facts, key), values)
+            for key in MemoryFacts._fields
+            if key not in ("secrets", "authored", "field_lines")
+        }
+    )
+
+
+def secret_values_of_bytes(raw: bytes) -> list[str]:
+    """The secrets in a note's text (in memory only: for scrubbing and redaction)."""
+    text, _ = decode(raw)
+    return [] if text is None else [hit.value for hit in find_secrets(split_lines(text))]
+
+
+def _facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
     """The facts of one vault note (pure: safe in a worker process); ``name``: its file name."""
     if not raw.strip():
         return _facts(EMPTY)

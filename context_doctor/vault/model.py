@@ -33,6 +33,7 @@ from context_doctor.vault.memory import (
     facts_from_wire,
     facts_to_wire,
     memory_facts_of_bytes,
+    secret_values_of_bytes,
     unreadable_facts,
 )
 
@@ -246,6 +247,22 @@ class Vault:
         return read_vault_history(self)
 
     # -- floors ---------------------------------------------------------------
+
+    @cached_property
+    def secret_values(self) -> set[str]:
+        """The secrets in the vault's notes and trash (in memory only), for redaction.
+
+        Read again only for the notes whose facts (perhaps from the cache, which holds
+        no secret's text) say they hold one.
+        """
+        found: set[str] = set()
+        for note in [*self.notes, *(item.note for item in self.trash.files)]:
+            if note.facts is not None and note.facts.secrets:
+                try:
+                    found.update(secret_values_of_bytes(read_limited(note.path)))
+                except (TooLarge, OSError):
+                    continue
+        return found
 
     @cached_property
     def floors(self) -> Floors | None:
