@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.session_freshness import NO_LOG
+from context_doctor.checks.session_freshness import NO_LOG, newest_day_ordinals
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.currency import header_lag as header_lag_of
@@ -26,19 +26,6 @@ STRUCTURED = SkipRule(
     "(an invalid one switches nothing off)",
     lambda p: p.has_structured_state,
 )
-
-
-def newest_day_ordinals(project: Project) -> dict[str, int]:
-    """The highest ordinal per family among the entries of the newest session day."""
-    newest = project.newest_session
-    reached: dict[str, int] = {}
-    if newest is None:
-        return reached
-    for entry in project.session_entries:
-        if entry.date == newest.date:
-            for family, number in entry.ordinals.items():
-                reached[family] = max(number, reached.get(family, number))
-    return reached
 
 
 def _first_field(project: Project, name: str) -> HeaderField | None:

@@ -26,7 +26,7 @@ MAX_NAMED = 5
 
 
 def _compile_remedy(project: Project) -> str:
-    return f"Bring CURRENT_STATE.json up to date, then run `{COMPILE} {project.rel_dir}`."
+    return f"Bring CURRENT_STATE.json up to date, then run `{COMPILE} {project.cli_dir}`."
 
 
 def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
@@ -41,7 +41,7 @@ def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
                 problem.line,
                 remedy="Make CURRENT_STATE.json a regular UTF-8 JSON object valid against "
                 "schemas/current-state.schema.json (or remove it and run "
-                f"`context-doctor state init {project.rel_dir}`).",
+                f"`context-doctor state init {project.cli_dir}`).",
             )
         return
     data = state.data
@@ -92,7 +92,7 @@ def _hash_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
             state.rel_path,
             state.line_of("content_hashes"),
             remedy="Re-read the changed files, update phase, status and next actions in "
-            f"CURRENT_STATE.json to what they say, then run `{COMPILE} {project.rel_dir}` "
+            f"CURRENT_STATE.json to what they say, then run `{COMPILE} {project.cli_dir}` "
             "(it refreshes the hashes).",
         )
 
@@ -106,7 +106,7 @@ def _last_session_issues(project: Project, state: StructuredState) -> Iterator[I
             f"({newest.path}:{newest.line})",
             state.rel_path,
             state.line_of("last_session"),
-            remedy=f'Set `"last_session": "{newest.date}"` and run `{COMPILE} {project.rel_dir}`.',
+            remedy=f'Set `"last_session": "{newest.date}"` and run `{COMPILE} {project.cli_dir}`.',
         )
     header = project.header_last_session
     if header is not None and header[1] is not None and header[1] > recorded:
@@ -115,14 +115,14 @@ def _last_session_issues(project: Project, state: StructuredState) -> Iterator[I
             f"{header[1]} (line {header[0].line})",
             state.rel_path,
             state.line_of("last_session"),
-            remedy=f'Set `"last_session": "{header[1]}"` and run `{COMPILE} {project.rel_dir}`.',
+            remedy=f'Set `"last_session": "{header[1]}"` and run `{COMPILE} {project.cli_dir}`.',
         )
 
 
 def _block_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
     context = project.context
     block = state.block
-    remedy = f"Run `{COMPILE} {project.rel_dir}`; never edit the generated block by hand."
+    remedy = f"Run `{COMPILE} {project.cli_dir}`; never edit the generated block by hand."
     if block is None:
         yield Issue(
             "CONTEXT.md has no generated block (`<!-- synthesis-current-state:start -->` ... "

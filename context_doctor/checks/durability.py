@@ -155,3 +155,62 @@ def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
         else:
             path = source.index.rel_path if source.index else source.index_rel_path
         yield Issue(state.problem, path, severity=_readiness_severity(ctx), remedy=state.remedy)
+
+
+def _outside_projects(source: Source, paths: list[str]) -> list[str]:
+    """The paths under no projects directory of the repository (none for a root project)."""
+    prefixes = [scope.path for scope in source.repository_facts().scopes]
+    if any(not prefix for prefix in prefixes):
+        return []
+    return [path for path in paths if not any(path.startswith(f"{p}/") for p in prefixes)]
+
+
+@check(
+    "branch-not-ready",
+    scope="repository",
+    severity=Severity.DEFECT,
+    skips=(CI_CHECKOUT,),
+    summary="remote readiness: the branch has uncommitted or unpushed work outside the projects",
+    remedy="Commit everything on the branch and push it (`git push`): what is not pushed does "
+    "not travel, whatever folder it is in.",
+    explanation="""
+        Remote readiness means clean branch heads equal to their upstreams (the seed's
+        REMOTE_READY), not only a clean projects directory: a dirty or unpushed README.md
+        beside projects/ stays on this machine just the same. Under `--readiness remote`,
+        fires for uncommitted or never-added files outside the projects directory, and for
+        commits on the branch that are not on its upstream and touch nothing under it (the
+        projects directory itself is uncommitted-context's and unpushed-context's). Under
+        `--readiness local` nothing is asked: local readiness judges project files only.
+        Reported once per repository. Skipped in a CI job's detached checkout (`CI=true`).""",
+)
+def branch_not_ready(source: Source, ctx: Context) -> Iterator[Issue]:
+    if ctx.readiness != "remote":
+        return
+    facts = source.repository_facts()
+    outside = _outside_projects(source, facts.changed_paths)
+    if outside:
+        shown = ", ".join(outside[:3]) + (
+            f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+        )
+        plural = "files are" if len(outside) > 1 else "file is"
+        yield Issue(
+            f"{len(outside)} {plural} uncommitted outside the projects directory ({shown}): the "
+            "branch is not clean, so it is not ready for a remote handoff",
+            outside[0],
+            remedy="Commit them (or discard them), then push: what is not pushed does not "
+            "travel, whatever folder it is in.",
+        )
+    state = facts.upstream()
+    extra = state.branch_ahead - state.ahead
+    if extra > 0:
+        where = source.index.rel_path if source.index else source.index_rel_path
+        if source.is_single_project:
+            where = source.repository.relative(source.root / "CONTEXT.md")
+        commits = f"{extra} commit{'s' if extra > 1 else ''}"
+        yield Issue(
+            f"{commits} on branch `{facts.branch}` {'are' if extra > 1 else 'is'} not on "
+            f"`{state.upstream}` as of the last fetch (outside the projects directory): the "
+            "branch is not upstream-current",
+            where,
+            remedy="Push the branch (`git push`).",
+        )

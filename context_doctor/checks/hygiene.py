@@ -149,8 +149,8 @@ def _dated(entries: list[SessionEntry], path: str) -> list[tuple[SessionEntry, d
 def _monthly_files_remedy(project: Project, log: Document) -> str:
     months = sorted({f"{day:%Y-%m}" for _, day in _dated(project.session_entries, log.rel_path)})
     if not months:
-        return f"Rename it to {project.rel_dir}/sessions/YYYY-MM.md, the month of its entries."
-    files = ", ".join(f"{project.rel_dir}/sessions/{month}.md" for month in months)
+        return f"Rename it to {project.path_to('sessions')}/YYYY-MM.md, the month of its entries."
+    files = ", ".join(f"{project.path_to('sessions')}/{month}.md" for month in months)
     return f"Move its entries into the monthly files they belong to: {files}."
 
 
@@ -195,7 +195,7 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
                     f"entry dated {day} is outside {log.path.name}'s month{more}",
                     log.rel_path,
                     first.line,
-                    remedy=f"Move it to {project.rel_dir}/sessions/{day:%Y-%m}.md.",
+                    remedy=f"Move it to {project.path_to('sessions')}/{day:%Y-%m}.md.",
                 )
         future = [(e, d) for e, d in entries if d > ctx.today]
         if future:

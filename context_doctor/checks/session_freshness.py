@@ -8,11 +8,15 @@ after the newest entry that nobody logged.
 
 from __future__ import annotations
 
+import json
+import shlex
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date
 
 from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.git.history import ProjectCommit
+from context_doctor.model.currency import lags
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
 
@@ -64,7 +68,7 @@ def _judge(
             if recorded > newest.date:
                 remedy = (
                     f"No commit touches the project on or after {recorded}: if that session "
-                    f"happened, log it in {project.rel_dir}/sessions/{recorded:%Y-%m}.md; "
+                    f"happened, log it in {project.path_to('sessions')}/{recorded:%Y-%m}.md; "
                     f"otherwise {remedy[0].lower()}{remedy[1:]}"
                 )
             yield Issue(
@@ -99,6 +103,86 @@ def _judge(
         )
 
 
+def newest_day_ordinals(project: Project) -> dict[str, int]:
+    """The highest ordinal per family among the entries of the newest session day."""
+    newest = project.newest_session
+    reached: dict[str, int] = {}
+    if newest is None:
+        return reached
+    for entry in project.session_entries:
+        if entry.date == newest.date:
+            for family, number in entry.ordinals.items():
+                reached[family] = max(number, reached.get(family, number))
+    return reached
+
+
+def _quoted(text: str) -> str:
+    return shlex.quote(text)
+
+
+def header_move_remedy(project: Project, recorded: date, day: date, why: str) -> str:
+    """A command the editor accepts that moves the header to ``day`` (SPEC §4: a header
+    advance goes together with the as-of markers it would leave behind, as one apply)."""
+    context = project.context
+    path = context.rel_path
+    lead = f"Re-read the record, then move the header to that session ({day}, {why})"
+    fields = project.header("Last session")
+    if len(fields) != 1 or any(
+        other.line == fields[0].line and other.name != fields[0].name
+        for other in context.header_fields
+    ):
+        return (
+            f"{lead}: edit the `**Last session:**` line of {path} by hand (it appears twice or "
+            "shares its line with another field, which `edit set-field` refuses)."
+        )
+    reached = newest_day_ordinals(project) if day > recorded else {}
+    suffix = " (" + ", ".join(f"{f} {n}" for f, n in reached.items()) + ")" if reached else ""
+    value = f"{day}{suffix}"
+    whole = " --whole-value" if reached else ""
+    stale = (
+        [m for m in project.as_of_markers if lags(m.date, m.ordinals, day, reached)]
+        if day > recorded
+        else []
+    )
+    if not stale:
+        return (
+            f"{lead}: `context-doctor edit set-field {_quoted(path)} --field 'Last session' "
+            f"--value {_quoted(value)}{whole}`."
+        )
+    counts = Counter(context.lines[m.line - 1].strip() for m in stale)
+    if any(
+        sum(line.count(text) for line in context.lines) != count for text, count in counts.items()
+    ):
+        return (
+            f"{lead}, and advance its {len(stale)} stale as-of markers to "
+            f"`*State as of: {value}*` in the same `context-doctor edit apply` batch."
+        )
+    set_field: dict[str, object] = {
+        "op": "set-field",
+        "file": path,
+        "field": "Last session",
+        "value": value,
+    }
+    if reached:
+        set_field["whole_value"] = True
+    edits = [set_field] + [
+        {
+            "op": "replace",
+            "file": path,
+            "anchor": text,
+            "replacement": f"*State as of: {value}*",
+            "count": count,
+        }
+        for text, count in counts.items()
+    ]
+    batch = json.dumps(edits, ensure_ascii=False)
+    return (
+        f"{lead}; once its sections still hold (else update them in the same batch), move the "
+        f"header and its {len(stale)} as-of marker{'s' if len(stale) > 1 else ''} in one write: "
+        f"`printf '%s' {_quoted(batch)} | context-doctor edit apply --edits - --state-reviewed`."
+    )
+
+
 def session_commits_since(project: Project, day: date) -> list[ProjectCommit]:
     """Session commits (not bulk, merge or maintenance) touching the project on or after ``day``,
     oldest first."""
@@ -124,7 +208,7 @@ def log_session_remedy(project: Project, day: date, commits: list[ProjectCommit]
     if len(commits) > MAX_NAMED:
         shas += f" and {len(commits) - MAX_NAMED} more"
     return (
-        f"Add a `## {day} — …` entry to {project.rel_dir}/sessions/{day:%Y-%m}.md for the "
+        f"Add a `## {day} — …` entry to {project.path_to('sessions')}/{day:%Y-%m}.md for the "
         f"session of {day} (commit{'s' if len(commits) > 1 else ''} {shas}), saying what it did; "
         "the recorded date stands."
     )
@@ -230,12 +314,13 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
 
     def set_to(day: date, why: str, from_log: bool) -> tuple[str, Fix | None]:
         # Never a fix: advancing the header claims the record was brought up to that session.
-        return (
-            f"Re-read the record, then set the header to that session ({day}, {why}): "
-            f"`context-doctor edit set-field {context_path} --field 'Last session' --value "
-            f"'{day}'`.",
-            None,
-        )
+        if not from_log:
+            return (
+                f"Re-read the record, then set `**Last session:**` in {context_path} to that "
+                f"session ({day}, {why}).",
+                None,
+            )
+        return header_move_remedy(project, recorded, day, why), None
 
     yield from _judge(
         project,
@@ -284,7 +369,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         return
     recent = project.commits[:RECENT_COMMITS]
     start_log = (
-        f"Start the session log: {project.rel_dir}/sessions/{ctx.today:%Y-%m}.md with a "
+        f"Start the session log: {project.path_to('sessions')}/{ctx.today:%Y-%m}.md with a "
         "`## YYYY-MM-DD` entry per session."
     )
     if not recent:
@@ -347,7 +432,7 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
 
 def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str:
     """Log each unlogged work day in its month's file."""
-    logs = " and ".join(sorted({f"{project.rel_dir}/sessions/{day:%Y-%m}.md" for day in days}))
+    logs = " and ".join(sorted({f"{project.path_to('sessions')}/{day:%Y-%m}.md" for day in days}))
     if len(days) == 1:
         return (
             f"Add a `## {days[0]} — …` entry for that session (commit {newest_sha}) to {logs}, "

@@ -57,7 +57,7 @@ def log_for(project: Project, today: date) -> str:
     """The session-log file archived content goes to: the newest log's month, else today's."""
     newest = project.newest_session
     month = newest.date if newest is not None and newest.date is not None else today
-    return f"{project.rel_dir}/sessions/{month:%Y-%m}.md"
+    return f"{project.path_to('sessions')}/{month:%Y-%m}.md"
 
 
 @check(
@@ -78,7 +78,7 @@ def sessions_present(project: Project, ctx: Context) -> Iterator[Issue]:
             f"CONTEXT.md is {project.context.line_count} lines and there is no sessions/ directory "
             f"to archive into (expected once it passes {limit})",
             project.context.rel_path,
-            remedy=f"Create {project.rel_dir}/sessions/{ctx.today:%Y-%m}.md and move session "
+            remedy=f"Create {project.path_to('sessions')}/{ctx.today:%Y-%m}.md and move session "
             "summaries older than a week into it.",
         )
 
@@ -166,6 +166,6 @@ def stale_session_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
                 f"{(newest - day).days} days older than the newest session ({newest.isoformat()})",
                 project.context.rel_path,
                 heading.line,
-                remedy=f"Move that summary to {project.rel_dir}/sessions/{day:%Y-%m}.md; keep only "
+                remedy=f"Move that summary to {project.path_to('sessions')}/{day:%Y-%m}.md; keep only "
                 "the last one or two in CONTEXT.md.",
             )

@@ -412,6 +412,7 @@ class RepositoryFacts:
                 remedy="Fast-forward the branch (`git pull --ff-only`) before working or "
                 "handing off.",
             )
+        whole_branch = 0 if self.pushing else branch_ahead
         if ahead:
             target = f"`{upstream}`" if upstream else "the commits being pushed"
             plural = "commits touch" if ahead > 1 else "commit touches"
@@ -420,8 +421,9 @@ class RepositoryFacts:
                 f"{target}",
                 ahead,
                 upstream or None,
+                branch_ahead=whole_branch,
             )
-        return UpstreamState(None, 0, upstream or None)
+        return UpstreamState(None, 0, upstream or None, branch_ahead=whole_branch)
 
 
 def _commits(count: int) -> str:
@@ -435,6 +437,8 @@ class UpstreamState:
     upstream: str | None = None
     behind: int = 0  # commits on the fetched upstream the branch does not have
     remedy: str | None = None  # None: the check's own remedy (push)
+    # Commits of the whole branch not on its upstream (any path; 0 when unknown or pushing).
+    branch_ahead: int = 0
 
 
 def _porcelain_paths(output: bytes) -> list[str]:

@@ -83,6 +83,15 @@ class Project:
     def rel_dir(self) -> str:
         return self.relative(self.directory)
 
+    @property
+    def cli_dir(self) -> str:
+        """The project as a command argument: ``.`` for a repository-root project, never empty."""
+        return self.rel_dir or "."
+
+    def path_to(self, relative: str) -> str:
+        """``relative`` inside the project, repository-relative (no leading ``/`` at the root)."""
+        return f"{self.rel_dir}/{relative}" if self.rel_dir else relative
+
     def document(self, *parts: str, links: bool = False) -> Document:
         return self._document(self.directory.joinpath(*parts), links)
 

@@ -232,8 +232,11 @@ def test_unpushed_commits_outside_the_projects_directory_are_not_counted(
         {"date": "2026-06-01T12:00:00+00:00", "files": {"tools/build.sh": "echo\n"}}
     )
     root = make_repo(built)
-    # The held-back commit is the one outside projects/: nothing of the context layer waits.
-    assert audit(doctor, root, readiness="remote").findings() == []
+    # The held-back commit is the one outside projects/: nothing of the context layer waits,
+    # but the branch is not upstream-current, which remote readiness requires (#18 item 9).
+    remote = audit(doctor, root, readiness="remote")
+    assert [f["check"] for f in remote.findings()] == ["branch-not-ready"]
+    assert audit(doctor, root, readiness="local").findings() == []
 
 
 def test_detached_head_fires(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -498,3 +501,67 @@ def test_an_index_symlinked_outside_the_repository_is_not_ready(
     found = run.findings("untracked-context")
     assert [(f["path"], f["severity"]) for f in found] == [("projects/index.yaml", "defect")]
     assert str(outside) in found[0]["message"] and "dangles" in found[0]["message"]
+
+
+# -- branch-not-ready: remote readiness is the whole branch (#18 item 9) ---------------------
+
+BRANCH_FILES = {
+    "projects/index.yaml": "- id: alpha\n  status: active\n  last_session: 2026-06-01\n",
+    "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n",
+    "README.md": "# Knowledge base\n",
+}
+
+
+def _branch_repo(make_repo: MakeRepo, **rest: Any) -> Path:
+    commits = [{"date": "2026-06-01T10:00:00+00:00", "files": dict(BRANCH_FILES)}]
+    return make_repo({"remote": True, "commits": commits, **rest})
+
+
+def _readiness(doctor: Doctor, root: Path, mode: str) -> Run:
+    return doctor(
+        "check", "--source", str(root), "--today", "2026-06-02", "--readiness", mode, "--json"
+    )
+
+
+def test_a_dirty_readme_beside_projects_is_not_remote_ready(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = _branch_repo(make_repo, uncommitted={"files": {"README.md": "# Edited\n"}})
+    remote = _readiness(doctor, root, "remote")
+    finding = remote.findings("branch-not-ready")
+    assert len(finding) == 1, finding
+    assert finding[0]["severity"] == "defect"
+    assert finding[0]["path"] == "README.md"
+    assert "uncommitted outside the projects directory (README.md)" in finding[0]["message"]
+    assert not _readiness(doctor, root, "local").findings("branch-not-ready")
+
+
+def test_an_unpushed_commit_outside_projects_is_not_remote_ready(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    commits = [
+        {"date": "2026-06-01T10:00:00+00:00", "files": dict(BRANCH_FILES)},
+        {"date": "2026-06-01T11:00:00+00:00", "files": {"README.md": "# Kb, edited\n"}},
+    ]
+    root = make_repo({"remote": True, "unpushed_commits": 1, "commits": commits})
+    remote = _readiness(doctor, root, "remote")
+    found = remote.findings("branch-not-ready")
+    assert len(found) == 1, found
+    assert "1 commit on branch `main` is not on `origin/main`" in found[0]["message"]
+    assert not remote.findings("unpushed-context")  # the projects directory itself is published
+
+
+def test_a_clean_pushed_branch_is_remote_ready(make_repo: MakeRepo, doctor: Doctor) -> None:
+    remote = _readiness(doctor, _branch_repo(make_repo), "remote")
+    assert remote.findings("branch-not-ready") == []
+    assert remote.json["coverage"]["branch-not-ready"]["examined"] == 1
+
+
+def test_a_ci_checkout_skips_branch_readiness(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _branch_repo(make_repo, uncommitted={"files": {"README.md": "# Edited\n"}})
+    git(root, "checkout", "-q", "--detach")
+    run = doctor(
+        "check", "--source", str(root), "--today", "2026-06-02", "--readiness", "remote",
+        "--json", env={"CI": "true"},
+    )  # fmt: skip
+    assert run.json["coverage"]["branch-not-ready"]["reasons"] == {"ci checkout": 1}

@@ -143,6 +143,11 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             "projects/sleepy/sessions/2026-06.md": "# Sessions\n",
         }
     ),
+    # A README.md beside projects/ edited and not committed: not remote-ready.
+    "branch": corpus(
+        {"projects/index.yaml": index("alpha"), **project("alpha"), "README.md": "# Kb\n"},
+        uncommitted={"files": {"README.md": "# Kb, edited\n"}},
+    ),
     # An artifact citing a script that exists.
     "artifacts": corpus(
         {
@@ -225,6 +230,10 @@ def _write_baseline(*, stale: bool) -> Setup:
     return setup
 
 
+def _remote(root: Path, doctor: Doctor) -> tuple[str, ...]:
+    return ("--readiness", "remote")
+
+
 # -- the table: one line per check --------------------------------------------------
 
 TWINS: dict[str, Twin] = {
@@ -238,6 +247,7 @@ TWINS: dict[str, Twin] = {
         fires_setup=_write_baseline(stale=True),
         quiet_setup=_write_baseline(stale=False),
     ),
+    "branch-not-ready": Twin("branch", "artifacts", fires_setup=_remote, quiet_setup=_remote),
     "body-currency": Twin("demo/beacon", "demo/atlas"),
     "completed-date": Twin("demo/meridian", "references/rib-completed"),
     "completed-items-in-context": Twin("demo/beacon", "demo/atlas"),

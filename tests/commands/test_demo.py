@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from conftest import REPO_ROOT, Run
+from support import Doctor
+
+from context_doctor.scenarios import build_scenario, scenario_path
 
 
 def test_demo_corpus_audits_with_defects(
@@ -44,3 +50,37 @@ def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run]) -> Non
     named = set(re.findall(r"\| ([a-z-]+)(?: \((?:defect|warning)\))? \|\n", readme))
     assert named - {"check"} <= fired | {"audit-log-rewritten", "unaudited-change"}, named
     assert {"memory-frontmatter", "secret-in-memory", "floor-target"} <= fired
+
+
+# -- every command a remedy proposes is one the doctor's own tools accept (#18 item 13) -------
+
+_COMMAND = re.compile(r"`((?:printf '%s' [^`]*\| )?context-doctor [^`]*)`")
+# Remedies still naming a placeholder instead of the file (freshness grades, #18 item 10).
+_PLACEHOLDER = re.compile(r"\b(?:FILE|SLUG|PATH|YYYY-MM-DD)\b")
+
+
+def test_every_command_shaped_remedy_on_the_demo_succeeds(tmp_path: Path, doctor: Doctor) -> None:
+    root = build_scenario(scenario_path("demo"), tmp_path / "kb")
+    run = doctor("check", "--source", str(root), "--today", "2026-06-20", "--json")
+    proposed = sorted(
+        {
+            (f["check"], command)
+            for f in run.json["findings"]
+            for command in _COMMAND.findall(f["remedy"])
+        }
+    )
+    runnable = [(check, command) for check, command in proposed if not _PLACEHOLDER.search(command)]
+    assert any(check == "context-header-freshness" for check, _ in runnable), proposed
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for number, (check, command) in enumerate(runnable):
+        fresh = build_scenario(scenario_path("demo"), tmp_path / f"kb{number}")
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=fresh, env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, (check, command, done.stdout, done.stderr)
+        if check == "context-header-freshness":  # the whole remedy is the command: it resolves
+            after = doctor("check", "--source", str(fresh), "--today", "2026-06-20", "--json")
+            assert not [f for f in after.json["findings"] if command in f["remedy"]], command
+    # No remedy hands the editor an empty path (`state compile ` with nothing after it).
+    for _, command in proposed:
+        assert not re.search(r"(?:compile|init|add)\s*(?:`|$)", command), command
