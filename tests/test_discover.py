@@ -770,3 +770,64 @@ def test_the_config_is_found_in_the_nearest_ancestor_up_to_the_repository(
     ]
     settings = doctor("check", "--show-settings", cwd=root / "kb")
     assert f"config file: {root.resolve() / 'context-doctor.toml'}" in settings.stdout
+
+
+# -- memory vaults (SPEC §9) ---------------------------------------------------------
+
+
+def _vault(make_repo: MakeRepo) -> Path:
+    from vault_support import clean_vault_files, vault_scenario
+
+    return make_repo(vault_scenario(clean_vault_files()))
+
+
+def _vault_names(run: Run) -> list[str]:
+    return [s["name"] for s in run.json["sources"] if s.get("vault")]
+
+
+def test_a_directory_holding_bastra_is_a_vault(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = _vault(make_repo)
+    as_path = doctor("check", str(root), "--json", "--today", "2026-06-15")
+    assert as_path.exit_code == 0, as_path.stderr
+    assert _vault_names(as_path) == [root.name]
+    below = root / "memories" / "all-projects"
+    from_cwd = doctor("check", "--json", "--today", "2026-06-15", cwd=below)
+    assert from_cwd.exit_code == 0, from_cwd.stderr
+    assert _vault_names(from_cwd) == [root.name]  # the nearest .bastra/ above
+    assert load_report_validator().is_valid(from_cwd.json)
+
+
+def test_bastra_vault_path_and_console_vault_sources(
+    doctor: Doctor, make_repo: MakeRepo, isolated_home: Path, tmp_path: Path
+) -> None:
+    root = _vault(make_repo)
+    run = doctor("check", "--json", "--today", "2026-06-15", cwd=tmp_path,
+                 env={"BASTRA_VAULT_PATH": str(root)})  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    assert _vault_names(run) == [root.name]
+    (isolated_home / "console.yaml").write_text(
+        f"sources:\n  - name: memories\n    root: {root}\n    vault: true\n", encoding="utf-8"
+    )
+    run = doctor("check", "--json", "--today", "2026-06-15", cwd=tmp_path)
+    assert run.exit_code == 0, run.stderr
+    assert _vault_names(run) == ["memories"]
+
+
+def test_a_vault_path_that_does_not_exist_is_exit_2(doctor: Doctor, tmp_path: Path) -> None:
+    run = doctor("check", "--vault", str(tmp_path / "nowhere"))
+    assert run.exit_code == 2 and "vault" in run.stderr
+    run = doctor("check", cwd=tmp_path, env={"BASTRA_VAULT_PATH": str(tmp_path / "gone")})
+    assert run.exit_code == 2 and "BASTRA_VAULT_PATH" in run.stderr
+
+
+def test_write_baseline_for_a_vault_names_its_file(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    root = _vault(make_repo)
+    refused = doctor("check", "--vault", str(root), "--write-baseline")
+    assert refused.exit_code == 2 and "never writes inside a vault" in refused.stderr
+    baseline = tmp_path / "vault-baseline.json"
+    written = doctor("check", "--vault", str(root), "--write-baseline", str(baseline))
+    assert written.exit_code == 0, written.stderr
+    assert json.loads(baseline.read_text())["findings"] == []
+    assert not (root / "context-doctor-baseline.json").exists()

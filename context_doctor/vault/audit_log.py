@@ -12,6 +12,7 @@ later) makes the entry unverifiable rather than wrong.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -27,6 +28,7 @@ ACTORS = frozenset(("user", "assistant", "system", "import"))
 OPERATIONS = frozenset(("create", "update", "delete", "restore"))
 MAX_LINE = 8 << 20  # a frontmatter snapshot pair is kilobytes; 8 MiB is no entry Bastra wrote
 CHUNK = 1 << 20
+MAX_SCANNED = 200_000
 
 
 class AuditEntry(NamedTuple):
@@ -52,6 +54,8 @@ class AuditLog:
     problems: list[LineProblem] = field(default_factory=list)
     secrets: list[SecretHit] = field(default_factory=list)
     problem: str | None = None
+    # Snapshot lines already scanned for secrets (a digest of the line: its findings).
+    scanned: dict[bytes, tuple[tuple[str, str], ...]] = field(default_factory=dict, repr=False)
 
     def by_memory(self) -> dict[str, list[AuditEntry]]:
         """Each memory's entries in Bastra's order: by timestamp, then by line."""
@@ -157,8 +161,22 @@ def parse_line(number: int, raw: bytes | None, log: AuditLog) -> None:
         return
     log.entries.append(AuditEntry(number, memory_id, value["timestamp"], operation))
     for snapshot in (value["diff_before"], value["diff_after"]):
-        for hit in scan_lines(snapshot_lines(snapshot)):
-            log.secrets.append(SecretHit(number, hit.kind, hit.redacted))
+        for line in snapshot_lines(snapshot):
+            for kind, redacted in _scanned(log, line):
+                log.secrets.append(SecretHit(number, kind, redacted))
+
+
+def _scanned(log: AuditLog, line: str) -> tuple[tuple[str, str], ...]:
+    """The secrets in one snapshot line, each distinct line scanned once: an update's
+    `diff_before` is the previous entry's `diff_after`, so most lines repeat."""
+    key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    found = log.scanned.get(key)
+    if found is None:
+        if len(log.scanned) >= MAX_SCANNED:
+            log.scanned.clear()  # bounded memory on a log of mostly distinct values
+        found = tuple((hit.kind, hit.redacted) for hit in scan_lines([line]))
+        log.scanned[key] = found
+    return found
 
 
 def read_audit_log(path: Path, rel_path: str) -> AuditLog:

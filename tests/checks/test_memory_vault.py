@@ -395,3 +395,35 @@ def test_a_deeply_nested_frontmatter_entry_is_dropped_unread(
     found = run.findings("memory-frontmatter", "deep-note")
     assert [f["severity"] for f in found] == ["defect"]
     assert "`x` are lost" in found[0]["message"] or "`x` is lost" in found[0]["message"]
+
+
+# -- suppressions and the baseline: a memory's id is its unit ------------------------------
+
+
+def test_suppressions_and_the_baseline_work_on_memory_ids(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    quiet = memory(
+        "quiet-links",
+        body="<!-- context-doctor: disable-next-line memory-link -->\nSee [[nowhere-one]].\n",
+    )
+    ignored = memory("ignored-links", body="See [[nowhere-two]].\n")
+    loud = memory("loud-links", body="See [[nowhere-three]].\n")
+    files = with_files(
+        **{
+            "memories__quiet-links_DOT_md": quiet,
+            "memories__ignored-links_DOT_md": ignored,
+            "memories__loud-links_DOT_md": loud,
+            "context-doctor_DOT_toml": '[per-project-ignores]\n"ignored-links" = ["memory-link"]\n',
+        }
+    )
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    assert [f["project"] for f in run.findings("memory-link")] == ["loud-links"]
+    assert run.json["suppressed"] == {"inline": 1, "config": 1, "baseline": 0}
+    baseline = tmp_path / "baseline.json"
+    written = doctor("check", "--vault", str(root), "--today", TODAY, "--write-baseline",
+                     str(baseline))  # fmt: skip
+    assert written.exit_code == 0, written.stderr
+    run = vault_audit(doctor, root, "--baseline", str(baseline))
+    assert run.findings("memory-link") == [] and run.json["suppressed"]["baseline"] >= 1
