@@ -782,7 +782,7 @@ def _vault(make_repo: MakeRepo) -> Path:
 
 
 def _vault_names(run: Run) -> list[str]:
-    return [s["name"] for s in run.json["sources"] if s.get("vault")]
+    return [s["name"] for s in run.json["source_details"] if s.get("vault")]
 
 
 def test_a_directory_holding_bastra_is_a_vault(doctor: Doctor, make_repo: MakeRepo) -> None:
