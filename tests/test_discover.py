@@ -794,7 +794,7 @@ def test_a_directory_holding_bastra_is_a_vault(doctor: Doctor, make_repo: MakeRe
     from_cwd = doctor("check", "--json", "--today", "2026-06-15", cwd=below)
     assert from_cwd.exit_code == 0, from_cwd.stderr
     assert _vault_names(from_cwd) == [root.name]  # the nearest .bastra/ above
-    assert load_report_validator().is_valid(from_cwd.json)
+    assert load_report_validator().is_valid(from_cwd.raw)
 
 
 def test_bastra_vault_path_and_console_vault_sources(

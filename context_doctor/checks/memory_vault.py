@@ -185,7 +185,7 @@ def _target_state(vault: Vault, target: str) -> str | None:
         return f"superseded by `{successor}`" if successor else None
     if target.lower() in vault.names:
         return None  # an alias, or a note Obsidian resolves by its name
-    if target in vault.trash.ids():
+    if target in vault.trash_ids:
         return "soft-deleted (in .bastra/trash: Bastra's restore brings it back)"
     if target in vault.deleted_ids:
         return "deleted (the audit log's last entry for it is a delete)"

@@ -135,7 +135,7 @@ def floor_without_why(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified
         vault that knows its id; an id no vault knows is reported once.""",
 )
 def floor_target(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
-    trashed = vault.trash.ids() | vault.deleted_ids
+    trashed = vault.trash_ids | vault.deleted_ids
     for floor in vault.my_floors():
         if floor.memory_id in vault.index:
             continue

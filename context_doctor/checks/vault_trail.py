@@ -69,7 +69,7 @@ def audit_log_line(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
 
 
 def _trail_units(vault: Vault) -> int:
-    ids = vault.trash.ids() | {
+    ids = vault.trash_ids | {
         memory_id
         for memory_id, entries in vault.entries_by_memory.items()
         if any(entry.operation in ("delete", "restore") for entry in entries)

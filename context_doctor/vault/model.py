@@ -231,6 +231,11 @@ class Vault:
         return trash
 
     @cached_property
+    def trash_ids(self) -> set[str]:
+        """The ids with a version in the trash (asked once per link, so kept)."""
+        return self.trash.ids()
+
+    @cached_property
     def deleted_ids(self) -> set[str]:
         """Ids whose last logged operation is a delete."""
         return {
@@ -371,7 +376,7 @@ def assign_floors(vaults: list[Vault]) -> None:
         return
     claimed: set[str] = set()
     for vault in vaults:
-        known = set(vault.index) | vault.trash.ids() | set(vault.entries_by_memory)
+        known = set(vault.index) | vault.trash_ids | set(vault.entries_by_memory)
         vault.floor_ids = known - claimed
         claimed |= known
     first = vaults[0]

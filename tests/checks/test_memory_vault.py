@@ -427,3 +427,15 @@ def test_suppressions_and_the_baseline_work_on_memory_ids(
     assert written.exit_code == 0, written.stderr
     run = vault_audit(doctor, root, "--baseline", str(baseline))
     assert run.findings("memory-link") == [] and run.json["suppressed"]["baseline"] >= 1
+
+
+def test_fix_never_touches_a_vault_file(doctor: Doctor, make_repo: MakeRepo) -> None:
+    files = with_files(**{"memories__thin_DOT_md": memory("thin", omit=("summary",))})
+    files[LOG] += "{not json\n"
+    root = build(make_repo, files)
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+    for flags in (("--fix",), ("--fix", "--unsafe-fixes"), ("--diff",)):
+        run = doctor("check", "--vault", str(root), "--today", TODAY, *flags)
+        assert run.exit_code in (0, 1), run.stderr
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert after == before
