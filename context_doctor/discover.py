@@ -16,6 +16,7 @@ from pathlib import Path
 
 from context_doctor.cache.store import Store
 from context_doctor.errors import DoctorError
+from context_doctor.freshness.grades import discover_files
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.repository import repository_for, repository_or_none
 from context_doctor.model.index import load_index
@@ -94,9 +95,15 @@ def _source_for_directory(path: Path, what: str) -> Source:
         return _source(path.name, path, DEFAULT_PROJECTS_DIR)
     if (path / "CONTEXT.md").is_file():
         return _project_source(path, what)
+    if next(discover_files(path), None) is not None:
+        # SPEC §3: nothing to audit is no project *and* no graded file.
+        source = _source(path.name, path, DEFAULT_PROJECTS_DIR)
+        source.grades_only = True
+        return source
     raise DoctorError(
-        f"{what} {path} holds neither a projects/ directory nor a CONTEXT.md",
-        "point at a knowledge repository root or at one project directory",
+        f"{what} {path} holds neither a projects/ directory, a CONTEXT.md nor a file declaring "
+        "`convention: pai-freshness-v1`",
+        "point at a knowledge repository root, one project directory, or a tree of graded files",
     )
 
 
@@ -470,6 +477,9 @@ def populate(source: Source) -> None:
     """Read the index and list the projects: directories and registered ids alike."""
     if source.is_single_project:
         source.projects = [Project(source, source.root.name, source.root, None)]
+        return
+    if source.grades_only:
+        source.projects = []
         return
     projects_path = source.projects_path
     index_path = projects_path / "index.yaml"

@@ -28,6 +28,13 @@ CI_CHECKOUT = SkipRule(
     lambda p: p.source.repository_facts().ci_checkout,
     source_matches=lambda s: s.repository_facts().ci_checkout,
 )
+GRADES_ONLY = SkipRule(
+    "no projects",
+    "the source holds graded files and no projects (a LifeOS install): there is no projects "
+    "directory to publish",
+    lambda p: False,  # a grades-only source lists no projects
+    source_matches=lambda s: s.grades_only,
+)
 
 
 @check(
@@ -130,7 +137,7 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
     "unpushed-context",
     scope="repository",
     severity=Severity.DEFECT,
-    skips=(CI_CHECKOUT,),
+    skips=(CI_CHECKOUT, GRADES_ONLY),
     summary="the projects directory is not published and upstream-current",
     remedy="Push the branch (`git push`, or `git push -u origin HEAD` to set an upstream).",
     explanation="""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
-from context_doctor.freshness import threshold_for_slug
 from context_doctor.model.source import Source
 from context_doctor.registry import Context, check
 
@@ -44,7 +43,7 @@ def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
                     ),
                 )
             else:
-                yield Issue(problem.message, graded.rel_path, problem.line)
+                yield Issue(problem.message, graded.rel_path, problem.line, remedy=problem.remedy)
 
 
 def _freshness_check(
@@ -105,12 +104,27 @@ _freshness_check(
 )
 _freshness_check(
     "freshness-source-missing",
-    Severity.DEFECT,
-    "a derived file's derived_from names a file that does not exist",
-    "Point `derived_from` at the generator's real source (relative to the source root), or "
-    "regenerate the file.",
+    Severity.WARNING,
+    "a derived file's derived_from names a file that cannot be found",
+    "Point `derived_from` at the generator's real source (LifeOS writes it relative to the "
+    "folder above `LIFEOS/`, e.g. `LIFEOS/DOCUMENTATION/x.md`), or regenerate the file.",
     """A derived file (`derived_from`) is graded from its source, since a regenerated file is
-    not a reviewed file. When the source is gone the grade has nothing to stand on.""",
+    not a reviewed file. The path is resolved against the nearest folder above the file that
+    holds its first component, whichever folder the doctor was given, and never outside the
+    repository. A source that cannot be found leaves the grade without ground (`why: source
+    missing`); upstream's own grader ignores the field, so this is a warning, not a defect.""",
+)
+_freshness_check(
+    "freshness-convention-unknown",
+    Severity.WARNING,
+    "a file's frontmatter declares a freshness convention other than pai-freshness-v1",
+    "Decide which convention the file follows: if pai-freshness-v1, change its `convention:` "
+    "line to `pai-freshness-v1` by hand and check its review dates; if another, leave it "
+    "(ignore this check for the file in `[per-path-ignores]`).",
+    """Only `convention: pai-freshness-v1` files are graded. A file whose frontmatter declares
+    another freshness convention (or a `convention:` beside review dates) is named here rather
+    than dropped in silence: a typo such as `pai-freshness-v2` would otherwise take the file
+    out of every grade. A registered file is still graded.""",
 )
 _freshness_check(
     "freshness-derived-reviewed",
@@ -131,30 +145,13 @@ _freshness_check(
     explanation="""
         Files that carry per-section markers (`<!-- updated: YYYY-MM-DD by:NAME -->` within the
         three lines under a `##` heading) let sections drift independently: each is graded
-        against its own slug's threshold (`## Current State` -> current_state, 7 days; `## Goals`
-        -> goals, 30). In a marked file, a `##` section without a marker is reported too.
+        against its own slug's threshold, the slug computed as LifeOS computes it (parentheticals
+        removed, cut at the first dash: `## GOALS (measurable milestones)` -> goals, 30 days;
+        `## Current State (where you are now)` -> current_state, 7). Stale is strictly older
+        than the threshold. In a marked file, a `##` section without a marker is reported too.
         Coverage counts graded files.""",
     units=_graded,
 )
 def section_freshness_overdue(source: Source, ctx: Context) -> Iterator[Issue]:
-    for graded in source.graded_files(ctx.today):
-        if not any(section.raw for section in graded.sections):
-            continue
-        for section in graded.sections:
-            threshold = threshold_for_slug(section.slug, ctx.settings.freshness_thresholds)
-            if section.marked is None:
-                what = (
-                    "has no `<!-- updated: -->` marker"
-                    if section.raw is None
-                    else (f"has an unreadable marker `{section.raw}`")
-                )
-                yield Issue(f"section `## {section.heading}` {what}", graded.rel_path, section.line)
-                continue
-            age = (ctx.today - section.marked).days
-            if age > threshold:
-                yield Issue(
-                    f"section `## {section.heading}` was last updated {age} days ago "
-                    f"({section.marked}), over the {threshold}-day threshold for `{section.slug}`",
-                    graded.rel_path,
-                    section.line,
-                )
+    # Judged while grading (freshness.grades), so `freshness` reports the same findings.
+    return _problems(source, ctx, "section-freshness-overdue")

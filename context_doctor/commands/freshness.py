@@ -20,7 +20,7 @@ import click
 from context_doctor.commands.common import guarded, parse_now, parse_today
 from context_doctor.errors import DoctorError
 from context_doctor.escape import clean_json, escape_text
-from context_doctor.freshness.frontmatter import slug_of
+from context_doctor.freshness.frontmatter import section_slug
 from context_doctor.freshness.grades import GradedFile, summarize
 from context_doctor.freshness.summary import (
     DEFECT_CHECKS,
@@ -128,21 +128,49 @@ def run_summary(
         write_statusline(
             write_cache, summary, files, now.isoformat(timespec="seconds"), within=USER_NAMED
         )
+    findings = _findings(files)
     if as_json:
-        click.echo(json.dumps(clean_json(summary), indent=2, ensure_ascii=False))
+        payload = {**summary, "findings": findings}
+        click.echo(json.dumps(clean_json(payload), indent=2, ensure_ascii=False))
     else:
         _human(summary, files)
-        for item in files:
-            for problem in item.problems:
-                where = f"{item.rel_path}:{problem.line}" if problem.line else item.rel_path
-                click.echo(escape_text(f"{where}: [{problem.check}] {problem.message}"), err=True)
-    defects = any(problem.check in DEFECT_CHECKS for item in files for problem in item.problems)
-    return 1 if defects else 0
+        # The same findings `check` reports for these files, in its layout (SPEC §2).
+        for finding in findings:
+            where = f"{finding['path']}:{finding['line'] or 1}:1"
+            label = "FAIL" if finding["severity"] == "defect" else "warn"
+            click.echo(
+                escape_text(f"{where}  {label}  [{finding['check']}] {finding['message']}"),
+                err=True,
+            )
+            click.echo(escape_text(f"    \u2192 {finding['remedy']}"), err=True)
+    return 1 if any(finding["severity"] == "defect" for finding in findings) else 0
+
+
+def _findings(files: list[GradedFile]) -> list[dict[str, Any]]:
+    """Each problem of the graded files as ``check`` words it: severity and remedy included."""
+    from context_doctor.registry import load_checks  # the checks' words, only when needed
+
+    checks = load_checks()
+    found: list[dict[str, Any]] = []
+    for item in files:
+        for problem in item.problems:
+            spec = checks.get(problem.check)
+            found.append(
+                {
+                    "check": problem.check,
+                    "severity": "defect" if problem.check in DEFECT_CHECKS else "warning",
+                    "path": item.rel_path,
+                    "line": problem.line,
+                    "message": problem.message,
+                    "remedy": problem.remedy or (spec.remedy if spec else ""),
+                }
+            )
+    return found
 
 
 def _human(summary: dict[str, Any], files: list[GradedFile]) -> None:
     click.echo(f"{'grade':<6}{'reviewed':>10}{'threshold':>11}  {'why':<16}file")
-    for item in sorted(files, key=GradedFile.staleness):
+    for item in sorted((item for item in files if item.graded), key=GradedFile.staleness):
         reviewed = "never" if item.reviewed_age_days is None else f"{item.reviewed_age_days} d"
         click.echo(
             f"{item.grade:<6}{reviewed:>10}{item.threshold_days:>9} d  {item.why or '-':<16}"
@@ -251,11 +279,11 @@ def review_section_command(
         marker = marker_text(now.date().isoformat(), by)
         cache = configured_statusline(file, config)  # refused before any write
         if review_section(file, slug, by, now):
-            click.echo(escape_text(f"updated section {slug_of(slug)} of {file}: {marker}"))
+            click.echo(escape_text(f"updated section {section_slug(slug)} of {file}: {marker}"))
         else:
             click.echo(
                 escape_text(
-                    f"section {slug_of(slug)} of {file} already reads {marker}; nothing written"
+                    f"section {section_slug(slug)} of {file} already reads {marker}; nothing written"
                 )
             )
         _refresh(cache, now, config)
@@ -265,7 +293,10 @@ def review_section_command(
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @_now_option
-def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> None:
+@_CONFIG
+def migrate_command(
+    paths: tuple[Path, ...], dry_run: bool, now: datetime, config: Path | None
+) -> None:
     """Add pai-freshness-v1 frontmatter (never last_reviewed), keeping a backup first.
 
     The backup goes under the repository's git directory
@@ -277,6 +308,9 @@ def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> No
     with guarded(False, False):
         files = _unique(paths)
         plans = [migrate_file(path, MIGRATION_AUTHOR, now, dry_run=True) for path in files]
+        migrated: list[Path] = []
+        # Every configured statusline cache is judged before any write (SPEC §8).
+        caches = {path: configured_statusline(path, config) for path in files}
         for path, plan in zip(files, plans, strict=True):
             if plan.action == WOULD_MIGRATE:
                 backup_directory(path)  # a symlinked .git/context-doctor refuses before any write
@@ -294,8 +328,16 @@ def migrate_command(paths: tuple[Path, ...], dry_run: bool, now: datetime) -> No
             result = migrate_file(path, MIGRATION_AUTHOR, now)
             if result.changed:
                 click.echo(escape_text(f"migrated {path} (backup: {result.backup})"))
+                migrated.append(path)
             else:
                 click.echo(escape_text(f"already migrated {path}"))
+        # Like every other writer (SPEC §4): the statusline shows the new files at once.
+        refreshed: set[Path] = set()
+        for path in migrated:
+            cache = caches[path]
+            if cache is not None and cache.target not in refreshed:
+                refreshed.add(cache.target)
+                _refresh(cache, now, config)
 
 
 def _unique(paths: tuple[Path, ...]) -> list[Path]:

@@ -26,6 +26,11 @@ CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
 SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+# LifeOS's own section slug (SPEC §2 "Sections"): parentheticals out, cut at the first dash.
+_INNER_PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
+_PARENTHETICAL_PASSES = 8
+_FIRST_DASH = re.compile(r"\s*[\u2014\u2013-]")
+_SECTION_JUNK = re.compile(r"[^A-Za-z0-9_]+")
 _FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 # Frontmatter is a few flat keys; nothing real nests this deep (yamlio.nesting_depth).
 MAX_DEPTH = 32
@@ -35,6 +40,24 @@ def slug_of(name: str) -> str:
     """``PRINCIPAL_IDENTITY.md`` -> ``principal_identity``; ``## Current State`` -> ``current_state``."""
     stem = name[:-3] if name.lower().endswith(".md") else name
     return _SLUG_JUNK.sub("_", stem.lower()).strip("_")
+
+
+def section_slug(heading: str) -> str:
+    """A ``##`` heading's slug as LifeOS computes it.
+
+    ``GOALS (measurable milestones toward the problems)`` -> ``goals``; ``Current State
+    (where you are now)`` -> ``current_state``; ``Status — Current Work`` -> ``status``;
+    ``Self-Care`` -> ``self``.  A heading that is only a parenthetical has the empty slug.
+    """
+    text = heading
+    for _ in range(_PARENTHETICAL_PASSES):
+        text, replaced = _INNER_PARENTHETICAL.subn("", text)
+        if not replaced:
+            break
+    dash = _FIRST_DASH.search(text)
+    if dash is not None:
+        text = text[: dash.start()]
+    return _SECTION_JUNK.sub("_", text.strip().lower()).strip("_")
 
 
 @dataclass

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from context_doctor.freshness.frontmatter import (
@@ -25,6 +26,7 @@ from context_doctor.freshness.frontmatter import (
     Timestamp,
     parse_timestamp,
     read_frontmatter,
+    section_slug,
     slug_of,
     split_frontmatter,
 )
@@ -58,6 +60,16 @@ SLUG_THRESHOLDS: dict[str, int] = {
     "traumas": 365,
     "wrong": 365,
     "2036": 365,
+}
+# Review cadence of a ``##`` section by its LifeOS slug (exact slugs only; else 180).
+SECTION_THRESHOLDS: dict[str, int] = {
+    "current_state": 7,
+    "status": 14,
+    **dict.fromkeys(("goals", "strategies", "projects"), 30),
+    "ideas": 45,
+    **dict.fromkeys(("problems", "challenges", "narratives", "predictions"), 60),
+    **dict.fromkeys(("mission", "beliefs", "models", "frames", "wisdom", "ideal_state"), 90),
+    **dict.fromkeys(("2036", "traumas", "wrong"), 365),
 }
 SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "Backups", "__pycache__", ".venv"})
 HEAD_BYTES = 4096  # the first look at a file: does its frontmatter name the convention?
@@ -115,6 +127,13 @@ def threshold_for_slug(slug: str, overrides: Mapping[str, int] | None = None) ->
     return table[max(suffixes, key=len)] if suffixes else DEFAULT_THRESHOLD
 
 
+def section_threshold(slug: str, overrides: Mapping[str, int] | None = None) -> int:
+    """A section slug's threshold: ``[freshness.thresholds]``, else the section table, else 180."""
+    if overrides and slug in overrides:
+        return overrides[slug]
+    return SECTION_THRESHOLDS.get(slug, DEFAULT_THRESHOLD)
+
+
 # -- graded files -----------------------------------------------------------
 
 
@@ -131,6 +150,7 @@ class Problem:
     check: str
     message: str
     line: int | None = None
+    remedy: str | None = None  # the concrete command, where the problem knows one
 
 
 @dataclass
@@ -158,6 +178,8 @@ class GradedFile:
     derived_from: str | None = None
     problems: list[Problem] = field(default_factory=list)
     sections: list[SectionMark] = field(default_factory=list)
+    # False for a file found declaring another convention: named in a finding, not graded.
+    graded: bool = True
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -240,7 +262,22 @@ def _head_declares(head: bytes) -> bool:
         return CONVENTION in text
     # Only the leading block counts: another tool's frontmatter over a body that quotes
     # the convention (documentation of it, say) does not make the file a graded one.
-    return parts is not None and CONVENTION in parts[1]
+    # A block declaring another freshness convention is looked at too, to be named.
+    return parts is not None and (CONVENTION in parts[1] or _declares_other(parts[1]))
+
+
+_CONVENTION_LINE = re.compile(r"^convention[ \t]*:[ \t]*(.*)$", re.MULTILINE)
+_REVIEW_KEY = re.compile(r"^last_(?:reviewed|updated)[ \t]*:", re.MULTILINE)
+
+
+def _declares_other(block: str) -> bool:
+    """A ``convention:`` other than pai-freshness-v1 on a block that is about freshness (its
+    value names freshness, or the block carries review dates); other tools' frontmatter is
+    not ours to judge."""
+    found = _CONVENTION_LINE.search(block)
+    if found is None:
+        return False
+    return "freshness" in found.group(1).lower() or _REVIEW_KEY.search(block) is not None
 
 
 def _markdown_files(root: Path) -> list[tuple[str, bool]]:
@@ -330,7 +367,7 @@ def _section_marks(text: str, path: Path) -> list[SectionMark]:
         marks.append(
             SectionMark(
                 heading=heading.text,
-                slug=slug_of(heading.text),
+                slug=section_slug(heading.text),
                 line=heading.line + offset,
                 marked=stamp.day if stamp else None,
                 raw=found.group(0) if found else None,
@@ -387,6 +424,11 @@ def grade_files(
         slug = entry.slug if entry else slug_of(path.name)
         item = GradedFile(slug=slug, path=path, rel_path=rel(path), order=order)
         graded.append(item)
+        # The registry's (else the slug table's) threshold holds even when the file cannot
+        # say its own: a missing file or one without frontmatter is still judged against it.
+        item.threshold_days = (
+            entry.threshold if entry and entry.threshold else threshold_for_slug(slug, thresholds)
+        )
         if not path.is_file():
             item.why = "no frontmatter"
             item.problems.append(
@@ -406,6 +448,19 @@ def grade_files(
             )
             continue
         data = front.data
+        declared = data.get("convention")
+        if declared is not None and declared != CONVENTION:
+            item.problems.append(
+                Problem(
+                    "freshness-convention-unknown",
+                    f"declares `convention: {declared}`, not `{CONVENTION}`"
+                    + (": graded as registered" if entry else ": not graded"),
+                    front.lines.get("convention"),
+                )
+            )
+            if entry is None:
+                item.graded, item.stale, item.why = False, False, None
+                continue
         cadence = _cadence(data)
         own_threshold = (
             entry.threshold
@@ -429,6 +484,7 @@ def grade_files(
             SECTION_MARKER.search(line) for line in read.text.splitlines()
         ):
             item.sections = _section_marks(read.text, path)
+            item.problems += _section_problems(item.sections, today, thresholds, item.rel_path)
 
         derived = (entry.derived_from if entry else None) or data.get("derived_from")
         reviewed_field_line = front.lines.get("last_reviewed")
@@ -459,7 +515,9 @@ def grade_files(
                 item.problems.append(
                     Problem(
                         "freshness-source-missing",
-                        f"derived_from `{derived}` does not exist",
+                        f"derived_from `{derived}` cannot be found (looked for it under the "
+                        "nearest folder above the file that holds its first component, inside "
+                        "the repository): the file is graded as its source's review is unknown",
                         front.lines.get("derived_from"),
                     )
                 )
@@ -488,6 +546,60 @@ def grade_files(
     return graded
 
 
+def _section_remedy(rel_path: str, slug: str) -> str:
+    if not slug:
+        return (
+            "Give the heading words outside its parentheses (its slug is empty, so "
+            "`freshness review-section` cannot name it), then review the section."
+        )
+    return (
+        f"Review the section, then run `context-doctor freshness review-section {rel_path} {slug}`."
+    )
+
+
+def _section_problems(
+    sections: list[SectionMark],
+    today: date,
+    thresholds: Mapping[str, int] | None,
+    rel_path: str,
+) -> list[Problem]:
+    """``section-freshness-overdue`` for a marked file: each section against its slug's
+    threshold (stale is strictly older), and every section without a readable marker."""
+    if not any(section.raw for section in sections):
+        return []
+    found: list[Problem] = []
+    for section in sections:
+        if section.marked is None:
+            what = (
+                "has no `<!-- updated: -->` marker"
+                if section.raw is None
+                else f"has an unreadable marker `{section.raw}`"
+            )
+            found.append(
+                Problem(
+                    "section-freshness-overdue",
+                    f"section `## {section.heading}` {what}",
+                    section.line,
+                    _section_remedy(rel_path, section.slug),
+                )
+            )
+            continue
+        threshold = section_threshold(section.slug, thresholds)
+        age = (today - section.marked).days
+        if age > threshold:
+            found.append(
+                Problem(
+                    "section-freshness-overdue",
+                    f"section `## {section.heading}` was last updated {age} days ago "
+                    f"({section.marked}), over the {threshold}-day threshold for "
+                    f"`{section.slug or '(no slug)'}`",
+                    section.line,
+                    _section_remedy(rel_path, section.slug),
+                )
+            )
+    return found
+
+
 def _cadence(data: dict[str, Any]) -> int | None:
     """``review_cadence_days`` when it is a positive whole number (``true`` is not 1)."""
     value = data.get("review_cadence_days")
@@ -504,16 +616,29 @@ OUTSIDE = _Outside()
 
 
 def _resolve_source(root: Path, path: Path, derived: str) -> Path | _Outside | None:
+    """The file ``derived_from`` names, :data:`OUTSIDE`, or None when it cannot be found.
+
+    LifeOS writes the field relative to the directory above ``LIFEOS/``
+    (``LIFEOS/DOCUMENTATION/x.md``), whichever folder the doctor was given: it is
+    resolved against the nearest ancestor of the file that holds its first component.
+    The boundary is the file's repository (outside one, ``root``): a path that climbs or
+    links out of it is not even looked up.
+    """
     tree = repository_root(path) or root
+    relative = PurePosixPath(derived.replace("\\", "/"))
+    if not relative.parts:
+        return None
+    first = relative.parts[0]
     outside = False
-    for base in (root, path.parent):
+    for base in (path.parent, *path.parent.parents):
+        if not base.is_relative_to(tree):
+            break
         candidate = Path(os.path.normpath(base / derived))
         if not inside(candidate, tree):
             outside = True  # not even whether it exists is looked up
             continue
-        candidate = candidate.resolve()
-        if candidate.is_file():
-            return candidate
+        if (base / first).exists() and candidate.is_file():
+            return candidate.resolve()
     return OUTSIDE if outside else None
 
 
@@ -576,6 +701,7 @@ def _judge_review(
 
 
 def summarize(files: list[GradedFile]) -> dict[str, Any]:
+    files = [item for item in files if item.graded]
     ranked = sorted(files, key=GradedFile.staleness)
     stale = [item for item in files if item.stale]
     pct = (

@@ -23,7 +23,7 @@ from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_fil
 from context_doctor.write import ensure_directory, repository_root, write_file
 
 CACHE_LIMIT = 4096
-DEFECT_CHECKS = frozenset({"freshness-malformed", "freshness-source-missing"})
+DEFECT_CHECKS = frozenset({"freshness-malformed"})
 
 
 def freshness_config(directories: list[Path], explicit: Path | None) -> FreshnessConfig:

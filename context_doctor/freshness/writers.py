@@ -49,7 +49,7 @@ from context_doctor.freshness.frontmatter import (
     CONVENTION,
     SECTION_MARKER,
     read_frontmatter,
-    slug_of,
+    section_slug,
     split_frontmatter,
 )
 from context_doctor.model.text import (
@@ -158,7 +158,7 @@ def review_section(path: Path, slug: str, by: str, now: datetime) -> bool:
 def _review_section(current: _File, path: Path, slug: str, by: str, now: datetime) -> str | None:
     _require_convention(current)
     assert current.block is not None and current.head is not None
-    wanted = slug_of(slug)
+    wanted = section_slug(slug)
     sections = _sections(current.body)
     matching = [section for section in sections if section.slug == wanted]
     if not matching:
@@ -608,7 +608,7 @@ def _sections(body: str) -> list[_Section]:
         following = headings[position + 1][1] if position + 1 < len(headings) else len(lines)
         window = range(first + 1, min(first + 1 + _MARKER_WINDOW, following, len(lines)))
         marker = next((number for number in window if SECTION_MARKER.search(lines[number])), None)
-        sections.append(_Section(slug_of(text), first, last, marker))
+        sections.append(_Section(section_slug(text), first, last, marker))
     return sections
 
 

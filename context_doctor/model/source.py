@@ -30,6 +30,8 @@ class Source:
     projects_dir: str | None  # None: a single-project repository
     repository: Repository
     only: set[str] | None = None  # --project narrows a source to these ids
+    # A tree with graded files and no projects (a LifeOS install): only the grades speak.
+    grades_only: bool = False
     index: Index | None = None
     projects: list[Project] = field(default_factory=list)
     facts: RepositoryFacts | None = None
