@@ -83,7 +83,7 @@ def freshness_json(doctor: Doctor, *args: str) -> dict[str, Any]:
         ("GOALS (measurable milestones toward the problems)", "goals"),
         ("Current State (where you are now)", "current_state"),
         ("Status — Current Work", "status"),
-        ("Status – Current Work", "status"),
+        ("Status \u2013 Current Work", "status"),  # an en dash
         ("Self-Care", "self"),
         ("IDEAL STATE (in ten years)", "ideal_state"),
         ("Mission (why (really) I do this) — draft", "mission"),
