@@ -122,6 +122,9 @@ SCENARIOS: dict[str, dict[str, Any]] = {
                 last_updated="2026-06-19", derived_from="ctx/MISSION.md", last_reviewed="2026-06-19"
             ),
             "TELOS.md": MARKED_SECTIONS.format(when="2025-01-01"),
+            "ctx/OLD.md": graded(last_reviewed="2026-06-01").replace(
+                "pai-freshness-v1", "pai-freshness-v2"
+            ),
         }
     ),
     "grades-fresh": corpus(
@@ -257,6 +260,7 @@ TWINS: dict[str, Twin] = {
     "context-header-freshness": Twin("hygiene/hy-archive", "demo/atlas"),
     "context-present": Twin("structure/cp-fenced-heading", "demo/atlas"),
     "context-template": Twin("demo/beacon", "demo/atlas"),
+    "freshness-convention-unknown": Twin("grades-faulty", "grades-fresh"),
     "freshness-derived-reviewed": Twin("grades-faulty", "grades-fresh"),
     "freshness-future": Twin("grades-faulty", "grades-fresh"),
     "freshness-malformed": Twin("grades-faulty", "grades-fresh"),
