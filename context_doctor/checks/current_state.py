@@ -44,6 +44,17 @@ def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
                 f"`context-doctor state init {project.cli_dir}`).",
             )
         return
+    for key in state.reading.unknown_keys:
+        yield Issue(
+            f"{STATE_FILE} has the field `{key[:60]}`, which this doctor does not know: it is "
+            "kept and not checked",
+            state.rel_path,
+            state.line_of(key),
+            severity=Severity.WARNING,
+            remedy="Nothing to do when a newer compiler wrote it; otherwise remove the field "
+            f"(`context-doctor state set {project.rel_dir} --field NAME --value …` edits the "
+            "fields this doctor knows).",
+        )
     data = state.data
     if data["project_id"] != project.id:
         yield Issue(

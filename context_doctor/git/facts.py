@@ -219,6 +219,21 @@ class RepositoryFacts:
             self._beyond[descendant] = frozenset(result.stdout.decode("ascii", "replace").split())
         return self._beyond[descendant]
 
+    def tree_at(self, sha: str, path: str) -> str | None:
+        """The tree sha of directory ``path`` (repository-relative; ``""`` or ``.`` for the
+        top) at commit ``sha``, or None when it is not a directory there."""
+        if path in ("", "."):
+            result = self._run(["rev-parse", "--verify", "--quiet", f"{sha}^{{tree}}"])
+            return result.stdout.decode("ascii", "replace").strip() or None
+        # `sha:path^{tree}` would read `^{tree}` as part of the path: ask ls-tree instead.
+        result = self._run(["ls-tree", "-z", sha, "--", path])
+        entry = result.stdout.split(b"\0", 1)[0] if result.returncode == 0 else b""
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 3 and fields[1] == b"tree" and name == path.encode():
+            return fields[2].decode("ascii", "replace")
+        return None
+
     def file_at(self, sha: str, path: str) -> bytes | None:
         """A file's bytes at a commit, or None when it did not exist there (asked once)."""
         if (sha, path) not in self._files_at:

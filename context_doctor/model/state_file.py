@@ -58,9 +58,12 @@ FIELD_ORDER = (
     "repository",
     "project_path",
     "git_head",
+    "project_tree",
     "source_heads",
     "updated_at",
 )
+# Written by state init|compile; a file without it is still valid (older compilers).
+OPTIONAL_FIELDS = frozenset({"project_tree"})
 
 # A JSON string (escapes kept whole), a bracket, or anything else a byte at a time.
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"(?P<colon>\s*:)?|[\[\]{}]')
@@ -84,6 +87,8 @@ class StateReading:
     data: dict[str, Any] | None = None  # set only when the object is valid
     key_lines: dict[str, int] = field(default_factory=dict)  # top-level key -> 1-based line
     raw: bytes | None = None  # the bytes read, when the file was read
+    # Top-level keys the schema does not name: a warning, never an invalid file.
+    unknown_keys: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -233,7 +238,12 @@ def read_state(path: Path) -> StateReading:
         )
     problems = schema_problems(loaded, key_lines)
     return StateReading(
-        True, problems=problems, data=None if problems else loaded, key_lines=key_lines, raw=raw
+        True,
+        problems=problems,
+        data=None if problems else loaded,
+        key_lines=key_lines,
+        raw=raw,
+        unknown_keys=sorted(set(loaded) - set(FIELD_ORDER)),
     )
 
 
@@ -249,15 +259,6 @@ def schema_problems(data: dict[str, Any], key_lines: dict[str, int]) -> list[Sta
             missing = re.match(r"'([^']*)' is a required property", error.message)
             name = missing.group(1) if missing else "?"
             found.append(StateProblem(f"lacks the required field `{name}`", name))
-            continue
-        if error.validator == "additionalProperties" and not path:
-            extras = sorted(set(data) - set(FIELD_ORDER))
-            for extra in extras:
-                found.append(
-                    StateProblem(
-                        f"has the unknown field `{extra[:60]}`", extra, key_lines.get(extra)
-                    )
-                )
             continue
         top = path[0] if path else None
         where = ".".join(part[:60] for part in path) or "(the object)"

@@ -75,7 +75,10 @@ class PlannedWrite:
 
 
 def serialise(state: dict[str, Any]) -> bytes:
-    return (json.dumps(state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """The state as written: known fields in schema order, fields it does not know kept last."""
+    known = {key: state[key] for key in FIELD_ORDER if key in state}
+    ordered = {**known, **{key: value for key, value in state.items() if key not in known}}
+    return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _first(project: Project, name: str) -> str | None:
@@ -117,6 +120,13 @@ def next_actions(context: Document) -> list[str]:
 
 def _git_head(project: Project) -> str | None:
     return project.source.repository_facts().resolve_commit("HEAD")
+
+
+def _project_tree(project: Project, head: str | None) -> str | None:
+    """The project folder's tree at ``head``, as the upstream compiler records it."""
+    if head is None:
+        return None
+    return project.source.repository_facts().tree_at(head, project.rel_dir or ".")
 
 
 def _checked(state: dict[str, Any]) -> None:
@@ -180,6 +190,7 @@ def plan_init(
         "repository": project.source.repository.toplevel.name,
         "project_path": project.rel_dir or ".",
         "git_head": head,
+        "project_tree": _project_tree(project, head),
         "source_heads": {project.source.name: head} if head else {},
         "updated_at": now.isoformat(timespec="seconds"),
     }
@@ -361,7 +372,10 @@ def plan_compile(
     new_context = compiled_context(context, state, bom=bom).encode("utf-8")
     hashes = content_hashes(project.directory, resolved.normal)
     hashes["CONTEXT.md"] = hashlib.sha256(without_block(new_context)).hexdigest()
-    refreshed = dict(state, content_hashes=hashes, git_head=_git_head(project))
+    head = _git_head(project)
+    refreshed = dict(
+        state, content_hashes=hashes, git_head=head, project_tree=_project_tree(project, head)
+    )
     writes: list[PlannedWrite] = []
     if new_context != context_raw:
         writes.append(PlannedWrite(context.path, new_context, context_raw))

@@ -120,6 +120,28 @@ def test_a_project_without_state_or_releases_is_examined_and_quiet(
 # -- the state file itself -----------------------------------------------------------
 
 
+def test_an_upstream_compiled_state_with_project_tree_keeps_its_skip(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    """The upstream compiler writes `project_tree`: no false defect, body-currency still skipped."""
+    root = build(make_repo, project_tree="0" * 40)
+    run = check_alpha(doctor, root)
+    assert_quiet(run, CHECK)
+    assert_skipped(run, "body-currency", "structured state")
+
+
+def test_an_unknown_state_field_is_a_warning_not_an_invalid_file(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = build(make_repo, compiled_by="synthesis 2.1")
+    run = check_alpha(doctor, root)
+    finding = sole(run, CHECK, "alpha")
+    assert finding["severity"] == "warning"
+    assert finding["line"] == line_of(root, STATE, '"compiled_by"')
+    assert "`compiled_by`" in finding["message"]
+    assert_skipped(run, "body-currency", "structured state")  # still a valid state file
+
+
 def test_schema_violation_names_field_and_line(doctor: Doctor, make_repo: MakeRepo) -> None:
     root = build(make_repo)
     rewrite_state(root, next_actions="ship it")

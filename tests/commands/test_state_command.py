@@ -96,9 +96,12 @@ def test_init_compile_check_round_trip(doctor: Doctor, make_repo: MakeRepo) -> N
         "repository": root.name,
         "project_path": PROJECT,
         "git_head": head(root),
+        # What the upstream compiler records: the project folder's tree at HEAD.
+        "project_tree": git(root, "rev-parse", f"HEAD:{PROJECT}"),
         "source_heads": written["source_heads"],
         "updated_at": "2026-06-20T09:30:00+02:00",
     }
+    assert list(written)[list(written).index("git_head") + 1] == "project_tree"
     assert set(written["content_hashes"]) == {
         "CONTEXT.md",
         "REFERENCE.md",

@@ -140,10 +140,23 @@ def test_schema_problems_name_field_and_line(tmp_path: Path) -> None:
     text = json.dumps(state, indent=2)
     reading = read_state(write(tmp_path, text))
     by_field = {problem.field: problem for problem in reading.problems}
-    assert set(by_field) == {"phase", "last_session", "extra"}
+    # An unknown key is a warning of its own (#19), never part of an invalid reading.
+    assert set(by_field) == {"phase", "last_session"}
     assert by_field["phase"].message == "lacks the required field `phase`"
     assert by_field["last_session"].line == line_in(text, '"last_session"')
-    assert "unknown field `extra`" in by_field["extra"].message
+    assert reading.unknown_keys == ["extra"]
+
+
+def test_the_upstream_compilers_project_tree_and_unknown_keys_keep_a_file_valid(
+    tmp_path: Path,
+) -> None:
+    state = state_object(project_tree="a" * 40, compiler_hint="v2")
+    reading = read_state(write(tmp_path, json.dumps(state, indent=2)))
+    assert reading.valid and not reading.problems
+    assert reading.unknown_keys == ["compiler_hint"]
+    for bad in ("not-a-sha", 7):
+        reading = read_state(write(tmp_path, json.dumps(state_object(project_tree=bad))))
+        assert [problem.field for problem in reading.problems] == ["project_tree"]
 
 
 def test_a_line_break_in_a_value_is_invalid(tmp_path: Path) -> None:
