@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import signal
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -50,6 +52,12 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # before click's own handler, which would exit 1 ("defects")
+            _closed_pipe()
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in COMMANDS and cmd_name not in self.commands:
@@ -120,6 +128,22 @@ def _exit_on_termination() -> None:
                 signal.signal(number, terminate)
 
 
+BROKEN_PIPE_STATUS = 128 + 13
+"""A reader that closed the pipe (``… | head -1``): the status of a command ended by SIGPIPE."""
+
+
+def _closed_pipe() -> NoReturn:
+    """End quietly when the reader went away: no error line, no flush error at exit.
+
+    Decision: exit with 141, what a shell reports for a command SIGPIPE ended (so `set -o
+    pipefail` sees the pipe, as it would for `yes | head -1`), never "internal error".
+    """
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    os._exit(BROKEN_PIPE_STATUS)
+
+
 def main(args: list[str] | None = None) -> None:
     """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
     argv = list(sys.argv[1:] if args is None else args)
@@ -132,6 +156,8 @@ def main(args: list[str] | None = None) -> None:
         freeze_after_pauses()
     try:
         code = cli.main(args=argv, prog_name="context-doctor", standalone_mode=False)
+    except BrokenPipeError:
+        _closed_pipe()
     except click.ClickException as error:
         # A bad option is exit 2 too: the machine formats still get a valid document
         # (SARIF log, one ::error::, the JSON error object), to -o FILE when given.

@@ -27,6 +27,7 @@ from context_doctor.escape import escape_text
 from context_doctor.model.source import Corpus
 from context_doctor.registry import CheckSpec
 from context_doctor.render.formats import FORMATS
+from context_doctor.render.terminal import progress, wants_progress
 from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 from context_doctor.vault.floors import floors_beside
@@ -59,7 +60,10 @@ def print_settings(
             key = f"checks.{check_name}.{name}"
             click.echo(f"{key} = {number}  # {settings.origin(key)}")
     if settings.baseline is not None:
-        click.echo(f"baseline = {str(settings.baseline)!r}  # {settings.origin('baseline')}")
+        missing = "" if settings.baseline.exists() else " (not written yet: --write-baseline)"
+        click.echo(
+            f"baseline = {str(settings.baseline)!r}  # {settings.origin('baseline')}{missing}"
+        )
     for key, table in (
         ("per-project-ignores", settings.per_project_ignores),
         ("per-path-ignores", settings.per_path_ignores),
@@ -207,6 +211,11 @@ def check_command(
     with guarded(
         output_format == "json", debug, output_format=output_format, output_file=output_file
     ):
+        if unsafe_fixes and not (apply_fixes or show_diff):
+            raise click.UsageError(
+                "--unsafe-fixes widens --fix or --diff; add one of them (e.g. `--diff "
+                "--unsafe-fixes` to see what it would change)"
+            )
 
         def audit_once(
             where: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
@@ -234,8 +243,9 @@ def check_command(
                 select=split_names(select),
                 ignore=split_names(ignore),
                 config=config,
-                baseline=_baseline_path(baseline, corpus),
-                config_baseline=write_baseline is None,
+                # --show-settings only names the baseline: one not written yet is no error.
+                baseline=None if show_settings else _baseline_path(baseline, corpus),
+                config_baseline=write_baseline is None and not show_settings,
                 jobs=jobs,
                 # --fix and --diff plan from the model, --write-baseline records it fresh
                 replayable=not (apply_fixes or show_diff or write_baseline is not None),
@@ -272,7 +282,10 @@ def check_command(
             )
             sys.exit(0 if exit_zero else code)
 
-        corpus, report, settings, checks = audit_once()
+        # A person at a terminal sees a progress line once the audit takes two seconds.
+        watched = wants_progress(output_format, quiet) and output_file is None
+        with progress("context-doctor: auditing…", enabled=watched and not show_settings):
+            corpus, report, settings, checks = audit_once()
         if show_settings:
             print_settings(settings, checks, corpus, config)
             return
@@ -305,8 +318,13 @@ def check_command(
                     err=True,
                 )
             if show_diff:
+                if not plan.files:
+                    click.echo(
+                        "context-doctor: nothing to fix: --fix would change no file", err=True
+                    )
+                    sys.exit(0)
                 click.echo(plan.diff(), nl=False)
-                sys.exit(1 if plan.files else 0)
+                sys.exit(1)
             try:
                 apply_plan(plan)
             except WriteRefused as refused:

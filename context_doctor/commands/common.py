@@ -86,6 +86,8 @@ def guarded(
         sys.exit(1)
     except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
         raise
+    except BrokenPipeError:
+        raise  # the reader closed the pipe: cli.main ends quietly, never "internal error"
     except Exception as error:
         if debug:
             traceback.print_exc()
@@ -121,8 +123,27 @@ def split_names(values: tuple[str, ...]) -> list[str]:
     return [name.strip() for value in values for name in value.split(",")]
 
 
+def _set_color(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    from context_doctor.render.terminal import set_color
+
+    set_color(value or "auto")
+
+
+color_option = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_color,
+    help="Colour in the human outputs: auto (a terminal, unless NO_COLOR is set), always, never.",
+)
+
+
 def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
     options = [
+        color_option,
         click.option(
             "--today",
             callback=parse_today,

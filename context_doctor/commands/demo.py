@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from context_doctor.audit import audit, emit
-from context_doctor.commands.common import guarded
+from context_doctor.commands.common import color_option, guarded
 from context_doctor.discover import discover
 from context_doctor.render.formats import FORMATS, formats_help
 from context_doctor.scenarios import build_scenario, scenario_today, write_floors
@@ -59,6 +59,7 @@ def run_demo(
     show_default=True,
     help=formats_help(),
 )
+@color_option
 @click.option(
     "--keep",
     type=click.Path(path_type=Path, file_okay=False),

@@ -21,7 +21,7 @@ import click
 
 from context_doctor.audit import audit, require_something
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
-from context_doctor.commands.common import guarded, parse_today
+from context_doctor.commands.common import color_option, guarded, parse_today
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.escape import escape_text
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
@@ -47,6 +47,7 @@ from context_doctor.render.text import console_for, coverage_lines, render_stati
     is_flag=True,
     help="Show tracebacks of internal errors, and why a cache was not used.",
 )
+@color_option
 def sweep_command(
     today: date, config: Path | None, report_cache: Path | None, no_cache: bool, debug: bool
 ) -> None:

@@ -37,9 +37,10 @@ COVERAGE_WIDTH = 100
 
 
 def console_for(stream: IO[str]) -> Console:
-    from rich.console import Console  # a third-party import deferred for start-up time
+    """A rich console on ``stream`` honouring ``--color``, ``NO_COLOR`` and a closed pipe."""
+    from context_doctor.render.terminal import console_for as terminal_console
 
-    return Console(file=stream, highlight=False, soft_wrap=True, emoji=False)
+    return terminal_console(stream)
 
 
 def _text(content: str = "", style: str = "") -> Text:
@@ -75,13 +76,22 @@ def verdict_text(report: Report) -> str:
     vaults = {s.name: s.memories for s in report.sources if s.memories is not None}
     if vaults:
         return _with_suppressions(report, _vault_verdict(report, vaults))
-    text = (
-        f"{report.verdict()}: {plural(report.defects, 'defect')}, "
-        f"{plural(report.warnings, 'warning')} in {report.projects_with_findings} of "
-        f"{plural(report.projects_audited, 'project')} audited "
+    where = (
         f"({plural(len(report.sources), 'source')}; readiness {report.readiness}; "
         f"today {report.today})"
     )
+    if report.projects_with_findings == 0:
+        # Never "in 0 of 10 projects": a healthy run says what it audited first (#19).
+        text = (
+            f"{report.verdict()}: {plural(report.projects_audited, 'project')} audited, "
+            f"{plural(report.defects, 'defect')}, {plural(report.warnings, 'warning')} {where}"
+        )
+    else:
+        text = (
+            f"{report.verdict()}: {plural(report.defects, 'defect')}, "
+            f"{plural(report.warnings, 'warning')} in {report.projects_with_findings} of "
+            f"{plural(report.projects_audited, 'project')} audited {where}"
+        )
     return _with_suppressions(report, text)
 
 

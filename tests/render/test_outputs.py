@@ -176,5 +176,5 @@ def test_healthy_corpus_exits_zero(
     run = doctor("check", "--source", str(root), "--today", TODAY)
     assert run.exit_code == 0
     assert run.stdout.splitlines()[-1].startswith(
-        "HEALTHY: 0 defects, 0 warnings in 0 of 1 project audited"
+        "HEALTHY: 1 project audited, 0 defects, 0 warnings (1 source;"
     )

@@ -1,0 +1,116 @@
+"""The terminal as a surface: colour, a closed pipe, and the progress line (#19).
+
+* Colour: ``--color auto|always|never`` (default ``auto``: a terminal gets colour, a
+  file or pipe none). ``NO_COLOR`` (set and not empty) turns every escape off under
+  ``auto``, bold and dim included, not only colour; an explicit ``--color always``
+  wins over it, as a command-line flag wins over the environment.
+* A closed pipe (``… | head -1``) is raised as :class:`BrokenPipeError`, which the
+  console script turns into a quiet exit (``cli._closed_pipe``); rich's own handling
+  would exit 1, the status that means "defects".
+* Progress: a transient line on stderr, shown only when the audit has run for two
+  seconds, only when both stdout and stderr are terminals and the output is for a
+  person (never in a machine format or a pipe).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+COLOR_MODES = ("auto", "always", "never")
+PROGRESS_AFTER_SECONDS = 2.0
+
+
+class _Preference:
+    """The process's ``--color`` choice (one command per process)."""
+
+    color = "auto"
+
+
+def set_color(mode: str) -> None:
+    if mode not in COLOR_MODES:
+        raise ValueError(f"unknown colour mode {mode!r}")
+    _Preference.color = mode
+
+
+def color_mode() -> str:
+    return _Preference.color
+
+
+def console_options() -> dict[str, Any]:
+    """The rich ``Console`` keywords for the current colour choice and environment."""
+    mode = _Preference.color
+    if mode == "never" or (mode == "auto" and os.environ.get("NO_COLOR", "") != ""):
+        return {"color_system": None}  # no escape at all: bold and dim are escapes too
+    if mode == "always":
+        return {"force_terminal": True, "no_color": False}
+    return {}
+
+
+def console_for(stream: IO[str]) -> Console:
+    from rich.console import Console  # a third-party import deferred for start-up time
+
+    class PipeAwareConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError  # the console script ends quietly (cli._closed_pipe)
+
+    return PipeAwareConsole(
+        file=stream, highlight=False, soft_wrap=True, emoji=False, **console_options()
+    )
+
+
+def wants_progress(output_format: str, quiet: bool) -> bool:
+    """Only for a person watching: human or concise output, stdout and stderr terminals."""
+    if quiet or output_format not in ("human", "concise"):
+        return False
+    try:
+        return sys.stdout.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextmanager
+def progress(
+    message: str,
+    *,
+    enabled: bool,
+    after: float = PROGRESS_AFTER_SECONDS,
+    stream: IO[str] | None = None,
+) -> Iterator[threading.Event]:
+    """Show ``message`` as a transient status line on ``stream`` (stderr) once ``after``
+    seconds have passed, until the block ends. Yields an event set when it was shown."""
+    shown = threading.Event()
+    if not enabled:
+        yield shown
+        return
+    from rich.console import Console
+
+    console = Console(file=stream or sys.stderr, **console_options())
+    status = console.status(message)
+    lock = threading.Lock()
+    finished = False
+
+    def begin() -> None:
+        with lock:  # never start after the block has ended
+            if not finished:
+                status.start()
+                shown.set()
+
+    timer = threading.Timer(after, begin)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield shown
+    finally:
+        timer.cancel()
+        with lock:
+            finished = True
+            status.stop()

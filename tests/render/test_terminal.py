@@ -1,0 +1,156 @@
+"""The terminal as a surface (#19 item 6): a closed pipe, colour, progress, and the small
+things a ruff user notices at once. The console script runs as a real process where the
+terminal or the pipe matters (a pseudo-terminal stands in for a person's terminal)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+from support import Doctor
+
+from context_doctor.render import terminal
+
+TODAY = "2026-06-20"
+ESCAPE = "\x1b["
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    env.update(extra)
+    return env
+
+
+def console_script(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from context_doctor.cli import main; main()", *args]
+
+
+def run_on_terminal(args: list[str], env: Mapping[str, str]) -> str:
+    """Run with stdout and stderr on a pseudo-terminal; everything it printed."""
+    leader, follower = os.openpty()
+    process = subprocess.Popen(args, stdout=follower, stderr=follower, env=dict(env))
+    os.close(follower)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the follower side closed: the process is done writing
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.fixture
+def demo(scenario_repo: Callable[[str], Path]) -> Path:
+    return scenario_repo("demo")
+
+
+# -- a closed pipe ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("explain", "--all"),
+        ("check", "--today", TODAY, "--no-report-cache"),
+        ("check", "--today", TODAY, "--no-report-cache", "--output-format", "sarif"),
+    ],
+)
+def test_a_closed_pipe_ends_quietly_with_the_pipe_status(demo: Path, args: tuple[str, ...]) -> None:
+    process = subprocess.Popen(
+        console_script(*args),
+        cwd=demo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(),
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader went away before the first byte (`| head -0`)
+    assert process.wait(timeout=120) == 141
+    assert process.stderr.read() == b""
+
+
+# -- colour ---------------------------------------------------------------------
+
+
+def test_no_color_removes_every_escape_on_a_terminal(demo: Path) -> None:
+    args = console_script("check", "--source", str(demo), "--today", TODAY, "--no-report-cache")
+    assert ESCAPE in run_on_terminal(args, environment())  # colour on a terminal...
+    assert ESCAPE not in run_on_terminal(args, environment(NO_COLOR="1"))  # ...bold and dim too
+    assert ESCAPE not in run_on_terminal([*args, "--color", "never"], environment())
+
+
+def test_color_always_colours_a_pipe_and_wins_over_no_color(demo: Path, doctor: Doctor) -> None:
+    base = ("check", "--source", str(demo), "--today", TODAY, "--no-report-cache")
+    assert ESCAPE not in doctor(*base).stdout  # a pipe: no colour by default
+    always = doctor(*base, "--color", "always", env={"NO_COLOR": "1"})
+    assert ESCAPE in always.stdout
+    assert "--color [auto|always|never]" in doctor("check", "--help").stdout
+
+
+# -- progress -------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_is_shown_once_the_wait_passes_and_cleared() -> None:
+    stream = _Terminal()
+    with terminal.progress("auditing…", enabled=True, after=0.0, stream=stream) as shown:
+        assert shown.wait(timeout=30)
+    assert "auditing…" in stream.getvalue()
+
+
+def test_no_progress_line_when_disabled_or_not_watched(demo: Path, doctor: Doctor) -> None:
+    stream = _Terminal()
+    with terminal.progress("auditing…", enabled=False, after=0.0, stream=stream) as shown:
+        pass
+    assert not shown.is_set() and stream.getvalue() == ""
+    assert not terminal.wants_progress("json", quiet=False)
+    assert not terminal.wants_progress("human", quiet=True)
+    run = doctor("check", "--source", str(demo), "--today", TODAY, "--no-report-cache")
+    assert "auditing" not in run.stderr  # not a terminal: never
+
+
+# -- small things -----------------------------------------------------------------
+
+
+def test_unsafe_fixes_alone_is_a_usage_error(demo: Path, doctor: Doctor) -> None:
+    run = doctor("check", "--source", str(demo), "--today", TODAY, "--unsafe-fixes")
+    assert run.exit_code == 2
+    assert "--unsafe-fixes widens --fix or --diff" in run.stderr
+
+
+def test_show_settings_names_a_configured_baseline_not_written_yet(
+    demo: Path, doctor: Doctor, tmp_path: Path
+) -> None:
+    config = tmp_path / "context-doctor.toml"
+    config.write_text('baseline = "never-written.json"\n')
+    run = doctor(
+        "check", "--source", str(demo), "--show-settings", "--config", str(config), "--today", TODAY
+    )
+    assert run.exit_code == 0, run.stderr
+    assert "never-written.json" in run.stdout
+    assert "not written yet" in run.stdout
+
+
+def test_diff_with_nothing_to_fix_says_so_in_one_line(demo: Path, doctor: Doctor) -> None:
+    run = doctor(
+        "check", "--source", str(demo), "--today", TODAY, "--diff", "--select", "context-budget"
+    )
+    assert run.exit_code == 0
+    assert run.stdout == ""  # stdout stays an (empty) diff
+    assert run.stderr.strip().splitlines() == [
+        "context-doctor: nothing to fix: --fix would change no file"
+    ]
