@@ -146,9 +146,17 @@ def _source_for_working_directory(here: Path) -> Source:
         return _source(here.name, here, DEFAULT_PROJECTS_DIR)
     if (top / "CONTEXT.md").is_file() and not (top / DEFAULT_PROJECTS_DIR).is_dir():
         return _project_source(top, "current directory")
+    graded_root = top if here.is_relative_to(top) else here
+    if next(discover_files(graded_root), None) is not None:
+        # A tree of graded files without projects (a LifeOS install): SPEC §3's "nothing
+        # to audit" is no project *and* no graded file. The whole work tree is graded.
+        source = _source(graded_root.name, graded_root, DEFAULT_PROJECTS_DIR)
+        source.grades_only = True
+        return source
     raise DoctorError(
         f"current directory {here}: no projects/index.yaml at or above it in its repository "
-        f"({top}), and no CONTEXT.md at the repository root",
+        f"({top}), no CONTEXT.md at the repository root, and no file declaring "
+        "`convention: pai-freshness-v1`",
         "cd into a knowledge repository, pass --source PATH, or list sources in "
         "$SYNTHESIS_HOME/console.yaml",
     )

@@ -300,6 +300,10 @@ def test_a_kill_mid_write_leaves_old_or_new(operation: str, tmp_path: Path) -> N
         assert process.returncode == -signal.SIGKILL, errors.decode(errors="replace")
         left = _left(target)
         assert survival.outcomes(left), (operation, [None if b is None else b[:40] for b in left])
+        if operation == "commit_files":
+            # Its next round first finishes the interrupted batch (recover): removing the
+            # second file here would change it behind the journal, which recover must refuse.
+            continue
         # The next round starts from the target alone (move_aside may leave the file under
         # the other name, or under both when killed between its link and its unlink).
         aside = target.with_name(target.name + ".aside")
