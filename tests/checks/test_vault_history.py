@@ -135,3 +135,19 @@ def test_history_checks_skip_without_git_or_without_a_committed_log(
     run = vault_audit(doctor, ignored)
     for check in ("audit-log-rewritten", "unaudited-change"):
         assert run.json["coverage"][check]["reasons"] == {"log not in git": 1}
+
+
+def test_a_vault_in_a_subdirectory_beside_projects(doctor: Doctor, make_repo: MakeRepo) -> None:
+    files = {f"vault/{path}": text for path, text in CLEAN.items()}
+    files["projects/index.yaml"] = "projects:\n  - id: alpha\n    status: active\n"
+    files["projects/alpha/CONTEXT.md"] = "# Alpha\n\n**Status:** active\n"
+    root = make_repo(vault_scenario(files))
+    by_hand = files[f"vault/{ROLLBACK}"].replace("before the rollout", "before any rollout")
+    commit_files(root, {f"vault/{ROLLBACK}": by_hand}, "edit by hand")
+    run = doctor("check", "--source", str(root), "--vault", str(root / "vault"),
+                 "--today", "2026-06-15", "--json")  # fmt: skip
+    assert run.exit_code in (0, 1), run.stderr
+    (found,) = run.findings("unaudited-change")
+    assert found["path"] == f"vault/{ROLLBACK}"
+    assert run.findings("audit-log-rewritten") == []
+    assert run.json["coverage"]["audit-log-rewritten"]["examined"] == 1
