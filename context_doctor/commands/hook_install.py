@@ -42,6 +42,7 @@ from context_doctor.write import (
     replace_file,
     write_file,
 )
+from context_doctor.write.contain import inside
 
 MARKER = "# installed by context-doctor hook install"
 """The one-line mark of the hooks written before the block markers (still recognised)."""
@@ -161,6 +162,20 @@ def shared_hooks_path(repo: Path) -> tuple[str, str] | None:
     return (scope, value) if scope in ("global", "system") else None
 
 
+def _hooks_inside_repository(directory: Path, repo: Path) -> bool:
+    """Whether the hooks directory lies in the work tree or the git directory."""
+    repository = repository_for(repo)
+    result = run_git(["rev-parse", "--git-common-dir"], repository.toplevel)
+    common = (
+        Path(result.stdout.decode("utf-8", "replace").strip()) if result.returncode == 0 else None
+    )
+    if common is not None and not common.is_absolute():
+        common = repository.toplevel / common
+    return inside(directory, repository.toplevel) or (
+        common is not None and inside(directory, common)
+    )
+
+
 def hooks_directory(repo: Path) -> Path:
     """Where git looks for hooks (honours ``core.hooksPath``)."""
     repository = repository_for(repo)
@@ -250,6 +265,14 @@ def install_hook(
             f"core.hooksPath is set in the {scope} git config ({value}): that hooks directory is "
             "shared by every repository, so the hook would gate pushes everywhere; unset it, set "
             "a repository-local core.hooksPath, or pass --force to install there anyway",
+        )
+    if shared is None and not force and not _hooks_inside_repository(directory, repo):
+        # A repository-local core.hooksPath comes from .git/config, which a prepared
+        # repository (a tarball, a shared folder) supplies: it may not aim the write (#23).
+        raise WriteRefused(
+            "hooks-path-outside",
+            f"core.hooksPath leads outside the repository and its git directory ({directory}); "
+            "check `git config --local core.hooksPath`, or pass --force to install there anyway",
         )
     discover(paths=(str(repo),))  # exit 2 now, not on every push, when there is nothing to audit
     target = directory / "pre-push"

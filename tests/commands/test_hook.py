@@ -512,3 +512,22 @@ def test_no_message_advertises_bypassing_the_hook(make_repo: MakeRepo, doctor: D
     pushed = push(root)
     assert pushed.returncode != 0
     assert "no-verify" not in pushed.stdout + pushed.stderr
+
+
+def test_install_refuses_a_local_hooks_path_outside_the_repository(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    """A prepared .git/config may not aim the hook's write outside the repository (#23)."""
+    root = make_repo(healthy())
+    outside = tmp_path / "outside-hooks"
+    outside.mkdir()
+    subprocess.run(
+        ["git", "-C", str(root), "config", "--local", "core.hooksPath", str(outside)], check=True
+    )
+    refused = doctor("hook", "install", "--repo", str(root))
+    assert refused.exit_code == 1
+    assert "hooks-path-outside" in refused.stderr
+    assert list(outside.iterdir()) == []
+    forced = doctor("hook", "install", "--repo", str(root), "--force")
+    assert forced.exit_code == 0, forced.stderr
+    assert (outside / "pre-push").is_file()
