@@ -166,7 +166,7 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     needs_context=False,
     skips=(NOT_TERMINAL,),
     summary="a terminal project has no readable completed_date",
-    remedy="Add `completed_date: YYYY-MM-DD` to the project's index.yaml entry.",
+    remedy="Add `completed_date:` (the day it was completed) to the project's index.yaml entry.",
     explanation="""
         `completed_date` anchors the question of whether a finished project is still being
         worked; without it the doctor must fall back to `last_session`, which closing work

@@ -8,6 +8,7 @@ family; families are never compared with each other.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 
 from context_doctor.checks.session_freshness import NO_LOG, newest_day_ordinals
 from context_doctor.findings import Issue, Severity
@@ -99,10 +100,11 @@ def header_lag(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-def current_marker(project: Project) -> str:
-    """The as-of marker a current section would carry: the newest session's date and ordinals."""
+def current_marker(project: Project, today: date) -> str:
+    """The as-of marker a current section would carry: the newest session's date and ordinals
+    (with no recorded session at all, the day it is re-read: ``today``)."""
     newest = project.newest_session
-    day: object = "YYYY-MM-DD"
+    day: object = today
     named: dict[str, int] = {}
     if newest is not None and newest.date is not None:
         day, named = newest.date, newest_day_ordinals(project)
@@ -122,8 +124,8 @@ def _section_label(section: Heading | None) -> str:
     severity=Severity.DEFECT,
     skips=(STRUCTURED,),
     summary="an as-of marker lags the session log, or the body has no markers to check",
-    remedy="Re-read the section, update it, and advance its `*State as of: YYYY-MM-DD (round N)*` "
-    "marker to the newest session.",
+    remedy="Re-read the section, update it, and advance its `*State as of: ...*` marker to the "
+    "newest session's date (and round).",
     explanation="""
         A current header above stale operational sections is a stronger false receipt than an
         obviously stale file. `## Current State` and `## What's Next` end with an as-of marker
@@ -142,7 +144,7 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     markers = project.as_of_markers
     newest = project.newest_session
     reached = newest_day_ordinals(project)
-    target = current_marker(project)
+    target = current_marker(project, ctx.today)
     for marker in markers:
         where = _section_label(marker.section)
         advance = (
@@ -154,6 +156,7 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                 f"as-of marker under {where} has an impossible date {marker.spelled}",
                 project.context.rel_path,
                 marker.line,
+                remedy=f"Re-read {where}; once it is current, write its marker as `{target}`.",
             )
         elif newest is not None and newest.date is not None and marker.date < newest.date:
             yield Issue(
@@ -232,7 +235,7 @@ def _unverifiable_sections(
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="an open item is past its review horizon, unstamped, or badly stamped",
-    remedy="Re-check the item and refresh its `(as of YYYY-MM-DD)` stamp, or close it.",
+    remedy="Re-check the item and refresh its `(as of ...)` stamp to today, or close it.",
     explanation="""
         Unchecked task-list items (`[ ]`) under open sections carry a trailing `(as of
         YYYY-MM-DD)` or `(as of YYYY-MM-DD, review Nd)` stamp; plain bullets and numbered
@@ -263,7 +266,9 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
                 "or `(as of YYYY-MM-DD, review Nd)`)",
                 project.context.rel_path,
                 item.line,
-                remedy="Write the stamp as `(as of YYYY-MM-DD)` or `(as of YYYY-MM-DD, review Nd)`.",
+                remedy=f"Write the stamp as `(as of {ctx.today})`, or `(as of {ctx.today}, "
+                f"review {default_horizon}d)` with the horizon in days, once the item is "
+                "re-checked.",
             )
             continue
         horizon = default_horizon if stamp.review_days is None else stamp.review_days
@@ -283,6 +288,7 @@ def item_currency(project: Project, ctx: Context) -> Iterator[Issue]:
             f"{count} unchecked {plural} no `(as of YYYY-MM-DD)` stamp under `{heading.text}`",
             project.context.rel_path,
             heading.line,
-            remedy=f"Re-check each open item and stamp it `(as of {ctx.today})` (or "
-            f"`(as of {ctx.today}, review Nd)`) once you confirm it is still current.",
+            remedy=f"Re-check each open item and stamp it `(as of {ctx.today})` once you "
+            f"confirm it is still current (`(as of {ctx.today}, review 30d)` gives one a "
+            "30-day horizon).",
         )

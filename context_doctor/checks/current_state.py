@@ -39,9 +39,9 @@ def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
                 f"{STATE_FILE} {problem.message}",
                 state.rel_path,
                 problem.line,
-                remedy="Make CURRENT_STATE.json a regular UTF-8 JSON object valid against "
-                "schemas/current-state.schema.json (or remove it and run "
-                f"`context-doctor state init {project.cli_dir}`).",
+                remedy=f"Make {state.rel_path} a regular UTF-8 JSON object valid against "
+                "schemas/current-state.schema.json (or delete it and write it again with "
+                "`state init` on the project, naming its plan).",
             )
         return
     for key in state.reading.unknown_keys:
@@ -51,9 +51,9 @@ def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
             state.rel_path,
             state.line_of(key),
             severity=Severity.WARNING,
-            remedy="Nothing to do when a newer compiler wrote it; otherwise remove the field "
-            f"(`context-doctor state set {project.rel_dir} --field NAME --value …` edits the "
-            "fields this doctor knows).",
+            remedy="Nothing to do when a newer compiler wrote it; otherwise delete the "
+            f"`{key[:60]}` field from {state.rel_path} by hand, then run "
+            f"`{COMPILE} {project.cli_dir}`.",
         )
     data = state.data
     if data["project_id"] != project.id:
@@ -246,8 +246,8 @@ def _release_issues(project: Project) -> Iterator[Issue]:
     severity=Severity.DEFECT,
     summary="CURRENT_STATE.json is invalid or has drifted, or a current claim is older than a "
     "recorded release",
-    remedy="Fix CURRENT_STATE.json as the finding says, then run `context-doctor state compile "
-    "PROJECT` to re-render the block and refresh the hashes.",
+    remedy="Fix CURRENT_STATE.json as the finding says, then run `context-doctor state compile` "
+    "on the project to re-render the block and refresh the hashes.",
     explanation="""
         A structured project keeps its mutable state in CURRENT_STATE.json and a generated block
         in CONTEXT.md compiled from it; two authorities that disagree are worse than one. With a

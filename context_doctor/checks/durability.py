@@ -43,7 +43,7 @@ GRADES_ONLY = SkipRule(
     needs_context=False,  # a CONTEXT.md that leaves the repository is this check's finding
     skips=(CI_CHECKOUT,),
     summary="a tier file is ignored, excluded, or lives outside the repository",
-    remedy="Remove the ignore or exclude rule (see `git check-ignore -v FILE`) and commit the file; "
+    remedy="Remove the ignore or exclude rule (`git check-ignore -v` on the file names it) and commit the file; "
     "replace a symlink that leaves the repository with the file itself.",
     explanation="""
         A tier file (CONTEXT.md, REFERENCE.md, reference/*.md, sessions/*.md,
@@ -97,7 +97,7 @@ def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
     severity=Severity.DEFECT,
     skips=(CI_CHECKOUT,),
     summary="the project has uncommitted or never-added changes",
-    remedy="Commit the project's files (`git add projects/<id> && git commit`).",
+    remedy="Commit the project's files (`git add` its directory, then `git commit`).",
     explanation="""
         Uncommitted edits to a project's files exist on this machine only. Under `--readiness
         local` that is recoverable state and a warning; under `--readiness remote`, the gate

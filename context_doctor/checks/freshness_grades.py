@@ -26,24 +26,19 @@ def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
         for problem in graded.problems:
             if problem.check != name:
                 continue
+            fix = None
             if name == "freshness-derived-reviewed":
-                yield Issue(
-                    problem.message,
+                # A review recorded on a derived file is ignored and overwritten by the
+                # next generator run: dropping it is a fact, not a claim.
+                fix = Fix(
                     graded.rel_path,
-                    problem.line,
-                    remedy=f"Remove `last_reviewed` from {graded.rel_path} and review its source "
-                    f"instead (`context-doctor freshness review {graded.derived_from}`).",
-                    # A review recorded on a derived file is ignored and overwritten by the
-                    # next generator run: dropping it is a fact, not a claim.
-                    fix=Fix(
-                        graded.rel_path,
-                        Applicability.SAFE,
-                        "remove the derived file's own `last_reviewed`",
-                        (RemoveFrontmatterKey("last_reviewed"),),
-                    ),
+                    Applicability.SAFE,
+                    "remove the derived file's own `last_reviewed`",
+                    (RemoveFrontmatterKey("last_reviewed"),),
                 )
-            else:
-                yield Issue(problem.message, graded.rel_path, problem.line, remedy=problem.remedy)
+            yield Issue(
+                problem.message, graded.rel_path, problem.line, remedy=problem.remedy, fix=fix
+            )
 
 
 def _freshness_check(
@@ -68,7 +63,7 @@ _freshness_check(
     "freshness-overdue",
     Severity.WARNING,
     "a file's last review is older than its threshold (grade F)",
-    "Review the file's content with its owner, then run `context-doctor freshness review FILE`.",
+    "Review the file's content with its owner, then run `context-doctor freshness review` on it.",
     """A graded file's freshness comes from `last_reviewed`, when a person last vouched for it,
     never from `last_updated`. Past its threshold (registry entry, else `review_cadence_days`,
     else the slug table, else 180 days) it grades F: the content may describe someone or
@@ -78,8 +73,8 @@ _freshness_check(
     "freshness-never-reviewed",
     Severity.WARNING,
     "a graded file has never been reviewed",
-    "Review the file, then run `context-doctor freshness review FILE` (migrate it first if it has "
-    "no frontmatter: `context-doctor freshness migrate FILE`).",
+    "Review the file, then run `context-doctor freshness review` on it (`context-doctor freshness "
+    "migrate` it first if it has no frontmatter).",
     """A file with no `last_reviewed` (or the `1970-01-01` placeholder, named as such), a
     registered file with no frontmatter, or one that does not exist grades F: a write is not
     a review, and a file nobody has vouched for is not fresh however recently it changed.""",
@@ -88,8 +83,8 @@ _freshness_check(
     "freshness-malformed",
     Severity.DEFECT,
     "freshness frontmatter cannot be read, or a timestamp is not a real date",
-    "Fix the frontmatter: a leading `---` YAML block with ISO-8601 dates (YYYY-MM-DD or a "
-    "datetime with offset).",
+    "Fix the frontmatter: a leading `---` YAML block with ISO-8601 dates (a day, or a "
+    "datetime with its offset).",
     """Frontmatter that is not YAML, a block that is never closed, or a `last_reviewed` /
     `last_updated` that is not a real date (2026-13-01) leaves the grade unknowable; the file is
     graded as never reviewed and this defect says why.""",
@@ -98,7 +93,8 @@ _freshness_check(
     "freshness-future",
     Severity.WARNING,
     "last_reviewed is after today",
-    "Correct `last_reviewed` to the real review date (`context-doctor freshness review FILE`).",
+    "Correct `last_reviewed` to the real review date (or run `context-doctor freshness review` on "
+    "the file when it is reviewed now).",
     """A review dated in the future keeps a file graded A for longer than any review earned; it
     is usually a typo or a clock error.""",
 )
@@ -141,7 +137,8 @@ _freshness_check(
     scope="source",
     severity=Severity.WARNING,
     summary="a section's `<!-- updated: -->` marker is older than its threshold, or missing",
-    remedy="Review the section, then run `context-doctor freshness review-section FILE SLUG`.",
+    remedy="Review the section, then run `context-doctor freshness review-section` with the file "
+    "and the section's slug.",
     explanation="""
         Files that carry per-section markers (`<!-- updated: YYYY-MM-DD by:NAME -->` within the
         three lines under a `##` heading) let sections drift independently: each is graded

@@ -40,7 +40,7 @@ NO_LOG_FILES = SkipRule(
     skips=(DORMANT,),
     summary="CONTEXT.md is over 120 lines: archiving is due before it reaches its budget",
     remedy="Run the archival protocol: move session summaries and finished items to "
-    "sessions/YYYY-MM.md and stable facts to REFERENCE.md (archive first, verify, then trim).",
+    "the month's log file in sessions/ and stable facts to REFERENCE.md (archive first, verify, then trim).",
     explanation="""
         The seed's archive trigger: once CONTEXT.md is over 120 lines it is approaching its
         150-line budget, and cold content (old session summaries, completed items, stable
@@ -147,11 +147,37 @@ def _dated(entries: list[SessionEntry], path: str) -> list[tuple[SessionEntry, d
 
 
 def _monthly_files_remedy(project: Project, log: Document) -> str:
-    months = sorted({f"{day:%Y-%m}" for _, day in _dated(project.session_entries, log.rel_path)})
+    """Where a misnamed log's entries belong, by name: never a placeholder, never a rename
+    onto a file that already exists (that is a merge, and the person decides the order)."""
+    sessions = project.path_to("sessions")
+    days = [day for _, day in _dated(project.session_entries, log.rel_path)]
+    months = sorted({f"{day:%Y-%m}" for day in days})
     if not months:
-        return f"Rename it to {project.path_to('sessions')}/YYYY-MM.md, the month of its entries."
-    files = ", ".join(f"{project.path_to('sessions')}/{month}.md" for month in months)
-    return f"Move its entries into the monthly files they belong to: {files}."
+        return (
+            f"Its sessions carry no dated heading, so their month cannot be derived: give each "
+            f"session a `##` heading starting with the day it happened, then move it into that "
+            f"month's file under {sessions}/ (or, if {log.path.name} is not a log, move it out "
+            "of sessions/)."
+        )
+    existing = {other.path.name for other in project.session_logs if other is not log}
+    if len(months) == 1:
+        target = f"{sessions}/{months[0]}.md"
+        count = f"its {len(days)} entries" if len(days) > 1 else "its entry"
+        if f"{months[0]}.md" in existing:
+            return (
+                f"{target} already exists, so do not rename: merge {count} into {target} in "
+                f"date order, then delete {log.rel_path}."
+            )
+        return f"Rename it to {target}, the month of {count}."
+    files = ", ".join(
+        f"{sessions}/{month}.md"
+        + (" (exists: merge in date order)" if f"{month}.md" in existing else "")
+        for month in months
+    )
+    return (
+        f"Move its entries into the monthly files they belong to: {files}; then delete "
+        f"{log.rel_path}."
+    )
 
 
 @check(
@@ -159,7 +185,7 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
     severity=Severity.WARNING,
     skips=(NO_LOG_FILES,),
     summary="a session-log file is misnamed, or its entries are outside its month or out of order",
-    remedy="Name log files `sessions/YYYY-MM.md`, keep each entry in its month's file, and "
+    remedy="Name each log file after its month (`2026-06.md` for June 2026), keep each entry in its month's file, and "
     "append entries in date order.",
     explanation="""
         The episodic tier is monthly files named `YYYY-MM.md`, appended chronologically

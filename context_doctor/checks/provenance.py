@@ -20,8 +20,8 @@ _FORMAT = "*Attribution — agent: … · model: … · effort: … · scope: �
     "attribution-placement",
     severity=Severity.WARNING,
     summary="a full attribution line sits in CONTEXT.md, REFERENCE.md or a reference topic",
-    remedy="Move the attribution line to the session entry it belongs to in sessions/YYYY-MM.md; "
-    "CONTEXT.md may keep at most a short `(via Agent)` tag in its status line.",
+    remedy="Move the attribution line to the session entry it belongs to in its month's log "
+    "file in sessions/; CONTEXT.md may keep at most a short `(via Agent)` tag in its status line.",
     explanation="""
         Per-session agent provenance is episodic: its home is the session entry in
         `sessions/YYYY-MM.md`. A full `*Attribution — agent: …*` line in CONTEXT.md bloats

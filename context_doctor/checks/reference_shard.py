@@ -20,8 +20,8 @@ GROUP = "structure"
     severity=Severity.WARNING,
     skips=(DORMANT, SHARDED, BOUNDED),
     summary="a standing project's REFERENCE.md has outgrown one file",
-    remedy="Shard it: move each topic to reference/<topic>.md and turn REFERENCE.md into an index "
-    "linking every topic. Do not narrow the project's scope.",
+    remedy="Shard it: move each topic to its own file under reference/ and turn REFERENCE.md into "
+    "an index linking every topic. Do not narrow the project's scope.",
     explanation="""
         A standing project (`bounded: false`) exists to accumulate operating knowledge, so a
         REFERENCE.md over 300 lines (`budgets.reference_lines`) is not a scope problem: it has
@@ -35,7 +35,27 @@ def reference_shard(project: Project, ctx: Context) -> Iterator[Issue]:
             f"REFERENCE.md is {project.reference.line_count} lines (over {budget}) in a standing "
             "project: shard it into reference/",
             project.reference.rel_path,
+            remedy=f"Shard it: {_topics_phrase(project)}, and turn {project.reference.rel_path} "
+            "into an index linking every topic. Do not narrow the project's scope.",
         )
+
+
+MAX_TOPICS = 5
+
+
+def _topics_phrase(project: Project) -> str:
+    """Where each of REFERENCE.md's ``##`` topics would go, by name (never a placeholder)."""
+    folder = project.path_to("reference")
+    names: list[str] = []
+    for heading in project.reference.headings:
+        slug = re.sub(r"[^a-z0-9]+", "-", heading.text.lower()).strip("-")
+        if heading.level == 2 and slug and f"{slug}.md" not in names:
+            names.append(f"{slug}.md")
+    if not names:
+        return f"split it by topic, one file per topic under {folder}/"
+    shown = ", ".join(names[:MAX_TOPICS])
+    more = f" and {len(names) - MAX_TOPICS} more" if len(names) > MAX_TOPICS else ""
+    return f"move each `##` topic to its own file under {folder}/ ({shown}{more})"
 
 
 @check(
@@ -43,7 +63,7 @@ def reference_shard(project: Project, ctx: Context) -> Iterator[Issue]:
     severity=Severity.WARNING,
     skips=(NOT_SHARDED,),
     summary="once sharded, REFERENCE.md is over 150 lines",
-    remedy="Move content from REFERENCE.md into reference/<topic>.md files; keep it an index.",
+    remedy="Move content from REFERENCE.md into topic files under reference/; keep it an index.",
     explanation="""
         After sharding, REFERENCE.md is the index over reference/ and is held to 150 lines
         (`budgets.reference_index_lines`). Over that, the index has started holding content
@@ -56,6 +76,9 @@ def reference_index_budget(project: Project, ctx: Context) -> Iterator[Issue]:
             f"REFERENCE.md (the reference/ index) is {project.reference.line_count} lines, "
             f"over the {budget}-line index budget",
             project.reference.rel_path,
+            remedy=f"Move the content below the index into topic files under "
+            f"{project.path_to('reference')}/ (one per topic, each linked from "
+            f"{project.reference.rel_path}); keep it an index.",
         )
 
 
@@ -164,7 +187,7 @@ def _link_text(text: str) -> str:
     severity=Severity.DEFECT,
     skips=(NOT_SHARDED,),
     summary="reference/ exists but REFERENCE.md does not",
-    remedy="Create REFERENCE.md as an index with one Markdown link per reference/<topic>.md.",
+    remedy="Create REFERENCE.md as an index with one Markdown link per topic file in reference/.",
     explanation="""
         Without an index every topic in reference/ is unreachable from session start, which
         makes sharding a way to lose content. Skipped for projects without a reference/

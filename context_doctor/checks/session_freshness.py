@@ -221,9 +221,16 @@ def _add_header_remedy(project: Project) -> str:
             f"Add `**Last session:** {newest.date}` to the header of {project.context.rel_path} "
             f"(the newest session-log entry, {newest.path}:{newest.line})."
         )
+    latest = project.newest_session_commit if project.history_available else None
+    if latest is not None:
+        return (
+            f"Add `**Last session:** {latest.commit.work_date}` to the header of "
+            f"{project.context.rel_path} (the work date of commit {latest.commit.short}, the "
+            "newest session commit), or the day of the last working session if it was another."
+        )
     return (
-        f"Add `**Last session:** YYYY-MM-DD` (the day of the last working session) to the "
-        f"header of {project.context.rel_path}."
+        "Add a `**Last session:**` line giving the day of the last working session (a "
+        f"year-month-day date) to the header of {project.context.rel_path}."
     )
 
 
@@ -338,7 +345,8 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="the evidence needed to judge freshness is missing or unreadable",
-    remedy="Keep a dated session log (sessions/YYYY-MM.md with `## YYYY-MM-DD` entries).",
+    remedy="Keep a dated session log: monthly files in sessions/, one entry per session headed "
+    "by its date.",
     explanation="""
         Freshness is judged from the session log, and from git history when there is no log.
         When neither can answer, the doctor says so instead of passing: a log entry whose date
@@ -369,8 +377,8 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         return
     recent = project.commits[:RECENT_COMMITS]
     start_log = (
-        f"Start the session log: {project.path_to('sessions')}/{ctx.today:%Y-%m}.md with a "
-        "`## YYYY-MM-DD` entry per session."
+        f"Start the session log: {project.path_to('sessions')}/{ctx.today:%Y-%m}.md with one "
+        f"entry per session, headed by its date (`## {ctx.today} — …` for a session today)."
     )
     if not recent:
         yield Issue(
@@ -394,7 +402,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
     severity=Severity.WARNING,
     skips=(DORMANT, NO_LOG),
     summary="the project was worked after the newest session-log entry without logging it",
-    remedy="Add a dated entry for that session to sessions/YYYY-MM.md.",
+    remedy="Add an entry headed by that session's date to its month's file in sessions/.",
     explanation="""
         A commit that changes any file of the project (CONTEXT.md, REFERENCE.md, an artifact,
         anything under the project directory) without touching sessions/, with a work date more
@@ -441,8 +449,8 @@ def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str
     shown = ", ".join(str(day) for day in days[:MAX_NAMED])
     more = f" and {len(days) - MAX_NAMED} more" if len(days) > MAX_NAMED else ""
     return (
-        f"Add a dated `## YYYY-MM-DD — …` entry for each session ({shown}{more}; newest commit "
-        f"{newest_sha}) to {logs}, saying what each did."
+        f"Add an entry headed by its date (`## {days[-1]} — …`) for each session ({shown}{more}; "
+        f"newest commit {newest_sha}) to {logs}, saying what each did."
     )
 
 

@@ -65,7 +65,8 @@ def log_for(project: Project, today: date) -> str:
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="CONTEXT.md is long and there is no sessions/ archive",
-    remedy="Create sessions/YYYY-MM.md and move session summaries older than a week into it.",
+    remedy="Create this month's log file in sessions/ and move session summaries older than a "
+    "week into it.",
     explanation="""
         Once CONTEXT.md passes 80 lines (configurable as `budgets.sessions_after_lines`) it has
         history to archive; without a sessions/ directory that history has nowhere to go and
@@ -108,7 +109,8 @@ def reference_present(project: Project, ctx: Context) -> Iterator[Issue]:
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="CONTEXT.md still holds checked [x] items",
-    remedy="Archive finished items to sessions/YYYY-MM.md, verify they are there, then remove them.",
+    remedy="Archive finished items to this month's log file in sessions/, verify they are there, "
+    "then remove them.",
     explanation="""
         Completed task checklists are cold content: they belong in the session archive and
         only cost working-memory budget in CONTEXT.md. Reported once per file, at the first
@@ -135,7 +137,8 @@ def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="a dated session summary in CONTEXT.md is more than a week older than the newest session",
-    remedy="Move that summary to sessions/YYYY-MM.md; keep only the last one or two in CONTEXT.md.",
+    remedy="Move that summary to its month's log file in sessions/; keep only the last one or two "
+    "in CONTEXT.md.",
     explanation="""
         CONTEXT.md may carry the last one or two session summaries. A heading that carries a
         date more than 7 days (`budgets.stale_session_days`) older than the project's newest

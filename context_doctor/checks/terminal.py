@@ -41,7 +41,13 @@ def completed_date_remedy(project: Project) -> str:
             f"Add `completed_date:` (the day it was completed) {where}; its newest session-log "
             f"entry is {newest.date} ({newest.path}:{newest.line})."
         )
-    return f"Add `completed_date:` (the day it was completed, YYYY-MM-DD) {where}."
+    latest = project.newest_session_commit if project.history_available else None
+    if latest is not None:
+        return (
+            f"Add `completed_date:` (the day it was completed, as a year-month-day date) {where}; "
+            f"its newest session commit is {latest.commit.short} of {latest.commit.work_date}."
+        )
+    return f"Add `completed_date:` (the day it was completed, as a year-month-day date) {where}."
 
 
 @check(
@@ -50,7 +56,7 @@ def completed_date_remedy(project: Project) -> str:
     skips=(LIVE, PAUSED, REVIEWED),
     summary="a completed or archived project is still being worked",
     remedy="Reopen the project (status `active`), or, if the later work was closing work, record "
-    "`post_close_reviewed_through: <sha of the newest project commit>` in its index entry.",
+    "`post_close_reviewed_through:` with the sha of the project's newest commit in its index entry.",
     explanation="""
         Dormant projects are spared the freshness checks, which is only safe while the
         completion claim is true. This is the inverse question: a session-log entry, the

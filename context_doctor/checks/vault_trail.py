@@ -209,8 +209,8 @@ def _short(sha: str) -> str:
     units=lambda v: max(1, v.history.log_commits) if v.repository is not None else 1,
     skips=(NO_GIT, SHALLOW, LOG_NOT_IN_GIT),
     summary="a committed version of the audit log that does not extend the one before it",
-    remedy="Restore the lines from the commit before (`git show <sha>^:.bastra/audit-log."
-    "ndjson`) and append what came later; the log is append-only: never edit or tidy it.",
+    remedy="Restore the lines from the version before the rewriting commit (git history holds "
+    "it) and append what came later; the log is append-only: never edit or tidy it.",
     explanation=f"""
         Bastra's audit log ({AUDIT_LOG}) is append-only by contract: no line is ever
         changed or removed, so a store's history is something a third party can re-run.
@@ -231,6 +231,8 @@ def audit_log_rewritten(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             f'commit {_short(rewrite.sha)} ({rewrite.date[:10]}, "{rewrite.subject}") '
             f"{rewrite.problem}",
             path,
+            remedy=f"Restore {path} as it was before commit {_short(rewrite.sha)} (git history "
+            "holds it) and append what came later; the log is append-only: never edit or tidy it.",
         )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
@@ -432,19 +433,36 @@ def grade_files(
         if not path.is_file():
             item.why = "no frontmatter"
             item.problems.append(
-                Problem("freshness-never-reviewed", "the registered file does not exist")
+                Problem(
+                    "freshness-never-reviewed",
+                    "the registered file does not exist",
+                    remedy=f"Create {item.rel_path} (then review it with its owner), or remove "
+                    "its entry from the [freshness] registry.",
+                )
             )
             continue
         read = read_once(path)
         if read.problem is not None:
             item.why = "never reviewed"
-            item.problems.append(Problem("freshness-malformed", f"frontmatter: {read.problem}", 1))
+            item.problems.append(
+                Problem(
+                    "freshness-malformed",
+                    f"frontmatter: {read.problem}",
+                    1,
+                    remedy=_malformed_remedy(item.rel_path),
+                )
+            )
             continue
         front = read.frontmatter
         if front is None:
             item.why = "no frontmatter"
             item.problems.append(
-                Problem("freshness-never-reviewed", "the file has no freshness frontmatter", 1)
+                Problem(
+                    "freshness-never-reviewed",
+                    "the file has no freshness frontmatter",
+                    1,
+                    remedy=_review_remedy(item.rel_path, None, "Review it"),
+                )
             )
             continue
         data = front.data
@@ -456,6 +474,10 @@ def grade_files(
                     f"declares `convention: {declared}`, not `{CONVENTION}`"
                     + (": graded as registered" if entry else ": not graded"),
                     front.lines.get("convention"),
+                    remedy=f"Decide which convention {item.rel_path} follows: if "
+                    f"{CONVENTION}, change its `convention:` line to `{CONVENTION}` by hand "
+                    "and check its review dates; if another, leave it (ignore this check for "
+                    "the file in `[per-path-ignores]`).",
                 )
             )
             if entry is None:
@@ -477,6 +499,7 @@ def grade_files(
                     "freshness-malformed",
                     f"last_updated `{updated.raw}` is not a real date",
                     front.lines.get("last_updated"),
+                    remedy=_malformed_remedy(item.rel_path),
                 )
             )
         item.age_days = _days(today, updated.day if updated else None)
@@ -490,15 +513,22 @@ def grade_files(
         reviewed_field_line = front.lines.get("last_reviewed")
         if derived:
             item.derived_from = str(derived)
+            source_path = _resolve_source(root, path, str(derived))
             if data.get("last_reviewed") is not None:
                 item.problems.append(
                     Problem(
                         "freshness-derived-reviewed",
                         f"a derived file carries its own last_reviewed; reviews belong on {derived}",
                         reviewed_field_line,
+                        remedy=_derived_reviewed_remedy(
+                            item.rel_path,
+                            (rel(source_path), source_path)
+                            if isinstance(source_path, Path)
+                            else None,
+                            read_once,
+                        ),
                     )
                 )
-            source_path = _resolve_source(root, path, str(derived))
             if isinstance(source_path, _Outside):
                 item.why = "source missing"
                 item.problems.append(
@@ -507,6 +537,9 @@ def grade_files(
                         f"derived_from `{derived}` leads outside the repository; the doctor "
                         "does not read it",
                         front.lines.get("derived_from"),
+                        remedy=f"Point `derived_from` in {item.rel_path} at the generator's real "
+                        "source inside the repository (LifeOS writes it relative to the folder "
+                        "above `LIFEOS/`), or regenerate the file.",
                     )
                 )
                 continue
@@ -519,6 +552,9 @@ def grade_files(
                         "nearest folder above the file that holds its first component, inside "
                         "the repository): the file is graded as its source's review is unknown",
                         front.lines.get("derived_from"),
+                        remedy=f"Point `derived_from` in {item.rel_path} at the generator's real "
+                        "source inside the repository (LifeOS writes it relative to the folder "
+                        "above `LIFEOS/`), or regenerate the file.",
                     )
                 )
                 continue
@@ -539,10 +575,23 @@ def grade_files(
             reviewed = (
                 parse_timestamp(source_front.data.get("last_reviewed")) if source_front else None
             )
-            _judge_review(item, reviewed, today, None, of_source=str(derived))
+            _judge_review(
+                item,
+                reviewed,
+                today,
+                None,
+                of_source=str(derived),
+                target=(
+                    rel(source_path),
+                    source_front.data if source_front else None,
+                    source_read.problem is None,
+                ),
+            )
             continue
         reviewed = parse_timestamp(data.get("last_reviewed"))
-        _judge_review(item, reviewed, today, reviewed_field_line)
+        _judge_review(
+            item, reviewed, today, reviewed_field_line, target=(item.rel_path, data, True)
+        )
     return graded
 
 
@@ -553,7 +602,8 @@ def _section_remedy(rel_path: str, slug: str) -> str:
             "`freshness review-section` cannot name it), then review the section."
         )
     return (
-        f"Review the section, then run `context-doctor freshness review-section {rel_path} {slug}`."
+        "Review the section, then run `context-doctor freshness review-section "
+        f"{shlex.quote(rel_path)} {shlex.quote(slug)}`."
     )
 
 
@@ -642,20 +692,88 @@ def _resolve_source(root: Path, path: Path, derived: str) -> Path | _Outside | N
     return OUTSIDE if outside else None
 
 
+def review_command(
+    rel_path: str, data: Mapping[str, Any] | None, readable: bool = True
+) -> str | None:
+    """The command that records a review of ``rel_path``, or None when the writers refuse it.
+
+    ``data`` is the file's frontmatter (None: it has none). `freshness review` refuses a file
+    without the convention (migrate it first), one declaring another convention, and a
+    derived file: a remedy never proposes a command that would fail.
+    """
+    if not readable:
+        return None
+    quoted = shlex.quote(rel_path)
+    review = f"context-doctor freshness review {quoted}"
+    if data is None or data.get("convention") is None:
+        return f"context-doctor freshness migrate {quoted} && {review}"
+    if data.get("convention") != CONVENTION or data.get("derived_from"):
+        return None
+    return review
+
+
+def _review_remedy(
+    rel_path: str, data: Mapping[str, Any] | None, lead: str, readable: bool = True
+) -> str:
+    command = review_command(rel_path, data, readable)
+    if not readable:
+        return f"{_malformed_remedy(rel_path)[:-1]}; then review it with its owner."
+    if command is None:
+        return (
+            f"{lead} with its owner and record `last_reviewed` in {rel_path}'s frontmatter by "
+            f"hand (the doctor's writers refuse it: it is derived, or not {CONVENTION})."
+        )
+    return f"{lead} with its owner, then run `{command}`."
+
+
+def _derived_reviewed_remedy(
+    rel_path: str, source: tuple[str, Path] | None, read: Callable[[Path], _Read]
+) -> str:
+    drop = f"Remove `last_reviewed` from {rel_path}"
+    if source is None:
+        return f"{drop}; its source cannot be found, so point `derived_from` at it, then review it."
+    source_rel, source_path = source
+    source_read = read(source_path)
+    data = source_read.frontmatter.data if source_read.frontmatter else None
+    command = review_command(source_rel, data, source_read.problem is None)
+    if command is None:
+        return f"{drop} and review its source, {source_rel}, by hand."
+    return f"{drop} and review its source instead (`{command}`)."
+
+
+def _malformed_remedy(rel_path: str) -> str:
+    return (
+        f"Fix the frontmatter of {rel_path} by hand: a leading `---` YAML block whose dates are "
+        "ISO-8601 (a day, or a datetime with its offset)."
+    )
+
+
 def _judge_review(
     item: GradedFile,
     reviewed: Timestamp | None,
     today: date,
     line: int | None,
     of_source: str | None = None,
+    *,
+    target: tuple[str, Mapping[str, Any] | None, bool],
 ) -> None:
+    """Grade ``item`` from ``reviewed``; ``target`` is the file a review is recorded on (the
+    file itself, or a derived file's source) and its frontmatter, for the remedies."""
     whose = f" (of its source {of_source})" if of_source else ""
+    target_path, target_data, readable = target
+    review = _review_remedy(
+        target_path,
+        target_data,
+        "Review it" if of_source is None else f"Review {target_path}",
+        readable,
+    )
     if reviewed is not None and reviewed.problem:
         item.problems.append(
             Problem(
                 "freshness-malformed",
                 f"last_reviewed{whose} `{reviewed.raw}` is not a real date",
                 line,
+                remedy=_malformed_remedy(target_path),
             )
         )
         reviewed = None
@@ -665,19 +783,31 @@ def _judge_review(
                 "freshness-never-reviewed",
                 f"last_reviewed{whose} is the placeholder `{reviewed.raw}`: never reviewed",
                 line,
+                remedy=review,
             )
         )
         reviewed = None
     elif reviewed is None:
         item.problems.append(
-            Problem("freshness-never-reviewed", f"no last_reviewed{whose}: never reviewed", line)
+            Problem(
+                "freshness-never-reviewed",
+                f"no last_reviewed{whose}: never reviewed",
+                line,
+                remedy=review,
+            )
         )
     day = reviewed.day if reviewed else None
     age = _days(today, day)
     if age is not None and age < 0:
+        command = review_command(target_path, target_data, readable)
+        now = f", or, if it is being reviewed now, run `{command}`" if command else ""
         item.problems.append(
             Problem(
-                "freshness-future", f"last_reviewed{whose} {day} is after today ({today})", line
+                "freshness-future",
+                f"last_reviewed{whose} {day} is after today ({today})",
+                line,
+                remedy=f"Correct `last_reviewed` in {target_path} to the day it was really "
+                f"reviewed{now}.",
             )
         )
     item.reviewed_age_days = age
@@ -694,6 +824,7 @@ def _judge_review(
                 f"last reviewed{whose} {age} days ago ({day}), over its {item.threshold_days}-day "
                 "threshold: grade F",
                 line,
+                remedy=review.replace("Review it with", "Review its content with", 1),
             )
         )
     else:

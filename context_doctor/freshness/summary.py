@@ -60,7 +60,7 @@ def grade_paths(paths: list[Path], today: date, config: Path | None) -> list[Gra
         raise DoctorError(
             f"nothing to grade: no file in {where} declares `convention: pai-freshness-v1` and "
             "none is registered",
-            "add freshness frontmatter (`context-doctor freshness migrate FILE`) or a "
+            "add freshness frontmatter (`context-doctor freshness migrate` on each file) or a "
             "[freshness] registry to context-doctor.toml",
         )
     return graded

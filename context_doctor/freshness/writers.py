@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,7 +124,7 @@ def _review(current: _File, path: Path, by: str, now: datetime) -> str | None:
         source = _find_source(current.path, str(derived))
         where = f" ({source})" if source is not None else " (not a file in its repository)"
         remedy = (
-            f"review the source instead: `context-doctor freshness review {source}`"
+            f"review the source instead: `context-doctor freshness review {shlex.quote(str(source))}`"
             if source is not None
             else f"fix derived_from in {path}, then review the source"
         )
@@ -371,13 +372,13 @@ def _require_convention(current: _File) -> None:
     if current.head is None:
         raise DoctorError(
             f"{path} has no freshness frontmatter",
-            f"run `context-doctor freshness migrate {path}` first",
+            f"run `context-doctor freshness migrate {shlex.quote(str(path))}` first",
         )
     convention = current.data.get("convention")
     if convention is None:
         raise DoctorError(
             f"{path}'s frontmatter does not declare convention: {CONVENTION}",
-            f"run `context-doctor freshness migrate {path}` first",
+            f"run `context-doctor freshness migrate {shlex.quote(str(path))}` first",
         )
     if convention != CONVENTION:
         raise DoctorError(

@@ -243,3 +243,82 @@ def test_a_last_milestones_section_over_ten_lines_is_reported(
 def test_milestones_of_a_paused_project_are_skipped(make_repo: MakeRepo, doctor: Doctor) -> None:
     run = _milestones_audit(doctor, _milestones_repo(make_repo, 11, "paused"))
     assert_skipped(run, "completed-items-in-context", "dormant")
+
+
+# -- session-log-layout: a misnamed log's remedy names its target (#18 item 13) -------------
+
+
+def _misnamed(make_repo: MakeRepo, logs: dict[str, str]) -> Path:
+    context = (
+        "# Atlas — Working Context\n\n**Status:** Active — interviewing the pilot teams, "
+        "notes below\n**Last session:** 2026-06-09\n\n---\n\n## Current State\nPilots.\n"
+    )
+    files = {
+        "projects/index.yaml": "- id: atlas\n  status: active\n",
+        "projects/atlas/CONTEXT.md": context,
+    }
+    files.update({f"projects/atlas/sessions/{name}": text for name, text in logs.items()})
+    return make_repo({"commits": [{"date": "2026-06-10T10:00:00+00:00", "files": files}]})
+
+
+def _layout_remedy(make_repo: MakeRepo, doctor: Doctor, logs: dict[str, str]) -> str:
+    root = _misnamed(make_repo, logs)
+    run = doctor("check", "--source", str(root), "--today", "2026-06-20", "--json")
+    (finding,) = [
+        f for f in run.findings("session-log-layout", "atlas") if "not named" in f["message"]
+    ]
+    return str(finding["remedy"])
+
+
+def test_a_misnamed_log_is_told_its_month_file(make_repo: MakeRepo, doctor: Doctor) -> None:
+    remedy = _layout_remedy(
+        make_repo,
+        doctor,
+        {"june notes.md": "# June\n\n## 2026-06-02 — kickoff\n\n## 2026-06-09 — pilots\n"},
+    )
+    assert remedy == "Rename it to projects/atlas/sessions/2026-06.md, the month of its 2 entries."
+
+
+def test_a_misnamed_log_is_never_renamed_onto_an_existing_file(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    remedy = _layout_remedy(
+        make_repo,
+        doctor,
+        {
+            "notes.md": "# Notes\n\n## 2026-06-02 — kickoff\n",
+            "2026-06.md": "# June\n\n## 2026-06-09 — pilots\n",
+        },
+    )
+    assert "Rename" not in remedy
+    assert remedy == (
+        "projects/atlas/sessions/2026-06.md already exists, so do not rename: merge its entry "
+        "into projects/atlas/sessions/2026-06.md in date order, then delete "
+        "projects/atlas/sessions/notes.md."
+    )
+
+
+def test_a_misnamed_log_without_dates_is_told_what_to_decide(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    remedy = _layout_remedy(make_repo, doctor, {"scratch.md": "# Scratch\n\nLoose thoughts.\n"})
+    assert "YYYY" not in remedy
+    assert "cannot be derived" in remedy and "projects/atlas/sessions/" in remedy
+
+
+def test_a_misnamed_log_spanning_months_names_each_file(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    remedy = _layout_remedy(
+        make_repo,
+        doctor,
+        {
+            "spring.md": "# Spring\n\n## 2026-05-28 — scoping\n\n## 2026-06-02 — kickoff\n",
+            "2026-06.md": "# June\n\n## 2026-06-09 — pilots\n",
+        },
+    )
+    assert remedy == (
+        "Move its entries into the monthly files they belong to: "
+        "projects/atlas/sessions/2026-05.md, projects/atlas/sessions/2026-06.md (exists: merge "
+        "in date order); then delete projects/atlas/sessions/spring.md."
+    )

@@ -62,7 +62,7 @@ def test_reference_shard_fires_for_standing_project_over_300(corpus: Run) -> Non
     assert finding["line"] is None
     assert "301 lines" in finding["message"]
     # the remedy is to shard, not to narrow the project's scope
-    assert "reference/<topic>.md" in finding["remedy"]
+    assert "one file per topic under projects/rs-301/reference/" in finding["remedy"]
     assert "Do not narrow" in finding["remedy"]
     assert corpus.findings("reference-budget", "rs-301") == []
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from pathlib import Path
 from conftest import REPO_ROOT, Run
 from support import Doctor
 
-from context_doctor.scenarios import build_scenario, scenario_path
+from context_doctor.scenarios import build_scenario, load_scenario
 
 
 def test_demo_corpus_audits_with_defects(
@@ -53,34 +54,136 @@ def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run]) -> Non
 
 
 # -- every command a remedy proposes is one the doctor's own tools accept (#18 item 13) -------
+#
+# "A remedy is a promise": each backticked command a finding proposes is run, as printed,
+# from the repository root of a copy of the audited corpus, and must succeed (exit 0). No
+# printed remedy may hand its reader a placeholder instead of the file, slug or date.
 
+# A backticked span that runs the doctor (alone, piped from printf, or after `migrate &&`).
 _COMMAND = re.compile(r"`((?:printf '%s' [^`]*\| )?context-doctor [^`]*)`")
-# Remedies still naming a placeholder instead of the file (freshness grades, #18 item 10).
-_PLACEHOLDER = re.compile(r"\b(?:FILE|SLUG|PATH|YYYY-MM-DD)\b")
+_PLACEHOLDER = re.compile(r"\b(?:FILE|SLUG|PATH|PROJECT|NAME|YYYY-MM(?:-DD)?|Nd)\b|<[a-z][^<>]*>")
+# Every check whose remedies propose a doctor command, and so must be exercised below.
+_COMMAND_CHECKS = {
+    "context-header-freshness",
+    "freshness-derived-reviewed",
+    "freshness-future",
+    "freshness-never-reviewed",
+    "freshness-overdue",
+    "section-freshness-overdue",
+    "semantic-current-state",
+}
+_SCENARIOS = (
+    "currency",
+    "demo",
+    "freshness",
+    "hygiene",
+    "lifecycle",
+    "references",
+    "structure",
+    "terminal",
+)
 
-
-def test_every_command_shaped_remedy_on_the_demo_succeeds(tmp_path: Path, doctor: Doctor) -> None:
-    root = build_scenario(scenario_path("demo"), tmp_path / "kb")
-    run = doctor("check", "--source", str(root), "--today", "2026-06-20", "--json")
-    proposed = sorted(
+# Paths with spaces, files the writers must migrate first, a review dated in the future and
+# a stale section: the freshness remedies at their hardest to quote and to get right.
+_REMEDY_CORPUS = {
+    "commits": [
         {
-            (f["check"], command)
-            for f in run.json["findings"]
-            for command in _COMMAND.findall(f["remedy"])
+            "date": "2026-06-01T10:00:00+02:00",
+            "files": {
+                "context-doctor.toml": "[freshness]\nregistry = [{slug = 'notes', path = "
+                "'context/Bare Notes.md'}]\n",
+                "context/Bare Notes.md": "# Notes kept before the convention\n\nLong prose.\n",
+                "context/Life Goals.md": "---\nlast_updated: 2026-06-01\nlast_updated_by: "
+                "principal\nconvention: pai-freshness-v1\nlast_reviewed: 2026-07-01\n"
+                "last_reviewed_by: principal\n---\n# Goals\n\n## Current State (where you are now)\n"
+                "<!-- updated: 2026-05-01 by:principal -->\nThree goals in flight.\n",
+                "context/Never.md": "---\nlast_updated: 2026-06-01\nlast_updated_by: principal\n"
+                "convention: pai-freshness-v1\n---\n# Never reviewed\n",
+                "projects/index.yaml": "projects:\n  - id: north star\n    status: active\n",
+                "projects/north star/CONTEXT.md": "# North star — Working Context\n\n"
+                "**Phase:** Discovery — interviews with the three pilot teams, notes in REFERENCE.md\n"
+                "**Status:** Active — waiting on the second pilot's answers before scoping\n"
+                "**Last session:** 2026-06-01\n\n---\n\n## Current State\nInterviews half done.\n",
+                "projects/north star/sessions/2026-06.md": "# June\n\n## 2026-06-01 — kickoff\n"
+                "\n## 2026-06-12 — interviews\nTwo of three teams interviewed.\n",
+            },
         }
-    )
-    runnable = [(check, command) for check, command in proposed if not _PLACEHOLDER.search(command)]
-    assert any(check == "context-header-freshness" for check, _ in runnable), proposed
+    ]
+}
+
+
+def _copies(root: Path, tmp_path: Path) -> Callable[[str], Path]:
+    counter = iter(range(10_000))
+
+    def copy(name: str) -> Path:
+        target = tmp_path / f"{name}-{next(counter)}"
+        shutil.copytree(root, target, symlinks=True)
+        return target
+
+    return copy
+
+
+def _assert_remedies_keep_their_promise(
+    doctor: Doctor, root: Path, today: str, copy: Callable[[str], Path], name: str
+) -> set[str]:
+    """Every remedy free of placeholders; every proposed command succeeds on a copy. Returns
+    the checks that proposed one."""
+    run = doctor("check", "--source", str(root), "--today", today, "--json", "--no-report-cache")
+    assert run.exit_code in (0, 1), run.stderr
+    proposed: set[tuple[str, str]] = set()
+    for finding in run.json["findings"]:
+        remedy = finding["remedy"]
+        assert not _PLACEHOLDER.search(remedy), (name, finding["check"], remedy)
+        for command in _COMMAND.findall(remedy):
+            # No command may end on a missing argument (`state compile ` with nothing after).
+            assert not re.search(r"(?:compile|init|add|review|migrate)\s*$", command), command
+            proposed.add((finding["check"], command))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    for number, (check, command) in enumerate(runnable):
-        fresh = build_scenario(scenario_path("demo"), tmp_path / f"kb{number}")
+    for check, command in sorted(proposed):
+        fresh = copy(name)
         done = subprocess.run(
             ["bash", "-c", command], cwd=fresh, env=env, capture_output=True, text=True, check=False
         )
-        assert done.returncode == 0, (check, command, done.stdout, done.stderr)
+        assert done.returncode == 0, (name, check, command, done.stdout, done.stderr)
         if check == "context-header-freshness":  # the whole remedy is the command: it resolves
-            after = doctor("check", "--source", str(fresh), "--today", "2026-06-20", "--json")
+            after = doctor("check", "--source", str(fresh), "--today", today, "--json")
             assert not [f for f in after.json["findings"] if command in f["remedy"]], command
-    # No remedy hands the editor an empty path (`state compile ` with nothing after it).
-    for _, command in proposed:
-        assert not re.search(r"(?:compile|init|add)\s*(?:`|$)", command), command
+    return {check for check, _ in proposed}
+
+
+def test_every_remedy_is_concrete_and_every_proposed_command_succeeds(
+    tmp_path: Path, doctor: Doctor, scenario_repo: Callable[[str], Path]
+) -> None:
+    proposing: set[str] = set()
+    for name in _SCENARIOS:
+        today = str(load_scenario(name)["today"])
+        root = scenario_repo(name)
+        proposing |= _assert_remedies_keep_their_promise(
+            doctor, root, today, _copies(root, tmp_path), name
+        )
+    inline = build_scenario(_REMEDY_CORPUS, tmp_path / "remedy-kb")
+    proposing |= _assert_remedies_keep_their_promise(
+        doctor, inline, "2026-06-20", _copies(inline, tmp_path), "remedy-kb"
+    )
+    assert proposing >= _COMMAND_CHECKS, _COMMAND_CHECKS - proposing
+
+
+def test_the_remedy_corpus_quotes_paths_with_spaces(tmp_path: Path, doctor: Doctor) -> None:
+    root = build_scenario(_REMEDY_CORPUS, tmp_path / "kb")
+    run = doctor("check", "--source", str(root), "--today", "2026-06-20", "--json")
+    remedies = {f["check"]: f["remedy"] for f in run.json["findings"]}
+    never = sorted(f["remedy"] for f in run.findings("freshness-never-reviewed"))
+    assert never == [
+        "Review it with its owner, then run `context-doctor freshness migrate "
+        "'context/Bare Notes.md' && context-doctor freshness review 'context/Bare Notes.md'`.",
+        "Review it with its owner, then run `context-doctor freshness review context/Never.md`.",
+    ]
+    assert (
+        "review-section 'context/Life Goals.md' current_state`"
+        in (remedies["section-freshness-overdue"])
+    )
+    assert (
+        "`context-doctor freshness review 'context/Life Goals.md'`"
+        in (remedies["freshness-future"])
+    )
+    assert "'projects/north star/CONTEXT.md'" in remedies["context-header-freshness"]
