@@ -146,8 +146,9 @@ def _depth(value: Any) -> int:
 
 def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[str, Any]] | None:
     if explicit is not None:
-        if not explicit.is_file():
-            raise DoctorError(f"config file {explicit} does not exist", "check the --config path")
+        if not explicit.is_file() and not _special(explicit):
+            what = "is a directory" if explicit.is_dir() else "does not exist"
+            raise DoctorError(f"config file {explicit} {what}", "check the --config path")
         data = _read_toml(explicit)
         if explicit.name == "pyproject.toml":
             data = data.get("tool", {}).get("context-doctor", {})

@@ -207,6 +207,9 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
         findings.append(
             replace(
                 finding,
+                # a vault finding's project is a memory id: text from the audited tree too
+                project=scrub(finding.project, values) if finding.project else finding.project,
+                path=scrub(finding.path, values),
                 message=scrub(finding.message, values),
                 remedy=scrub(finding.remedy, values),
                 fix=fix,

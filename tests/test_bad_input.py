@@ -228,6 +228,8 @@ def test_fifos_where_tier_files_belong_are_findings(make_repo: MakeRepo, doctor:
         "projects/alpha/sessions/2025-12.md",
         "projects/alpha/reference/auth.md",
     }
+    # one cause, one finding: the FIFO index is not also "missing"
+    assert run.findings("reference-index-missing") == []
 
 
 @pytest.mark.parametrize("name", ["projects/index.yaml", "context-doctor.toml"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -364,3 +365,17 @@ def test_an_explicit_config_applies_to_every_source(
         (first.name, "warning"),
         (second.name, "warning"),
     }
+
+
+def test_config_option_naming_a_fifo_or_a_directory_says_what_it_is(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(corpus())
+    fifo = tmp_path / "ci.toml"
+    os.mkfifo(fifo)
+    run = doctor("check", str(root), "--config", str(fifo))
+    assert run.exit_code == 2
+    assert "not a regular file" in run.stderr and "does not exist" not in run.stderr
+    run = doctor("check", str(root), "--config", str(tmp_path))
+    assert run.exit_code == 2
+    assert "is a directory" in run.stderr

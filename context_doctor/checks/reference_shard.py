@@ -194,7 +194,10 @@ def _link_text(text: str) -> str:
         directory.""",
 )
 def reference_index_missing(project: Project, ctx: Context) -> Iterator[Issue]:
-    if not project.reference.exists:
+    # Something other than a file in REFERENCE.md's place (a FIFO) is one problem, which the
+    # shape finding names; "there is no index" would be a second finding for the same cause.
+    misshapen = any(path == project.reference.rel_path for path, _ in project.shape_problems)
+    if not project.reference.exists and not misshapen:
         links = ", ".join(f"`{_index_line(topic.rel_path)}`" for topic in project.topics[:5])
         more = f" and {len(project.topics) - 5} more" if len(project.topics) > 5 else ""
         yield Issue(

@@ -19,12 +19,14 @@ with its blob, the comparison ``git hash-object --no-filters`` would make.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import signal
 import stat
 import subprocess
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from subprocess import Popen
@@ -110,10 +112,58 @@ def git_timeout() -> float:
     return value if 0 < value < math.inf else DEFAULT_TIMEOUT
 
 
-def spawn_git(command: list[str], cwd: Path, env: dict[str, str], **streams: Any) -> Popen[bytes]:
-    """Start git in a process group of its own, so that :func:`kill_git` ends all of it."""
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+@cache
+def _prctl() -> Any:
+    """libc's ``prctl``, resolved once in the parent (a forked child only calls it), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        return subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True, **streams)
+        function = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, *[ctypes.c_ulong] * 4]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _dies_with_this_process() -> Callable[[], None] | None:
+    """What a git child runs before exec so that it is killed when the doctor dies.
+
+    A SIGKILLed doctor runs no handler, and git lives in a session of its own (so a
+    terminal's Ctrl-C reaches the doctor, which then kills git's group): without the
+    kernel's parent-death signal a git blocked on a FIFO would outlive it for ever.
+    Linux only; elsewhere SECURITY.md says what remains.  Decision: the child calls one
+    C function resolved beforehand, nothing that takes a lock another thread could
+    hold at the fork; it checks its parent afterwards, as the doctor may die first.
+    """
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return arm
+
+
+def spawn_git(command: list[str], cwd: Path, env: dict[str, str], **streams: Any) -> Popen[bytes]:
+    """Start git in a process group of its own, so that :func:`kill_git` ends all of it,
+    and bound to the doctor's life (:func:`_dies_with_this_process`)."""
+    try:
+        return subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_dies_with_this_process(),  # one pre-resolved C call: see above
+            **streams,
+        )
     except FileNotFoundError as error:
         raise DoctorError("git is not installed or not on PATH", "install git and retry") from error
 

@@ -19,7 +19,7 @@ from typing import IO
 
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import Repository
-from context_doctor.git.run import hardened_environment, neutralised_filters, run_git
+from context_doctor.git.run import hardened_environment, neutralised_filters, run_git, spawn_git
 
 NULL_BLOB = "0" * 40
 
@@ -155,10 +155,10 @@ def stream_blobs(repository: Repository, blobs: list[str], consume: Consume) -> 
     if not blobs:
         return
     with _batch_input(blobs) as stdin:
-        process = subprocess.Popen(
+        process = spawn_git(
             ["git", "--no-pager", "cat-file", "--batch"],
-            cwd=repository.toplevel,
-            env=hardened_environment(),
+            repository.toplevel,
+            hardened_environment(),
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -4,7 +4,8 @@ One JSON object per line, appended by every audited mutation.  The file can be
 large (every entry carries two frontmatter snapshots): it is read in chunks,
 a line at a time, and only what the checks need is kept (the memory id,
 operation, time and line number of each entry, and the redacted secrets of its
-snapshots).  A line longer than :data:`MAX_LINE` is not parsed: its entry is
+snapshots; the secrets themselves, from the snapshots and the entry's own text
+fields, are held in memory only, for redacting every quote of them).  A line longer than :data:`MAX_LINE` is not parsed: its entry is
 unverifiable, never guessed at.  The format is outside Bastra's compatibility
 promise, so a value the doctor does not know (an operation or actor added
 later) makes the entry unverifiable rather than wrong.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from context_doctor.model.secrets import SecretHit, scan_lines
+from context_doctor.model.secrets import SecretHit, find_secrets, redact
 
 REQUIRED = ("id", "memory_id", "timestamp", "actor", "operation", "diff_before", "diff_after")
 ACTORS = frozenset(("user", "assistant", "system", "import"))
@@ -54,7 +55,9 @@ class AuditLog:
     problems: list[LineProblem] = field(default_factory=list)
     secrets: list[SecretHit] = field(default_factory=list)
     problem: str | None = None
-    # Snapshot lines already scanned for secrets (a digest of the line: its findings).
+    # The secrets themselves (never cached, never printed): what outputs are redacted of.
+    secret_values: set[str] = field(default_factory=set, repr=False)
+    # Lines already scanned for secrets (a digest of the line: its (kind, value) pairs).
     scanned: dict[bytes, tuple[tuple[str, str], ...]] = field(default_factory=dict, repr=False)
 
     def by_memory(self) -> dict[str, list[AuditEntry]]:
@@ -138,6 +141,7 @@ def parse_line(number: int, raw: bytes | None, log: AuditLog) -> None:
     if not isinstance(value, dict):
         log.problems.append(LineProblem(number, "is not a JSON object", unknown_shape=False))
         return
+    _quoted_fields(value, log)
     missing = [name for name in REQUIRED if name not in value]
     if missing:
         names = ", ".join(f"`{name}`" for name in missing)
@@ -162,19 +166,28 @@ def parse_line(number: int, raw: bytes | None, log: AuditLog) -> None:
     log.entries.append(AuditEntry(number, memory_id, value["timestamp"], operation))
     for snapshot in (value["diff_before"], value["diff_after"]):
         for line in snapshot_lines(snapshot):
-            for kind, redacted in _scanned(log, line):
-                log.secrets.append(SecretHit(number, kind, redacted))
+            for kind, secret in _scanned(log, line):
+                log.secrets.append(SecretHit(number, kind, redact(secret)))
+                log.secret_values.add(secret)
+
+
+def _quoted_fields(value: dict[str, Any], log: AuditLog) -> None:
+    """Keep the secrets in an entry's own text fields (a memory id, an operation), which
+    findings and skip reasons quote: redacted wherever they appear, not reported here."""
+    for key, field_value in value.items():
+        if isinstance(field_value, str) and key not in ("diff_before", "diff_after"):
+            log.secret_values.update(secret for _, secret in _scanned(log, f"{key}: {field_value}"))
 
 
 def _scanned(log: AuditLog, line: str) -> tuple[tuple[str, str], ...]:
-    """The secrets in one snapshot line, each distinct line scanned once: an update's
+    """The (kind, secret) pairs in one line, each distinct line scanned once: an update's
     `diff_before` is the previous entry's `diff_after`, so most lines repeat."""
     key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     found = log.scanned.get(key)
     if found is None:
         if len(log.scanned) >= MAX_SCANNED:
             log.scanned.clear()  # bounded memory on a log of mostly distinct values
-        found = tuple((hit.kind, hit.redacted) for hit in scan_lines([line]))
+        found = tuple((hit.kind, hit.value) for hit in find_secrets([line]))
         log.scanned[key] = found
     return found
 

@@ -255,7 +255,7 @@ class Vault:
 
     @cached_property
     def secret_values(self) -> set[str]:
-        """The secrets in the vault's notes and trash (in memory only), for redaction.
+        """The secrets in the vault's notes, trash and audit log (in memory only), for redaction.
 
         Read again only for the notes whose facts (perhaps from the cache, which holds
         no secret's text) say they hold one.
@@ -267,6 +267,8 @@ class Vault:
                     found.update(secret_values_of_bytes(read_limited(note.path)))
                 except (TooLarge, OSError):
                     continue
+        if self.audit_log is not None:
+            found |= self.audit_log.secret_values
         return found
 
     @cached_property

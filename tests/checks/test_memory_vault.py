@@ -439,3 +439,17 @@ def test_fix_never_touches_a_vault_file(doctor: Doctor, make_repo: MakeRepo) -> 
         assert run.exit_code in (0, 1), run.stderr
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert after == before
+
+
+def test_a_secret_only_in_the_audit_log_is_redacted_wherever_it_is_quoted(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    """The log's own fields reach other findings (a deleted memory's id): redacted there too."""
+    files = with_files()
+    files[LOG] += log(entry(TOKEN, "delete", number=9), entry("x", f"purge-{TOKEN}", number=10))
+    root = build(make_repo, files)
+    for output in ("--json", "--output-format=sarif", "--output-format=github"):
+        run = doctor("check", "--vault", str(root), "--today", TODAY, output)
+        assert run.exit_code in (0, 1), run.stderr
+        assert TOKEN not in run.stdout + run.stderr
+        assert TOKEN[:4] in run.stdout  # the finding stands, its quote redacted

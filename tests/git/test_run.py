@@ -312,8 +312,24 @@ def test_a_fifo_gitignore_is_exit_2_naming_it_with_no_git_left_behind(
 
 
 @needs_proc
-def test_a_terminated_doctor_leaves_no_git_behind(make_repo: MakeRepo, tmp_path: Path) -> None:
-    """A CI job's timeout sends SIGTERM: the git the doctor waits on goes with it."""
+@pytest.mark.parametrize(
+    ("sent", "status"),
+    [
+        # A CI job's timeout sends SIGTERM: the doctor kills the git it waits on.
+        (signal.SIGTERM, 128 + signal.SIGTERM),
+        # SIGKILL runs no handler: the kernel's parent-death signal takes git along.
+        pytest.param(
+            signal.SIGKILL,
+            -signal.SIGKILL,
+            marks=pytest.mark.skipif(
+                not sys.platform.startswith("linux"), reason="parent-death signal is Linux's"
+            ),
+        ),
+    ],
+)
+def test_a_terminated_or_killed_doctor_leaves_no_git_behind(
+    make_repo: MakeRepo, tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
     root = make_repo(corpus()).resolve()
     os.mkfifo(root / "projects" / ".gitignore")  # git status blocks on it for ever
     env = {**os.environ, "CONTEXT_DOCTOR_GIT_TIMEOUT": "600"}
@@ -326,8 +342,8 @@ def test_a_terminated_doctor_leaves_no_git_behind(make_repo: MakeRepo, tmp_path:
     )
     try:
         _wait_for(lambda: _processes_in(root), "git starts in the repository")
-        doctor_process.send_signal(signal.SIGTERM)
-        assert doctor_process.wait(timeout=60) == 128 + signal.SIGTERM
+        doctor_process.send_signal(sent)
+        assert doctor_process.wait(timeout=60) == status
     finally:
         doctor_process.kill()
         doctor_process.wait()
