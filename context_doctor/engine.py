@@ -36,7 +36,9 @@ def _context_gate(project: Project) -> str | None:
     return None
 
 
-def _gate(spec: CheckSpec, project: Project, memo: dict[int, str | bool | None]) -> str | None:
+def _gate(
+    spec: CheckSpec, project: Project, ctx: Context, memo: dict[int, str | bool | None]
+) -> str | None:
     """The engine's gate, then the check's skip rules in order: the first reason that applies.
 
     ``memo`` holds what was already asked of this project (the gate and each skip rule,
@@ -54,7 +56,7 @@ def _gate(spec: CheckSpec, project: Project, memo: dict[int, str | bool | None])
     for rule in spec.skips:
         matches = memo.get(id(rule), _UNASKED)
         if matches is _UNASKED:
-            matches = memo[id(rule)] = rule.matches(project)
+            matches = memo[id(rule)] = rule.applies(project, ctx)
         if matches:
             return rule.reason
     return None
@@ -93,7 +95,7 @@ def _run_one(
     memo: dict[int, str | bool | None],
 ) -> list[Finding]:
     try:
-        reason = _gate(spec, project, memo)
+        reason = _gate(spec, project, ctx, memo)
         if reason is not None:
             coverage.skip(reason)
             return []
@@ -148,7 +150,7 @@ def _run_source_part(
     units = 1
     if coverage is not None and spec.units is not None:
         units = spec.units(source, ctx)
-    reason = spec.source_skip_reason(source)
+    reason = spec.source_skip_reason(source, ctx)
     if reason is not None:
         if coverage is not None:
             coverage.skipped += units

@@ -83,15 +83,33 @@ class Context:
     settings: Settings
 
 
+def _never(project: Project) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class SkipRule:
-    """A reason a check does not apply to a project, counted in coverage."""
+    """A reason a check does not apply to a project, counted in coverage.
+
+    A reason may be a fact of the project (``matches``), of a source (``source_matches``,
+    asked before a source- or repository-wide part runs) or of the run itself
+    (``run_matches``: how the doctor was asked, e.g. the readiness mode), which then
+    skips every project and source of the run: a check never returns nothing unasked.
+    """
 
     reason: str
     description: str
-    matches: Callable[[Project], bool]
-    # Also asked once per source before a source- or repository-wide part runs.
+    matches: Callable[[Project], bool] = _never
     source_matches: Callable[[Source], bool] | None = None
+    run_matches: Callable[[Context], bool] | None = None
+
+    def applies(self, project: Project, ctx: Context) -> bool:
+        return (self.run_matches is not None and self.run_matches(ctx)) or self.matches(project)
+
+    def applies_to_source(self, source: Source, ctx: Context) -> bool:
+        if self.run_matches is not None and self.run_matches(ctx):
+            return True
+        return self.source_matches is not None and self.source_matches(source)
 
 
 DORMANT = SkipRule(
@@ -104,6 +122,12 @@ NO_INDEX = SkipRule(
 )
 NOT_REGISTERED = SkipRule(
     "not registered", "the project has no index.yaml entry", lambda p: p.entry is None
+)
+NO_DIRECTORY = SkipRule(
+    "no project directory",
+    "the project is registered but has no directory: there is nothing to read "
+    "(context-present reports it)",
+    lambda p: not p.directory_exists,
 )
 SHARDED = SkipRule("sharded", "the project has a reference/ directory", lambda p: p.is_sharded)
 NOT_SHARDED = SkipRule(
@@ -171,15 +195,15 @@ class CheckSpec:
                 return rule.reason
         return None
 
-    def skip_reason(self, project: Project) -> str | None:
+    def skip_reason(self, project: Project, ctx: Context) -> str | None:
         for rule in self.skips:
-            if rule.matches(project):
+            if rule.applies(project, ctx):
                 return rule.reason
         return None
 
-    def source_skip_reason(self, source: Source) -> str | None:
+    def source_skip_reason(self, source: Source, ctx: Context) -> str | None:
         for rule in self.skips:
-            if rule.source_matches is not None and rule.source_matches(source):
+            if rule.applies_to_source(source, ctx):
                 return rule.reason
         return None
 
@@ -224,7 +248,8 @@ def check(
     * ``report``: never run by the engine; the suppression layer produces its findings.
       Registered so it can be selected, ignored, explained and listed as a SARIF rule.
 
-    For ``source`` and ``repository`` only the ``source_matches`` half of ``skips`` applies.
+    For ``source`` and ``repository`` only the ``source_matches`` and ``run_matches`` parts
+    of ``skips`` apply.
     The group is ``group``, else the defining module's ``GROUP``, else ``plugin``.
     """
     if scope not in SCOPES:

@@ -9,7 +9,7 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
 from context_doctor.model.text import is_valid_unicode
-from context_doctor.registry import NO_INDEX, NOT_TERMINAL, Context, check
+from context_doctor.registry import NO_DIRECTORY, NO_INDEX, NOT_TERMINAL, Context, check
 
 GROUP = "lifecycle"
 
@@ -116,6 +116,7 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
     "record-unreadable",
     severity=Severity.DEFECT,
     needs_context=False,
+    skips=(NO_DIRECTORY,),
     summary="a tier file cannot be read, or the header gives no completion verdict",
     remedy="Re-save the file as UTF-8 text (defect); give CONTEXT.md a `**Status:**` header such as "
     "`Active` or `Completed` (warning).",
@@ -128,11 +129,10 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
         the cross-check with index.yaml cannot run — for dormant projects too, so a header
         the doctor cannot read is never counted as examined in silence. Header fields are
         `**Status:**`, `**Status**:` or a bare `Status:` at the start of a line, among the
-        lines before the first `##` heading (a field right above `---` included).""",
+        lines before the first `##` heading (a field right above `---` included). Skipped for
+        a registered project with no directory (context-present reports it).""",
 )
 def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
-    if not project.directory_exists:
-        return
     for document in project.tier_documents():
         # A file that leaves the repository is untracked-context's finding, not read here.
         if document.problem is not None and not document.outside:

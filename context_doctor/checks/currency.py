@@ -29,6 +29,14 @@ STRUCTURED = SkipRule(
 )
 
 
+NO_ORDINALS = SkipRule(
+    "no ordinals",
+    "the newest session day's entries name no round, wave, phase, step or part: there is no "
+    "same-day order to compare (a lagging date is context-header-freshness's)",
+    lambda p: not newest_day_ordinals(p),
+)
+
+
 def _first_field(project: Project, name: str) -> HeaderField | None:
     fields = project.header(name)
     return fields[0] if fields else None
@@ -37,7 +45,7 @@ def _first_field(project: Project, name: str) -> HeaderField | None:
 @check(
     "header-currency",
     severity=Severity.DEFECT,
-    skips=(NO_LOG,),
+    skips=(NO_LOG, NO_ORDINALS),
     summary="a header field names an older round than the session log has reached",
     remedy="Advance the header field to the newest session's ordinal (e.g. `round 11`).",
     explanation="""
@@ -47,14 +55,12 @@ def _first_field(project: Project, name: str) -> HeaderField | None:
         `Last session` must not name a lower ordinal than the newest day's entries in the same
         family. A header whose Last session date already lags is reported once, as
         context-header-freshness, and not again here. Skipped for projects without a session
-        log.""",
+        log, and when the newest day's entries name no ordinal (nothing to compare).""",
 )
 def header_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     newest = project.newest_session
     assert newest is not None
     reached = newest_day_ordinals(project)
-    if not reached:
-        return
     last = _first_field(project, "Last session")
     named = first_date(last.value) if last is not None else None
     if named is not None and named[1] != newest.date:

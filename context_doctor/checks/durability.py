@@ -28,6 +28,12 @@ CI_CHECKOUT = SkipRule(
     lambda p: p.source.repository_facts().ci_checkout,
     source_matches=lambda s: s.repository_facts().ci_checkout,
 )
+LOCAL_READINESS = SkipRule(
+    "readiness local",
+    "the run judges local readiness (`--readiness local`, the default), which asks about "
+    "project files only: the whole branch is asked only under `--readiness remote`",
+    run_matches=lambda ctx: ctx.readiness != "remote",
+)
 GRADES_ONLY = SkipRule(
     "no projects",
     "the source holds graded files and no projects (a LifeOS install): there is no projects "
@@ -176,7 +182,7 @@ def _outside_projects(source: Source, paths: list[str]) -> list[str]:
     "branch-not-ready",
     scope="repository",
     severity=Severity.DEFECT,
-    skips=(CI_CHECKOUT,),
+    skips=(LOCAL_READINESS, CI_CHECKOUT),
     summary="remote readiness: the branch has uncommitted or unpushed work outside the projects",
     remedy="Commit everything on the branch and push it (`git push`): what is not pushed does "
     "not travel, whatever folder it is in.",
@@ -187,12 +193,11 @@ def _outside_projects(source: Source, paths: list[str]) -> list[str]:
         fires for uncommitted or never-added files outside the projects directory, and for
         commits on the branch that are not on its upstream and touch nothing under it (the
         projects directory itself is uncommitted-context's and unpushed-context's). Under
-        `--readiness local` nothing is asked: local readiness judges project files only.
-        Reported once per repository. Skipped in a CI job's detached checkout (`CI=true`).""",
+        `--readiness local` it is skipped (coverage reason `readiness local`): local readiness
+        judges project files only. Reported once per repository. Skipped in a CI job's
+        detached checkout (`CI=true`).""",
 )
 def branch_not_ready(source: Source, ctx: Context) -> Iterator[Issue]:
-    if ctx.readiness != "remote":
-        return
     facts = source.repository_facts()
     outside = _outside_projects(source, facts.changed_paths)
     if outside:

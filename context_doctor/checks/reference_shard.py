@@ -10,9 +10,16 @@ from urllib.parse import quote, unquote, urlsplit
 from context_doctor.escape import escape_text
 from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, check
+from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, SkipRule, check
 
 GROUP = "structure"
+
+NO_INDEX_FILE = SkipRule(
+    "no REFERENCE.md",
+    "reference/ exists but REFERENCE.md does not: there is no index to judge "
+    "(reference-index-missing reports it)",
+    lambda p: not p.reference.exists,
+)
 
 
 @check(
@@ -61,17 +68,18 @@ def _topics_phrase(project: Project) -> str:
 @check(
     "reference-index-budget",
     severity=Severity.WARNING,
-    skips=(NOT_SHARDED,),
+    skips=(NOT_SHARDED, NO_INDEX_FILE),
     summary="once sharded, REFERENCE.md is over 150 lines",
     remedy="Move content from REFERENCE.md into topic files under reference/; keep it an index.",
     explanation="""
         After sharding, REFERENCE.md is the index over reference/ and is held to 150 lines
         (`budgets.reference_index_lines`). Over that, the index has started holding content
-        again. Skipped for projects without a reference/ directory.""",
+        again. Skipped for projects without a reference/ directory, and while REFERENCE.md
+        is missing (reference-index-missing reports that).""",
 )
 def reference_index_budget(project: Project, ctx: Context) -> Iterator[Issue]:
     budget = ctx.settings.budget("reference_index_lines")
-    if project.reference.exists and project.reference.line_count > budget:
+    if project.reference.line_count > budget:
         yield Issue(
             f"REFERENCE.md (the reference/ index) is {project.reference.line_count} lines, "
             f"over the {budget}-line index budget",
@@ -129,7 +137,7 @@ def _link_targets(project: Project) -> set[str]:
 @check(
     "reference-index-orphan",
     severity=Severity.WARNING,
-    skips=(NOT_SHARDED,),
+    skips=(NOT_SHARDED, NO_INDEX_FILE),
     summary="a reference/ topic file is not linked from REFERENCE.md",
     remedy="Add a Markdown link to the topic in REFERENCE.md's index (or delete the topic).",
     explanation="""
@@ -137,12 +145,10 @@ def _link_targets(project: Project) -> set[str]:
         session start. A topic no Markdown link in REFERENCE.md targets is lost content. Only
         real link targets count (resolved relative to REFERENCE.md, fragments ignored): a
         topic's name mentioned in prose or in a code block does not. When REFERENCE.md itself
-        is missing, `reference-index-missing` reports that instead. Skipped for projects
-        without a reference/ directory.""",
+        is missing, `reference-index-missing` reports that instead (coverage reason `no
+        REFERENCE.md`). Skipped for projects without a reference/ directory.""",
 )
 def reference_index_orphan(project: Project, ctx: Context) -> Iterator[Issue]:
-    if not project.reference.exists:
-        return
     linked = _link_targets(project)
     for topic in project.topics:
         if topic.rel_path not in linked:

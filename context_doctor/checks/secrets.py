@@ -6,15 +6,9 @@ from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import Context, SkipRule, check
+from context_doctor.registry import NO_DIRECTORY, Context, check
 
 GROUP = "hygiene"
-
-NO_DIRECTORY = SkipRule(
-    "no project directory",
-    "the project is registered but has no directory: there is nothing to scan",
-    lambda p: not p.directory_exists,
-)
 
 
 @check(

@@ -375,3 +375,34 @@ def test_item_currency_skips_a_paused_record(make_repo: MakeRepo, doctor: Doctor
     root = _items_repo(make_repo, REAL_ITEMS.replace("(as of 2026-08-20)", ""), "paused")
     run = doctor("check", "--project", str(root / "projects/intake"), "--today", TODAY, "--json")
     assert_skipped(run, "item-currency", "dormant")
+
+
+def test_header_currency_without_ordinals_is_a_counted_skip(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """SPEC §6: a log whose newest day names no round leaves nothing to compare: a skip with
+    its reason, never an examined project with nothing said."""
+    context = (
+        "# Atlas — Working Context\n\n**Phase:** Discovery — interviews with the pilot teams\n"
+        "**Status:** Active — waiting on the second pilot's answers before scoping\n"
+        "**Last session:** 2026-06-09\n\n---\n\n## Current State\nInterviews half done.\n\n"
+        "*State as of: 2026-06-09*\n"
+    )
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-09T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: atlas\n  status: active\n",
+                        "projects/atlas/CONTEXT.md": context,
+                        "projects/atlas/sessions/2026-06.md": "# June\n\n## 2026-06-09 — pilots\n",
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor(
+        "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-10", "--json"
+    )
+    assert_skipped(run, "header-currency", "no ordinals")

@@ -565,3 +565,19 @@ def test_a_ci_checkout_skips_branch_readiness(make_repo: MakeRepo, doctor: Docto
         "--json", env={"CI": "true"},
     )  # fmt: skip
     assert run.json["coverage"]["branch-not-ready"]["reasons"] == {"ci checkout": 1}
+
+
+def test_local_readiness_is_a_counted_skip_of_branch_readiness(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """SPEC §6: every skip is accounted for; local readiness never asks about the branch."""
+    root = _branch_repo(make_repo, uncommitted={"files": {"README.md": "# Edited\n"}})
+    local = _readiness(doctor, root, "local")
+    assert local.findings("branch-not-ready") == []
+    coverage = local.json["coverage"]["branch-not-ready"]
+    assert (coverage["examined"], coverage["skipped"]) == (0, 1)
+    assert coverage["reasons"] == {"readiness local": 1}
+    human = doctor(
+        "check", "--source", str(root), "--today", "2026-06-02", "--color", "never"
+    )  # the default readiness is local
+    assert "coverage branch-not-ready: examined 0, skipped 1 (1 readiness local)" in human.stdout

@@ -178,8 +178,12 @@ def test_reference_index_orphan_quiet_when_every_topic_is_linked(
 def test_reference_index_orphan_defers_to_index_missing(
     one: Callable[[str], Run], corpus: Run
 ) -> None:
-    """No REFERENCE.md at all: reference-index-missing reports it, not one orphan per topic."""
-    assert_quiet(one("rim-no-index"), "reference-index-orphan")
+    """No REFERENCE.md at all: reference-index-missing reports it, not one orphan per topic;
+    the orphan and index-budget checks count a skip with its reason (SPEC §6)."""
+    run = one("rim-no-index")
+    assert not run.findings("reference-index-orphan")
+    assert_skipped(run, "reference-index-orphan", "no REFERENCE.md")
+    assert_skipped(run, "reference-index-budget", "no REFERENCE.md")
     assert corpus.findings("reference-index-missing", "rim-no-index")
 
 
@@ -221,13 +225,15 @@ def test_reference_coverage_ledger(corpus: Run) -> None:
     """
     coverage = corpus.json["coverage"]
     assert corpus.json["projects_audited"] == 17
-    for name in (
-        "reference-index-budget",
-        "reference-topic-budget",
-        "reference-index-orphan",
-        "reference-index-missing",
-    ):
+    for name in ("reference-topic-budget", "reference-index-missing"):
         assert coverage[name] == {"examined": 9, "skipped": 8, "reasons": {"not sharded": 8}}, name
+    # rim-no-index: sharded without a REFERENCE.md, so there is no index to judge.
+    for name in ("reference-index-budget", "reference-index-orphan"):
+        assert coverage[name] == {
+            "examined": 8,
+            "skipped": 9,
+            "reasons": {"not sharded": 8, "no REFERENCE.md": 1},
+        }, name
     assert coverage["reference-budget"] == {
         "examined": 4,
         "skipped": 13,

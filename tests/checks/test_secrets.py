@@ -333,3 +333,15 @@ def test_secret_in_an_oversized_log_is_a_clear_skip_not_a_hang(
     scanned = run.findings("secret-in-context")
     # Either the file is refused as too large (record-unreadable says so) or it is scanned.
     assert unreadable or scanned
+
+
+def test_a_registered_project_without_a_directory_is_a_counted_skip_of_record_unreadable(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """SPEC §6: no directory, nothing to read; context-present reports the project."""
+    root = _repo(make_repo, {})
+    index = root / "projects" / "index.yaml"
+    index.write_text(index.read_text() + "- id: gone\n  status: active\n")
+    run = _audit(doctor, root, "--select", "record-unreadable,context-present")
+    assert run.json["coverage"]["record-unreadable"]["reasons"] == {"no project directory": 1}
+    assert [f["project"] for f in run.findings("context-present")] == ["gone"]
