@@ -11,13 +11,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
 
-from context_doctor.cache.store import LOG, MAX_KEPT_DOCUMENTS, Store
+import msgspec
+
+from context_doctor.cache.store import MAX_KEPT_DOCUMENTS, Entries, Store, decode_entry
 from context_doctor.freshness.grades import declares_in_bytes
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.model import documents
-from context_doctor.model.documents import Document, DocumentFacts, facts_from_wire, facts_to_wire
+from context_doctor.model.documents import Document, DocumentFacts
 from context_doctor.model.source import Corpus
 from context_doctor.vault.model import assign_floors, prepare_vault
 
@@ -116,7 +117,7 @@ class Preparation:
     """What :func:`prepare` set up; :meth:`finish` writes the caches back."""
 
     stores: dict[Path, Store] = field(default_factory=dict)
-    documents: dict[Path, dict[bytes, Any]] = field(default_factory=dict)
+    documents: dict[Path, dict[bytes, msgspec.Raw | DocumentFacts]] = field(default_factory=dict)
     dirty: set[Path] = field(default_factory=set)
 
     def finish(self) -> None:
@@ -149,11 +150,11 @@ def prepare(
             preparation.stores[facts.repository.toplevel] = facts.store
     todo: list[tuple[bytes, bool]] = []
     waiting: list[tuple[Document, bytes | None, Path]] = []
-    used: dict[Path, dict[bytes, Any]] = {}
+    used: dict[Path, dict[bytes, msgspec.Raw | DocumentFacts]] = {}
     for facts, listed in documents_by_repository:
         toplevel = facts.repository.toplevel
         store = preparation.stores.get(toplevel)
-        stored = store.load_documents() if store is not None else {}
+        stored: Entries = store.load_documents() if store is not None else {}
         kept = used.setdefault(toplevel, {})
         for document in listed:
             raw = document.read_bytes()
@@ -163,16 +164,15 @@ def prepare(
                 look(document, raw)
             key = _document_key(raw, document.wants_links) if store is not None else None
             if key is not None and key in stored:
-                try:
-                    document.__dict__["facts"] = facts_from_wire(stored[key])
-                    kept[key] = stored[key]
+                found = decode_entry(stored[key], DocumentFacts, "document")
+                if found is not None:  # an entry that does not decode is parsed again
+                    document.__dict__["facts"] = found
+                    kept[key] = stored[key]  # written back as the bytes it was read as
                     continue
-                except (ValueError, TypeError) as error:
-                    LOG.debug(f"a cached entry ignored: {error}")
             waiting.append((document, key, toplevel))
             todo.append((raw, document.wants_links))
         if store is not None:
-            preparation.documents[toplevel] = stored
+            preparation.documents[toplevel] = dict(stored)
     results, pool = _start_parsing(todo, jobs or default_jobs())
     try:
         for facts in repositories:
@@ -180,7 +180,7 @@ def prepare(
         for (document, digest, toplevel), parsed in zip(waiting, results, strict=True):
             document.__dict__["facts"] = parsed
             if digest is not None:
-                used[toplevel][digest] = facts_to_wire(parsed)
+                used[toplevel][digest] = parsed  # encoded when the cache is written
                 preparation.dirty.add(toplevel)
     finally:
         if pool is not None:
@@ -188,9 +188,9 @@ def prepare(
     # Entries of other runs (other --project selections, older contents) are kept until
     # the file would pass MAX_KEPT_DOCUMENTS; then only this run's are.
     for toplevel in preparation.dirty:
-        stored, kept = preparation.documents[toplevel], used[toplevel]
-        too_many = len(stored) + len(kept) > MAX_KEPT_DOCUMENTS
-        preparation.documents[toplevel] = kept if too_many else {**stored, **kept}
+        before, kept = preparation.documents[toplevel], used[toplevel]
+        too_many = len(before) + len(kept) > MAX_KEPT_DOCUMENTS
+        preparation.documents[toplevel] = kept if too_many else {**before, **kept}
     # Nothing new for a repository: its file still serves, so what was read is let go
     # now rather than held (tens of MB at 2,000 projects) until the audit ends.
     for toplevel in set(preparation.documents) - preparation.dirty:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import msgpack
+import msgspec
 import pytest
 from conftest import REPO_ROOT, Run
 from jsonschema import Draft202012Validator
@@ -286,7 +286,7 @@ def read_cache(path: Path) -> Any:
     assert secret is not None
     body = unseal(secret, path.name, path.read_bytes())
     assert body is not None, f"{path}: the tag does not verify"
-    return msgpack.unpackb(body, raw=False, strict_map_key=False)
+    return msgspec.msgpack.decode(body)
 
 
 def write_cache(path: Path, stored: Any) -> None:
@@ -296,7 +296,7 @@ def write_cache(path: Path, stored: Any) -> None:
 
     secret = machine_secret()
     assert secret is not None
-    path.write_bytes(seal(secret, path.name, msgpack.packb(stored, use_bin_type=True)))
+    path.write_bytes(seal(secret, path.name, msgspec.msgpack.encode(stored)))
 
 
 def forge_cache(path: Path, stored: Any) -> None:
@@ -304,4 +304,4 @@ def forge_cache(path: Path, stored: Any) -> None:
     from context_doctor.cache.store import TAG_BYTES, seal
 
     header = len(seal(bytes(TAG_BYTES), path.name, b""))  # the format's header and the tag
-    path.write_bytes(path.read_bytes()[:header] + msgpack.packb(stored, use_bin_type=True))
+    path.write_bytes(path.read_bytes()[:header] + msgspec.msgpack.encode(stored))

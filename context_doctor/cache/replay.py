@@ -77,10 +77,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import msgpack
+import msgspec
 
 from context_doctor import __version__
-from context_doctor.cache.store import Store, cache_key, read_regular_file
+from context_doctor.cache.codec import BAD_DATA, decode, encode
+from context_doctor.cache.store import Store, cache_key, decode_entry, read_regular_file
 from context_doctor.findings import (
     AppendLine,
     Applicability,
@@ -111,7 +112,7 @@ LIBRARIES = (
     "markdown-it-py",
     "rich",
     "detect-secrets",
-    "msgpack",
+    "msgspec",
 )
 # Files of a git directory that change what git reports without moving a ref or the index.
 GIT_STATE_FILES = (
@@ -515,7 +516,7 @@ def _add_invocation(
 # -- storing and replaying ----------------------------------------------------------
 
 
-def _tag(secret: bytes, digest: bytes, packed: bytes, racy: list[list[bytes]]) -> bytes:
+def _tag(secret: bytes, digest: bytes, packed: bytes, racy: list[tuple[bytes, bytes]]) -> bytes:
     mac = hashlib.blake2b(digest, key=secret, digest_size=32)
     for path, content in racy:
         mac.update(len(path).to_bytes(8, "little") + path + content)
@@ -527,41 +528,36 @@ def _reports_key(store: Store) -> str:
     return cache_key(store.code, "reports")
 
 
+class _Stored(msgspec.Struct, array_like=True):
+    """A stored report: its tag, its bytes, and the racy files' (path, digest) pairs."""
+
+    tag: bytes
+    packed: bytes
+    racy: list[tuple[bytes, bytes]]
+
+
 def recall(key: RunKey) -> Report | None:
     """The report stored under ``key``, or None."""
-    stored = key.store.read(REPORTS_FILE, _reports_key(key.store))
-    if not isinstance(stored, dict):
-        return None
+    stored = key.store.read_entries(REPORTS_FILE, _reports_key(key.store))
     entry = stored.get(key.digest)
-    if not (isinstance(entry, list) and len(entry) == 3):
+    found = None if entry is None else decode_entry(entry, _Stored, "report")
+    if found is None:
         return None
-    tag, packed, racy = entry
-    if not (isinstance(tag, bytes) and isinstance(packed, bytes) and _pairs_of_bytes(racy)):
-        return None
+    tag, packed, racy = found.tag, found.packed, found.racy
     if not hmac.compare_digest(tag, _tag(key.secret, key.digest, packed, racy)):
         LOG.debug(f"{REPORTS_FILE}: a stored report failed its tag; ignored")
         return None
     try:
-        if _digests(path for path, _ in racy) != {path: content for path, content in racy}:
+        if _digests(path for path, _ in racy) != dict(racy):
             LOG.debug("a file changed within a timestamp tick of the stored run: audited afresh")
             return None
-        report = report_from_wire(msgpack.unpackb(packed, raw=False, strict_map_key=False))
-    except (ValueError, TypeError, KeyError, IndexError, _Unkeyable) as error:
+        report = report_from_wire(decode(packed, _ReportWire))
+    except (*BAD_DATA, _Unkeyable) as error:
         LOG.debug(f"{REPORTS_FILE}: a stored report ignored ({error})")
         return None
     report.generated_at = datetime.now(UTC).isoformat(timespec="seconds")
     LOG.debug("nothing changed since a stored run: its report is replayed")
     return report
-
-
-def _pairs_of_bytes(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(pair, list)
-        and len(pair) == 2
-        and isinstance(pair[0], bytes)
-        and isinstance(pair[1], bytes)
-        for pair in value
-    )
 
 
 def keep(key: RunKey, report: Report) -> None:
@@ -577,85 +573,106 @@ def keep(key: RunKey, report: Report) -> None:
     racy_now = [path for path, sign in key.watched.items() if _is_racy(sign, after)]
     try:
         digests = _digests(sorted({*racy_now, *key.racy}))
-        packed = msgpack.packb(report_to_wire(report), use_bin_type=True)
-    except (ValueError, TypeError, UnicodeError, _Unkeyable) as error:
+        packed = encode(report_to_wire(report))
+    except (ValueError, TypeError, OverflowError, _Unkeyable) as error:
         LOG.debug(f"report not stored: {error}")
         return
     if any(digests[path] != content for path, content in key.racy.items()):
         LOG.debug("a file changed within a timestamp tick while the audit ran: not stored")
         return
-    racy = [[path, digests[path]] for path in sorted(racy_now)]
-    stored = key.store.read(REPORTS_FILE, _reports_key(key.store))
-    entries = {
-        digest: entry
-        for digest, entry in (stored.items() if isinstance(stored, dict) else ())
-        if isinstance(digest, bytes) and digest != key.digest
+    racy = [(path, digests[path]) for path in sorted(racy_now)]
+    stored = key.store.read_entries(REPORTS_FILE, _reports_key(key.store))
+    entries: dict[bytes, Any] = {
+        digest: entry for digest, entry in stored.items() if digest != key.digest
     }
-    entries[key.digest] = [_tag(key.secret, key.digest, packed, racy), packed, racy]
+    entries[key.digest] = _Stored(_tag(key.secret, key.digest, packed, racy), packed, racy)
     kept = dict(list(entries.items())[-KEPT_REPORTS:])
     key.store.write(REPORTS_FILE, _reports_key(key.store), kept)
 
 
 # -- the report on the wire -----------------------------------------------------------
+#
+# Records as rows (``array_like``), every field's type checked by msgspec as it is decoded.
+# A fix's edits are ``(kind, fields)``: their dataclasses are one union msgspec does not
+# decode by itself, so each is converted (and checked) by its kind.
 
 _EDITS: dict[str, type[Any]] = {
     cls.__name__: cls for cls in (SetEntryField, RemoveFrontmatterKey, AppendLine)
 }
 
 
-def _fix_to_wire(fix: Fix | None) -> list[Any] | None:
+class _FixWire(msgspec.Struct, array_like=True):
+    path: str
+    applicability: Applicability
+    description: str
+    edits: list[tuple[str, dict[str, str | int | bool]]]
+
+
+class _FindingWire(msgspec.Struct, array_like=True):
+    check: str
+    severity: Severity
+    source: str
+    project: str | None
+    path: str
+    line: int | None
+    message: str
+    remedy: str
+    fix: _FixWire | None
+
+
+class _CoverageWire(msgspec.Struct, array_like=True):
+    examined: int
+    skipped: int
+    reasons: list[tuple[str, int]]
+
+
+class _ReportWire(msgspec.Struct, array_like=True):
+    today: date
+    readiness: str
+    projects_audited: int
+    projects_with_findings: int
+    freshness: str | None  # as JSON text: the summary is JSON's own data
+    suppressed: dict[str, int]
+    toplevels: dict[str, str]
+    doctor_version: str
+    sources: list[SourceSummary]
+    coverage: dict[str, _CoverageWire]
+    findings: list[_FindingWire]
+
+
+def _fix_to_wire(fix: Fix | None) -> _FixWire | None:
     if fix is None:
         return None
-    edits = [[type(edit).__name__, asdict(edit)] for edit in fix.edits]
-    return [fix.path, fix.applicability.value, fix.description, edits]
+    edits = [(type(edit).__name__, asdict(edit)) for edit in fix.edits]
+    return _FixWire(fix.path, fix.applicability, fix.description, edits)
 
 
-def _fix_from_wire(value: Any) -> Fix | None:
-    if value is None:
+def _fix_from_wire(wire: _FixWire | None) -> Fix | None:
+    if wire is None:
         return None
-    path, applicability, description, edits = value
-    made = tuple(_EDITS[kind](**fields) for kind, fields in edits)
-    return Fix(_text(path), Applicability(applicability), _text(description), made)
+    made = tuple(msgspec.convert(fields, _EDITS[kind]) for kind, fields in wire.edits)
+    return Fix(wire.path, wire.applicability, wire.description, made)
 
 
-def _text(value: Any) -> str:
-    if type(value) is not str:
-        raise TypeError("expected text")
-    return value
-
-
-def _optional_text(value: Any) -> str | None:
-    return None if value is None else _text(value)
-
-
-def _number(value: Any) -> int:
-    if type(value) is not int:
-        raise TypeError("expected a number")
-    return value
-
-
-def report_to_wire(report: Report) -> list[Any]:
-    return [
-        report.today.isoformat(),
-        report.readiness,
-        report.projects_audited,
-        report.projects_with_findings,
-        None if report.freshness is None else json.dumps(report.freshness),
-        dict(report.suppressed),
-        dict(report.toplevels),
-        report.doctor_version,
-        [
-            [s.name, s.root, s.projects_dir, s.projects, s.unaudited_reason, s.error, s.memories]
-            for s in report.sources
-        ],
-        [
-            [name, cov.examined, cov.skipped, sorted(cov.reasons.items())]
+def report_to_wire(report: Report) -> _ReportWire:
+    return _ReportWire(
+        today=report.today,
+        readiness=report.readiness,
+        projects_audited=report.projects_audited,
+        projects_with_findings=report.projects_with_findings,
+        freshness=None if report.freshness is None else json.dumps(report.freshness),
+        suppressed=dict(report.suppressed),
+        toplevels=dict(report.toplevels),
+        doctor_version=report.doctor_version,
+        sources=report.sources,
+        coverage={
+            name: _CoverageWire(cov.examined, cov.skipped, sorted(cov.reasons.items()))
             for name, cov in report.coverage.items()
-        ],
-        [
-            [
+        },
+        findings=[
+            _FindingWire(
                 f.check,
-                f.severity.value,
+                f.severity,
                 f.source,
                 f.project,
                 f.path,
@@ -663,68 +680,40 @@ def report_to_wire(report: Report) -> list[Any]:
                 f.message,
                 f.remedy,
                 _fix_to_wire(f.fix),
-            ]
+            )
             for f in report.findings
         ],
-    ]
+    )
 
 
-def report_from_wire(value: Any) -> Report:
-    (
-        today,
-        readiness,
-        audited,
-        with_findings,
-        freshness,
-        suppressed,
-        toplevels,
-        doctor_version,
-        sources,
-        coverage,
-        findings,
-    ) = value
+def report_from_wire(wire: _ReportWire) -> Report:
     return Report(
-        today=date.fromisoformat(_text(today)),
-        readiness=_text(readiness),
+        today=wire.today,
+        readiness=wire.readiness,
         generated_at="",
-        sources=[
-            SourceSummary(
-                _text(name),
-                _text(root),
-                _optional_text(projects_dir),
-                _number(projects),
-                _optional_text(reason),
-                memories=None if memories is None else _number(memories),
-                error=_optional_text(error),
-            )
-            for name, root, projects_dir, projects, reason, error, memories in sources
-        ],
-        projects_audited=_number(audited),
+        sources=wire.sources,
+        projects_audited=wire.projects_audited,
         findings=[
             Finding(
-                check=_text(check),
-                severity=Severity(severity),
-                source=_text(source),
-                project=_optional_text(project),
-                path=_text(path),
-                line=None if line is None else _number(line),
-                message=_text(message),
-                remedy=_text(remedy),
-                fix=_fix_from_wire(fix),
+                check=f.check,
+                severity=f.severity,
+                source=f.source,
+                project=f.project,
+                path=f.path,
+                line=f.line,
+                message=f.message,
+                remedy=f.remedy,
+                fix=_fix_from_wire(f.fix),
             )
-            for check, severity, source, project, path, line, message, remedy, fix in findings
+            for f in wire.findings
         ],
         coverage={
-            _text(name): Coverage(
-                _number(examined),
-                _number(skipped),
-                Counter({_text(reason): _number(count) for reason, count in reasons}),
-            )
-            for name, examined, skipped, reasons in coverage
+            name: Coverage(cov.examined, cov.skipped, Counter(dict(cov.reasons)))
+            for name, cov in wire.coverage.items()
         },
-        projects_with_findings=_number(with_findings),
-        freshness=None if freshness is None else json.loads(_text(freshness)),
-        suppressed={_text(way): _number(count) for way, count in suppressed.items()},
-        toplevels={_text(name): _text(top) for name, top in toplevels.items()},
-        doctor_version=_text(doctor_version),
+        projects_with_findings=wire.projects_with_findings,
+        freshness=None if wire.freshness is None else json.loads(wire.freshness),
+        suppressed=wire.suppressed,
+        toplevels=wire.toplevels,
+        doctor_version=wire.doctor_version,
     )

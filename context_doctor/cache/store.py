@@ -16,8 +16,9 @@ Where: ``<git-common-dir>/context-doctor/cache/``, one directory per repository
   <stored>..HEAD`` (``git.history.resumable``); otherwise (an amend, a rebase, a
   reset, a new merge) it is read afresh.
 
-Each file is a header line, a tag, then the msgpack of ``{"key": ..., "data": ...}``.
-The tag is a keyed BLAKE2b of the body and the file's name under the user's secret
+Each file is a header line, a tag, then the MessagePack of ``{"key": ..., "data": ...}``
+(:mod:`context_doctor.cache.codec`, through msgspec).
+The tag is a keyed BLAKE2b of the header, the body and the file's name under the user's secret
 (:mod:`context_doctor.cache.secret`, outside every repository): a file that does not
 verify (planted in a prepared ``.git``, edited, written by someone else) is ignored
 and rebuilt, and without a usable secret nothing is cached.  The key names the doctor's
@@ -26,9 +27,10 @@ compute what is stored (so a changed parser never trusts an old cache), plus
 the scopes for the history.  A file whose key differs is foreign and ignored.
 
 Safety: the cache lives in a repository someone else may have prepared, so it
-is msgpack (data only, never pickle), read without following a symlink, only
-from a regular file of bounded size, and every value is type-checked on the
-way in.  Anything wrong (missing, corrupt, truncated, foreign, future version,
+is MessagePack (data only, never pickle), read without following a symlink, only
+from a regular file of bounded size, and every value is decoded against its type
+on the way in (msgspec).  The documents and the memos are decoded entry by entry: one
+entry that does not decode is a miss for that file alone, the others are used.  Anything wrong (missing, corrupt, truncated, foreign, future version,
 symlinked, unreadable, unwritable) means the cache is ignored and, where it
 can be, rewritten: never an error, at most a ``--debug`` line on stderr.
 Writes go through :mod:`context_doctor.write` like every byte the doctor writes.
@@ -44,17 +46,20 @@ import stat
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import msgpack
+import msgspec
 
 from context_doctor import __version__
 from context_doctor.cache.codec import (
-    _history_extended,
-    _history_from_wire,
-    _history_to_wire,
-    decode_value,
-    encode_value,
+    BAD_DATA,
+    Envelope,
+    HistoryWire,
+    decode,
+    encode,
+    history_extended,
+    history_from_wire,
+    history_to_wire,
 )
 from context_doctor.cache.secret import machine_secret
 from context_doctor.errors import DoctorError
@@ -64,8 +69,11 @@ from context_doctor.git.repository import Repository
 from context_doctor.model.documents import DocumentFacts
 from context_doctor.write import WriteRefused, doctor_directory, ensure_directory, write_file
 
-CACHE_FORMAT = 2  # 2: every file carries a tag (a keyed BLAKE2b) ahead of its body
-_MAGIC = b"context-doctor cache 2\n"
+# 3: the bodies are msgspec's MessagePack, decoded against their types entry by entry
+# (2: every file carries a tag).  The header is part of the tag, so an older file is
+# never read as this format.
+CACHE_FORMAT = 3
+_MAGIC = b"context-doctor cache 3\n"
 TAG_BYTES = 32
 MAX_CACHE_BYTES = 256 << 20  # a larger file is not one of ours: ignored, then rewritten
 MAX_KEPT_DOCUMENTS = 200_000  # entries kept across runs before only this run's are kept
@@ -76,6 +84,10 @@ MAX_KEPT_MEMOS = 1_000
 
 # Debug lines (`--debug`) go to this logger; commands/common.py shows them on stderr.
 LOG = logging.getLogger("context_doctor.cache")
+
+T = TypeVar("T")
+# Entries kept by their bytes: each is decoded on its own when it is asked for.
+Entries = dict[bytes, msgspec.Raw]
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -121,12 +133,12 @@ class Store:
         self.secret = secret
         self.within = within or (directory.parent if directory is not None else None)
         self.code = _code_digest()
-        self._memos: dict[str, dict[bytes, bytes]] | None = None
+        self._memos: dict[str, Entries] | None = None
         self._memos_used: set[tuple[str, bytes]] = set()
         self._memos_changed = False
         self._recalled: dict[tuple[str, bytes], Any] = {}  # decoded once per run
         # The stored history as read (scopes, pass, wire form), while a resumed one is due.
-        self._resumable: tuple[tuple[Scope, ...], History, Any] | None = None
+        self._resumable: tuple[tuple[Scope, ...], History, HistoryWire] | None = None
 
     @classmethod
     def for_repository(cls, repository: Repository) -> Store:
@@ -137,11 +149,14 @@ class Store:
             return cls(None)
         return cls(home / "cache", within=home)
 
-    def read(self, name: str, key: str) -> Any | None:
-        """The data stored under ``key`` in ``name``, or None (and why, under --debug).
+    def read(self, name: str, key: str, kind: type[T]) -> T | None:
+        """The data of type ``kind`` stored under ``key`` in ``name``, or None (and why,
+        under --debug).
 
         Nothing is believed that does not carry this user's tag (:func:`_tag`): a cache
-        planted in a prepared ``.git`` is ignored and rebuilt, whatever it holds.
+        planted in a prepared ``.git`` is ignored and rebuilt, whatever it holds.  A file
+        that is not a cache of this format and key, or whose data is not a ``kind``, is
+        ignored as a whole.
         """
         if self.directory is None or self.secret is None:
             return None
@@ -158,21 +173,29 @@ class Store:
             LOG.debug(f"{path} ignored: its tag does not verify (not written by you)")
             return None
         try:
-            stored = msgpack.unpackb(body, raw=False, strict_map_key=False, use_list=True)
-        except Exception as error:  # msgpack raises several unrelated types on bad bytes
-            LOG.debug(f"{path} ignored: not a cache file ({error.__class__.__name__})")
+            stored = decode(body, Envelope)
+        except BAD_DATA as error:
+            LOG.debug(f"{path} ignored: not a cache file ({error})")
             return None
-        if not isinstance(stored, dict) or stored.get("key") != key:
+        if stored.key != key:
             LOG.debug(f"{path} ignored: written by another version or for other settings")
             return None
-        return stored.get("data")
+        try:
+            return decode(stored.data, kind)
+        except BAD_DATA as error:
+            LOG.debug(f"{path} ignored: {error}")
+            return None
+
+    def read_entries(self, name: str, key: str) -> Entries:
+        """The entries of ``name``, each still as its bytes (see :func:`decode_entry`)."""
+        return self.read(name, key, Entries) or {}
 
     def write(self, name: str, key: str, data: Any) -> None:
         if self.directory is None or self.secret is None:
             return
         path = self.directory / name
         try:
-            body = msgpack.packb({"key": key, "data": data}, use_bin_type=True)
+            body = encode({"key": key, "data": data})
             ensure_directory(self.directory, within=self.within)
             write_file(path, seal(self.secret, name, body), within=self.within)
         except (WriteRefused, DoctorError, OSError, ValueError, TypeError) as error:
@@ -182,18 +205,10 @@ class Store:
 
     # -- memos: small parsed values keyed by the bytes they came from ----------
 
-    def _memo_table(self) -> dict[str, dict[bytes, bytes]]:
+    def _memo_table(self) -> dict[str, Entries]:
         if self._memos is None:
-            data = self.read(MEMO_FILE, cache_key(self.code, "memo"))
-            self._memos = {}
-            if isinstance(data, dict):
-                for kind, entries in data.items():
-                    if isinstance(kind, str) and isinstance(entries, dict):
-                        self._memos[kind] = {
-                            key: value
-                            for key, value in entries.items()
-                            if isinstance(key, bytes) and isinstance(value, bytes)
-                        }
+            self._memos = self.read(MEMO_FILE, cache_key(self.code, "memo"), dict[str, Entries])
+            self._memos = self._memos or {}
         return self._memos
 
     @staticmethod
@@ -203,17 +218,18 @@ class Store:
             digest.update(b"\x00" + part.encode("utf-8", "surrogateescape"))
         return digest.digest()
 
-    def recall(self, kind: str, content: bytes, *context: str) -> Any | None:
-        """The value kept for ``content``, decoded once per run (callers only read it)."""
+    def recall(self, kind: str, of_type: type[T], content: bytes, *context: str) -> T | None:
+        """The ``of_type`` kept for ``content``, decoded once per run (callers only read it)."""
         key = self._memo_key(content, context)
         if (kind, key) in self._recalled:
-            return self._recalled[kind, key]
+            value: T = self._recalled[kind, key]
+            return value
         packed = self._memo_table().get(kind, {}).get(key)
         if packed is None:
             return None
         try:
-            value = decode_value(packed)
-        except (ValueError, TypeError) as error:
+            value = decode(packed, of_type)
+        except BAD_DATA as error:
             LOG.debug(f"a cached {kind} ignored: {error}")
             return None
         self._memos_used.add((kind, key))
@@ -222,8 +238,8 @@ class Store:
 
     def keep(self, kind: str, content: bytes, value: Any, *context: str) -> None:
         try:
-            packed = encode_value(value)
-        except (ValueError, TypeError, UnicodeError) as error:
+            packed = msgspec.Raw(encode(value))
+        except (ValueError, TypeError, OverflowError) as error:  # UnicodeError is a ValueError
             LOG.debug(f"{kind} not cached: {error}")
             return
         key = self._memo_key(content, context)
@@ -261,54 +277,63 @@ class Store:
         """The stored pass and its HEAD; ``head``: the caller's HEAD.
 
         When the stored HEAD is not ``head``, a resumed pass will be saved next: the
-        stored wire form is kept until then so that only the new commits are encoded
-        (:func:`_history_extended`).  Otherwise it is let go at once.
+        stored wire form is kept until then so that only the new commits are converted
+        (:func:`history_extended`).  Otherwise it is let go at once.
         """
         self._resumable = None
-        data = self.read(HISTORY_FILE, self._history_key(scopes))
-        if data is None:
+        wire = self.read(HISTORY_FILE, self._history_key(scopes), HistoryWire)
+        if wire is None:
             return None
         try:
-            loaded = _history_from_wire(data, scopes)
-        except (ValueError, TypeError, KeyError, IndexError) as error:
+            loaded = history_from_wire(wire, scopes)
+        except BAD_DATA as error:
             LOG.debug(f"{HISTORY_FILE} ignored: {error}")
             return None
         if head is not None and loaded[0] != head:
-            self._resumable = (scopes, loaded[1], data)
+            self._resumable = (scopes, loaded[1], wire)
         return loaded
 
     def save_history(self, scopes: tuple[Scope, ...], head: str, history: History) -> None:
         resumable, self._resumable = self._resumable, None
         try:
-            data = None
+            wire = None
             if resumable is not None and resumable[0] == scopes:
-                data = _history_extended(resumable[2], resumable[1], head, history, scopes)
-            if data is None:
-                data = _history_to_wire(head, history, scopes)
+                wire = history_extended(resumable[2], resumable[1], head, history, scopes)
+            if wire is None:
+                wire = history_to_wire(head, history, scopes)
         except (ValueError, TypeError) as error:
             LOG.debug(f"history not cached: {error}")
             return
-        self.write(HISTORY_FILE, self._history_key(scopes), data)
+        self.write(HISTORY_FILE, self._history_key(scopes), wire)
 
     # -- document facts ------------------------------------------------------
 
     def _documents_key(self) -> str:
         return cache_key(self.code, "documents " + ",".join(DocumentFacts._fields))
 
-    def load_documents(self) -> dict[bytes, Any]:
-        data = self.read(DOCUMENTS_FILE, self._documents_key())
-        if not isinstance(data, dict):
-            return {}
-        return {key: value for key, value in data.items() if isinstance(key, bytes)}
+    def load_documents(self) -> Entries:
+        """Each document's stored facts by its key, still as bytes (:func:`decode_entry`)."""
+        return self.read_entries(DOCUMENTS_FILE, self._documents_key())
 
-    def save_documents(self, entries: dict[bytes, Any]) -> None:
+    def save_documents(self, entries: dict[bytes, msgspec.Raw | DocumentFacts]) -> None:
         self.write(DOCUMENTS_FILE, self._documents_key(), entries)
+
+
+def decode_entry(entry: msgspec.Raw, kind: type[T], what: str) -> T | None:
+    """One stored entry as a ``kind``, or None (a miss for it alone; why, under --debug)."""
+    try:
+        return decode(entry, kind)
+    except BAD_DATA as error:
+        LOG.debug(f"a cached {what} ignored: {error}")
+        return None
 
 
 def _tag(secret: bytes, name: str, body: bytes | memoryview) -> bytes:
     """The keyed BLAKE2b tag of a cache file's body, bound to the file's name (the body of
-    one cache file cannot be passed off as another's)."""
+    one cache file cannot be passed off as another's) and to the format's header (nor
+    the body of an older format's file read as this one's)."""
     mac = hashlib.blake2b(key=secret, digest_size=TAG_BYTES, person=b"cd-cache")
+    mac.update(_MAGIC)
     encoded = name.encode("utf-8")
     mac.update(len(encoded).to_bytes(8, "little") + encoded)
     mac.update(body)

@@ -9,7 +9,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import Repository
@@ -154,6 +154,9 @@ class History:
         return merged
 
 
+_T = TypeVar("_T")
+
+
 class PersistentStore(Protocol):
     """What is kept between runs (``context_doctor.store``): the history, and small parsed values."""
 
@@ -169,8 +172,9 @@ class PersistentStore(Protocol):
 
     def save_history(self, scopes: tuple[Scope, ...], head: str, history: History) -> None: ...
 
-    def recall(self, kind: str, content: bytes, *context: str) -> Any | None:
-        """What was kept for ``content`` (the bytes it was computed from) in this context."""
+    def recall(self, kind: str, of_type: type[_T], content: bytes, *context: str) -> _T | None:
+        """What was kept for ``content`` (the bytes it was computed from) in this context,
+        when it is an ``of_type`` (checked as it is decoded)."""
         ...
 
     def keep(self, kind: str, content: bytes, value: Any, *context: str) -> None: ...

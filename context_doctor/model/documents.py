@@ -6,8 +6,9 @@ lines, code ranges, line count and (for ``REFERENCE.md``) links.  The token
 list is dropped as soon as the facts are taken from it, so a corpus of
 thousands of files holds small tuples rather than hundreds of thousands of
 tokens, and the facts are plain data the persistent cache
-(:mod:`context_doctor.store`) can keep between runs and a worker process can
-hand back.
+(:mod:`context_doctor.cache.store`) keeps between runs as they are (msgspec encodes
+and type-checks the NamedTuples, :mod:`context_doctor.cache.codec`) and a worker
+process can hand back.
 
 Every walk here is one pass over the tokens or the lines: a document's size
 never multiplies with itself (80,000 list items used to take 98 s because each
@@ -26,9 +27,8 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache, cached_property
-from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
@@ -461,169 +461,6 @@ def links_of_text(text: str) -> tuple[Link, ...]:
     """The links of a text (what ``facts_of_text(text, links=True).links`` holds)."""
     env: dict[str, Any] = {}
     return _links(_block_parser().parse(text, env), env)
-
-
-# -- the cache's wire form: plain lists, checked on the way back in ----------
-
-
-def facts_to_wire(facts: DocumentFacts) -> list[Any]:
-    """Plain lists and scalars (msgpack/JSON-ready).
-
-    Each field of records is stored by columns (``[[lines...], [texts...], ...]``,
-    ``[]`` when empty): a warm run reads some 200,000 rows back, and columns are
-    checked and turned back into records in C (:func:`_records`).
-    """
-    return [
-        facts.problem,
-        facts.line_count,
-        facts.blank,
-        _columns(facts.headings),
-        _columns(facts.list_items),
-        _columns(facts.code_ranges),
-        _columns(facts.header_fields),
-        _columns(facts.as_of_lines),
-        None if facts.links is None else _columns(facts.links),
-        [
-            [s.line, s.kind, list(s.checks), s.target_line, s.text, s.problem]
-            for s in facts.suppressions
-        ],
-        _columns((hit.line, hit.kind, hit.redacted) for hit in facts.secrets),
-        _columns(facts.claim_labels),
-        _columns(facts.release_lines),
-        facts.may_hold_markers,
-        facts.may_hold_attributions,
-        list(facts.tail),
-    ]
-
-
-def _columns(rows: Iterable[tuple[Any, ...]]) -> list[list[Any]]:
-    return [list(column) for column in zip(*rows, strict=True)]
-
-
-def _rows(value: Any, *shapes: tuple[type, ...]) -> list[Any]:
-    """The rows of ``value`` when each row's cell types are exactly one of ``shapes``.
-
-    Exact types (``type(cell)``, compared as a tuple in C): ``bool`` is not an ``int``
-    here, so a line number must be a real int and a checkbox a real bool.
-    """
-    if type(value) is not list:
-        raise ValueError("not a list")
-    allowed = set(shapes)
-    for row in value:
-        if type(row) is not list or tuple(map(type, row)) not in allowed:
-            raise ValueError("a row of the wrong shape")
-    return value
-
-
-_INT, _STR = frozenset({int}), frozenset({str})
-_BOX_STATE: frozenset[type] = frozenset({bool, type(None)})
-_Record = TypeVar("_Record", bound=tuple[Any, ...])
-
-
-def _checked_columns(value: Any, kinds: tuple[frozenset[type], ...]) -> list[list[Any]]:
-    """``value`` when it is ``[]`` or one column per kind, of equal lengths, whose every
-    cell's exact type is of its kind (``bool`` is not an ``int``); else ValueError."""
-    if type(value) is not list:
-        raise ValueError("not a list of columns")
-    if not value:
-        return value
-    if len(value) != len(kinds) or type(value[0]) is not list:
-        raise ValueError("columns of the wrong number")
-    length = len(value[0])
-    for column, kind in zip(value, kinds, strict=True):
-        if type(column) is not list or len(column) != length:
-            raise ValueError("columns of the wrong shape")
-        if not kind.issuperset(map(type, column)):
-            raise ValueError("a cell of the wrong type")
-    return value
-
-
-def _records(record: type[_Record], value: Any, *kinds: frozenset[type]) -> tuple[_Record, ...]:
-    """The rows of checked columns as ``record`` tuples (``tuple.__new__`` over ``zip``: C)."""
-    if value == []:
-        return ()
-    columns = _checked_columns(value, kinds)
-    return tuple(map(tuple.__new__, repeat(record), zip(*columns, strict=True)))
-
-
-def _plain_rows(value: Any, *kinds: frozenset[type]) -> tuple[Any, ...]:
-    if value == []:
-        return ()
-    return tuple(zip(*_checked_columns(value, kinds), strict=True))
-
-
-def facts_from_wire(value: Any) -> DocumentFacts:
-    """The inverse of :func:`facts_to_wire`; ValueError for anything else (a foreign cache)."""
-    if type(value) is not list or len(value) != len(DocumentFacts._fields):
-        raise ValueError("not document facts")
-    (
-        problem,
-        line_count,
-        blank,
-        headings,
-        items,
-        ranges,
-        fields,
-        as_of,
-        links,
-        comments,
-        secrets,
-        claim_labels,
-        release_lines,
-        markers,
-        attribution_hint,
-        tail,
-    ) = value
-    if not (problem is None or isinstance(problem, str)):
-        raise ValueError("problem")
-    if not isinstance(line_count, int) or isinstance(line_count, bool):
-        raise ValueError("line_count")
-    if not isinstance(blank, bool):
-        raise ValueError("blank")
-    if not isinstance(markers, bool):
-        raise ValueError("may_hold_markers")
-    if not isinstance(attribution_hint, bool):
-        raise ValueError("may_hold_attributions")
-    if type(tail) is not list or len(tail) > TAIL_LINES or not all(type(t) is str for t in tail):
-        raise ValueError("tail")
-    none = type(None)
-    return DocumentFacts(
-        problem,
-        line_count,
-        blank,
-        _records(Heading, headings, _INT, _STR, _INT),
-        _records(ListItem, items, _INT, _STR, _BOX_STATE),
-        _plain_rows(ranges, _INT, _INT),
-        _records(HeaderField, fields, _STR, _STR, _INT),
-        _records(AsOfLine, as_of, _INT, _STR, _STR, _STR, _STR),
-        None if links is None else _records(Link, links, _STR, _INT),
-        tuple(
-            _suppression(*row)
-            for row in _rows(
-                comments,
-                *(
-                    (int, str, list, target, str, problem)
-                    for target in (int, none)
-                    for problem in (str, none)
-                ),
-            )
-        ),
-        tuple(SecretHit(*row) for row in _plain_rows(secrets, _INT, _STR, _STR)),
-        _plain_rows(claim_labels, _INT, _STR, _STR),
-        _plain_rows(release_lines, _INT, _STR, _INT, _INT, _INT, _INT),
-        markers,
-        attribution_hint,
-        tuple(tail),
-    )
-
-
-def _suppression(
-    line: int, kind: str, checks: Any, target: int | None, text: str, problem: str | None
-) -> SuppressionComment:
-    names = tuple(checks)
-    if not all(isinstance(name, str) for name in names) or isinstance(target, bool):
-        raise ValueError("a suppression of the wrong shape")
-    return SuppressionComment("", line, kind, names, target, text, problem)
 
 
 # -- the document ---------------------------------------------------------------

@@ -103,8 +103,8 @@ def load_index(path: Path, rel_path: str, memo: PersistentStore | None = None) -
     text = read_text(path, "index file")
     content = text.encode("utf-8", "surrogatepass")
     if memo is not None:
-        kept = memo.recall("index", content, str(path), rel_path)
-        if isinstance(kept, Index):
+        kept = memo.recall("index", Index, content, str(path), rel_path)
+        if kept is not None:
             return kept
     index = _parse_index(text, path, rel_path)
     if memo is not None:

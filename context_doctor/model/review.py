@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 
 from ruamel.yaml import YAML
@@ -36,28 +37,42 @@ class PostCloseReview:
     why_not: str | None = None
 
 
-def _entry_at(
+# What a review compares of the index at the reviewed commit: each id's first entry's
+# `completed_date` and `last_session`, as ``parse_iso_date`` reads them, in ISO text (a
+# YAML timestamp marked as one: it equals no index date).  Kept as a memo between runs.
+REVIEWED_DATES = ("completed_date", "last_session")
+DatesById = dict[str, tuple[str | None, str | None]]
+
+
+def _stamp(value: object) -> str | None:
+    day = parse_iso_date(value)
+    if day is None:
+        return None
+    return f"time {day.isoformat()}" if isinstance(day, datetime) else day.isoformat()
+
+
+def _dates_at(
     facts: RepositoryFacts, index_rel_path: str, project_id: str, sha: str
-) -> dict[str, object] | None:
+) -> tuple[str | None, str | None] | None:
     raw = facts.file_at(sha, index_rel_path)
     if raw is None:
         return None
     memo = facts.store
-    entries = memo.recall("index-at", raw) if memo is not None else None
-    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
-        entries = _entries_by_id(raw)
-        if memo is not None:
-            memo.keep("index-at", raw, entries)
-    return None if entries is None else entries.get(project_id)
+    dates = memo.recall("index-dates-at", DatesById, raw) if memo is not None else None
+    if dates is None:
+        dates = _dates_by_id(raw)
+        if memo is not None and dates is not None:
+            memo.keep("index-dates-at", raw, dates)
+    return None if dates is None else dates.get(project_id)
 
 
 @lru_cache(maxsize=8)
-def _entries_by_id(raw: bytes) -> dict[str, dict[str, object]] | None:
-    """Each id's first entry in an index file's bytes, parsed once per distinct content.
+def _dates_by_id(raw: bytes) -> DatesById | None:
+    """Each id's first entry's dates in an index file's bytes, parsed once per distinct content.
 
     Reviews usually name one or a few commits, so without this the whole index at
     that commit would be parsed again for every reviewed project (reviewed projects x
-    index size; benchmarks/README.md).  Callers only read the entries.
+    index size; benchmarks/README.md).  Callers only read the result.
     """
     try:
         data = YAML(typ="safe").load(raw.decode("utf-8"))
@@ -66,10 +81,11 @@ def _entries_by_id(raw: bytes) -> dict[str, dict[str, object]] | None:
     entries = data.get("projects") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         return None
-    found: dict[str, dict[str, object]] = {}
+    found: DatesById = {}
     for entry in entries:
         if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-            found.setdefault(entry["id"], entry)
+            completed, last = (_stamp(entry.get(name)) for name in REVIEWED_DATES)
+            found.setdefault(entry["id"], (completed, last))
     return found
 
 
@@ -101,10 +117,10 @@ def review_of(
         return PostCloseReview(recorded, resolved, False, "the project has commits after it")
     if has_uncommitted():
         return PostCloseReview(recorded, resolved, False, "the project has uncommitted changes")
-    then = _entry_at(facts, index_rel_path, project_id, resolved)
+    then = _dates_at(facts, index_rel_path, project_id, resolved)
     if then is None:
         return PostCloseReview(recorded, resolved, False, "the index at that commit has no entry")
-    for name in ("completed_date", "last_session"):
-        if parse_iso_date(then.get(name)) != entry.date_field(name):
+    for name, stamp in zip(REVIEWED_DATES, then, strict=True):
+        if stamp != _stamp(entry.fields.get(name)):
             return PostCloseReview(recorded, resolved, False, f"`{name}` changed since that commit")
     return PostCloseReview(recorded, resolved, True)

@@ -21,7 +21,9 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from context_doctor.cache.store import LOG, Store, cache_key
+import msgspec
+
+from context_doctor.cache.store import Entries, Store, cache_key, decode_entry
 from context_doctor.git.repository import Repository
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.vault.audit_log import AuditEntry, AuditLog, read_audit_log
@@ -30,8 +32,6 @@ from context_doctor.vault.history import VaultHistory, read_vault_history
 from context_doctor.vault.memory import (
     MEMORY,
     MemoryFacts,
-    facts_from_wire,
-    facts_to_wire,
     memory_facts_of_bytes,
     secret_values_of_bytes,
     unreadable_facts,
@@ -330,12 +330,10 @@ def _results(todo: list[tuple[bytes, str]], jobs: int) -> Iterator[MemoryFacts]:
 def prepare_vault(vault: Vault, *, jobs: int = 1) -> None:
     """Every note's facts, read once: from the cache when its bytes are unchanged."""
     store = vault.store
-    stored: dict[bytes, Any] = {}
+    stored: Entries = {}
     if store is not None:
-        data = store.read(MEMORIES_FILE, _memories_key(store))
-        if isinstance(data, dict):
-            stored = {key: value for key, value in data.items() if isinstance(key, bytes)}
-    kept: dict[bytes, Any] = {}
+        stored = store.read_entries(MEMORIES_FILE, _memories_key(store))
+    kept: dict[bytes, msgspec.Raw | MemoryFacts] = {}
     waiting: list[tuple[Note, bytes]] = []
     todo: list[tuple[bytes, str]] = []
     for note in vault.notes:
@@ -353,19 +351,17 @@ def prepare_vault(vault: Vault, *, jobs: int = 1) -> None:
             note.facts = unreadable_facts(f"the file cannot be read ({error.strerror or error})")
             continue
         key = _key(raw, note.name)
-        if key in stored:
-            try:
-                note.facts = facts_from_wire(stored[key])
-                kept[key] = stored[key]
-                continue
-            except ValueError as error:
-                LOG.debug(f"a cached memory entry ignored: {error}")
+        found = decode_entry(stored[key], MemoryFacts, "memory") if key in stored else None
+        if found is not None:  # an entry that does not decode is parsed again
+            note.facts = found
+            kept[key] = stored[key]
+            continue
         waiting.append((note, key))
         todo.append((raw, note.name))
     changed = False
     for (note, key), parsed in zip(waiting, _results(todo, jobs), strict=True):
         note.facts = parsed
-        kept[key] = facts_to_wire(parsed)
+        kept[key] = parsed
         changed = True
     if store is not None and (changed or len(kept) != len(stored)):
         store.write(MEMORIES_FILE, _memories_key(store), kept)

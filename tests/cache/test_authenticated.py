@@ -11,13 +11,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-import msgpack
+import msgspec
 import pytest
 from support import Doctor, MakeRepo, forge_cache, read_cache
 
 from context_doctor.cache import replay, store
 from context_doctor.cache.secret import SECRET_BYTES, secret_path
-from context_doctor.model.documents import facts_of_bytes, facts_to_wire
+from context_doctor.model.documents import facts_of_bytes
 
 TODAY = "2026-06-02"
 HEADER = "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n\n## Current State\n"
@@ -64,10 +64,10 @@ def test_a_prepared_git_directory_cannot_hide_a_defect(
     assert budget_defects(doctor, root) == truth  # the cache is written
     documents = cache_dir(root) / store.DOCUMENTS_FILE
     stored = read_cache(documents)
-    short = facts_to_wire(facts_of_bytes(HEADER.encode("utf-8")))
+    short = facts_of_bytes(HEADER.encode("utf-8"))
     stored["data"] = dict.fromkeys(stored["data"], short)  # "CONTEXT.md is 6 lines long"
     if planted_as == "plain":  # what a forger who knows the cache's layout writes
-        documents.write_bytes(msgpack.packb(stored, use_bin_type=True))
+        documents.write_bytes(msgspec.msgpack.encode(stored))
     else:  # a real file's header and tag kept, the body replaced
         forge_cache(documents, stored)
     (cache_dir(root) / replay.REPORTS_FILE).unlink()  # a fresh clone has no stored report
@@ -81,16 +81,16 @@ def test_a_prepared_git_directory_cannot_hide_a_defect(
 def test_a_cache_file_whose_body_changed_is_not_believed(tmp_path: Path, name: str) -> None:
     kept = store.Store(tmp_path)
     kept.write(name, "key", {"facts": [1, 2, 3]})
-    assert kept.read(name, "key") == {"facts": [1, 2, 3]}
+    assert kept.read(name, "key", dict[str, list[int]]) == {"facts": [1, 2, 3]}
     path = tmp_path / name
     raw = bytearray(path.read_bytes())
     raw[-1] ^= 1
     path.write_bytes(bytes(raw))
-    assert kept.read(name, "key") is None
+    assert kept.read(name, "key", dict[str, list[int]]) is None
     # Nor is one file's body believed under another's name.
     kept.write(name, "key", {"facts": [1, 2, 3]})
     (tmp_path / "other.msgpack").write_bytes(path.read_bytes())
-    assert kept.read("other.msgpack", "key") is None
+    assert kept.read("other.msgpack", "key", dict[str, list[int]]) is None
 
 
 def usable_secret() -> Path:

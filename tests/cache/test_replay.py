@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import msgpack
+import msgspec
 import pytest
 from support import Doctor, MakeRepo, read_cache, write_cache
 from test_store import TODAY, a_context, cache_dir, git
@@ -152,9 +152,9 @@ def test_a_forged_report_is_never_replayed(doctor: Doctor, root: Path) -> None:
     path = cache_dir(root) / replay.REPORTS_FILE
     stored = read_cache(path)
     for entry in stored["data"].values():
-        wire = msgpack.unpackb(entry[1], raw=False, strict_map_key=False)
+        wire = msgspec.msgpack.decode(entry[1])
         wire[-1] = []  # "no findings"
-        entry[1] = msgpack.packb(wire, use_bin_type=True)
+        entry[1] = msgspec.msgpack.encode(wire)
     write_cache(path, stored)  # even under the user's own file tag, each report has its own
     data, replayed = audit(doctor, root)
     assert not replayed

@@ -140,7 +140,7 @@ def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
         "from context_doctor.cli import main\n"
         "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
         "loaded = sorted(m for m in sys.modules if m.startswith(('context_doctor', 'git', "
-        "'jsonschema', 'ruamel', 'rich', 'detect_secrets', 'msgpack', 'importlib.metadata')))\n"
+        "'jsonschema', 'ruamel', 'rich', 'detect_secrets', 'msgspec', 'importlib.metadata')))\n"
         "print(code, loaded)\n"
     )
     done = subprocess.run(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from copy import deepcopy
 from pathlib import Path
 
 import pytest
@@ -12,9 +11,11 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from context_doctor.cache import codec
 from context_doctor.model.currency import as_of_markers, open_items
 from context_doctor.model.documents import (
     Document,
+    DocumentFacts,
     Link,
     ListItem,
     _block_parser,
@@ -22,9 +23,7 @@ from context_doctor.model.documents import (
     _inline_rules_known,
     _may_hold_link,
     _walk_blocks,
-    facts_from_wire,
     facts_of_text,
-    facts_to_wire,
     load_parsers,
 )
 from context_doctor.model.secrets import _known_formats
@@ -98,14 +97,6 @@ def test_facts_of_a_sample(tmp_path: Path) -> None:
     assert [(link.href, link.line) for link in document.links] == [("guide.md", 21)]
 
 
-def test_facts_survive_their_wire_form() -> None:
-    facts = facts_of_text(SAMPLE, links=True)
-    assert facts_from_wire(facts_to_wire(facts)) == facts
-    commented = facts_of_text("# T\n<!-- context-doctor: disable-next-line context-budget -->\nx\n")
-    assert len(commented.suppressions) == 1
-    assert facts_from_wire(facts_to_wire(commented)) == commented
-
-
 @pytest.mark.parametrize(
     "text", ["", "one", "a\nb\n", "a\r\nb\rc\n\n\n", "\ufeff1\n2\n3\n4\n5\n6\n7", SAMPLE]
 )
@@ -114,42 +105,10 @@ def test_last_lines_come_from_the_facts(tmp_path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8"))
     document = Document(path, "CONTEXT.md")
     wired = Document(path, "CONTEXT.md")
-    wired.__dict__["facts"] = facts_from_wire(facts_to_wire(document.facts))
+    wired.__dict__["facts"] = codec.decode(codec.encode(document.facts), DocumentFacts)
     for count in range(1, 9):
         assert document.last_lines(count) == document.lines[-count:], count
         assert wired.last_lines(count) == document.lines[-count:], count
-
-
-def test_the_wire_form_keeps_record_types_and_refuses_forged_columns() -> None:
-    """Records are stored by columns; read back they are the same records, and a column
-    of the wrong type or length (a cache someone prepared) is refused."""
-    facts = facts_of_text(SAMPLE, links=True)
-    again = facts_from_wire(facts_to_wire(facts))
-    assert [type(item) for item in again.list_items] == [ListItem] * len(facts.list_items)
-    assert all(type(heading) is type(facts.headings[0]) for heading in again.headings)
-    assert all(type(row) is tuple for row in again.code_ranges)
-    wire = facts_to_wire(facts)
-    items = 4  # list_items' position in the wire form
-    assert len(wire[items]) == 3 and all(type(column) is list for column in wire[items])
-
-    def forged(change: object) -> list[object]:
-        copied = deepcopy(wire)
-        copied[items] = change
-        return copied
-
-    lines, texts, boxes = wire[items]
-    for change in (
-        [[True, *lines[1:]], texts, boxes],  # a bool is not a line number
-        [lines, texts, [1, *boxes[1:]]],  # nor an int a checkbox
-        [lines, texts[1:], boxes],  # columns of unequal length
-        [lines, texts],  # a column missing
-        [lines, "texts", boxes],
-        [[[1, "x", None]]],  # rows where columns belong
-        {"lines": lines},
-    ):
-        with pytest.raises(ValueError):
-            facts_from_wire(forged(change))
-    assert facts_from_wire(forged([])).list_items == ()
 
 
 def test_list_items_take_one_pass_over_the_tokens() -> None:

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from vault_support import memory
 
+from context_doctor.cache import codec
 from context_doctor.vault.memory import (
     EMPTY,
     MEMORY,
@@ -17,8 +18,7 @@ from context_doctor.vault.memory import (
     REJECTED,
     UNKNOWN_TYPE,
     UNREADABLE,
-    facts_from_wire,
-    facts_to_wire,
+    MemoryFacts,
     memory_facts_of_bytes,
     slug_from_filename,
 )
@@ -34,7 +34,7 @@ def test_a_sample_shaped_memory_loads_whole() -> None:
     assert found.status == MEMORY and found.repairs == () and not found.rescued
     assert found.memory_id == "deployment-rollback"
     assert found.links == ((21, "times-in-utc"),)
-    assert facts_from_wire(facts_to_wire(found)) == found
+    assert codec.decode(codec.encode(found), MemoryFacts) == found
 
 
 def test_yaml_bastras_lenient_loader_rescues_is_reported_never_a_crash() -> None:
@@ -128,7 +128,7 @@ def test_the_walk_is_bastras(tmp_path: Path) -> None:
 @given(st.binary(max_size=400))
 def test_any_bytes_give_facts_never_a_traceback(raw: bytes) -> None:
     found = memory_facts_of_bytes(b"---\n" + raw, "x.md")
-    assert facts_from_wire(facts_to_wire(found)) == found
+    assert codec.decode(codec.encode(found), MemoryFacts) == found
 
 
 @given(st.text(max_size=300))
