@@ -17,6 +17,7 @@ from context_doctor.findings import (
     RemoveFrontmatterKey,
     SetEntryField,
     Severity,
+    Unverified,
 )
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
@@ -33,8 +34,10 @@ from context_doctor.registry import (
     CheckSpec,
     Context,
     SkipRule,
+    VaultSkipRule,
     check,
 )
+from context_doctor.vault.model import Note, Vault
 
 __all__ = [
     "BOUNDED",
@@ -52,6 +55,7 @@ __all__ = [
     "Document",
     "Fix",
     "Issue",
+    "Note",
     "Project",
     "RemoveFrontmatterKey",
     "SetEntryField",
@@ -59,5 +63,8 @@ __all__ = [
     "SkipRule",
     "Source",
     "Unverifiable",
+    "Unverified",
+    "Vault",
+    "VaultSkipRule",
     "check",
 ]

@@ -393,23 +393,5 @@ def did_you_mean(name: str, known: dict[str, CheckSpec]) -> str:
     return f" (did you mean `{close[0]}`?)" if close else ""
 
 
-# The earlier spellings of check(scope=...), kept while branches written against them land.
-
-
-def scoped_check(name: str, *, scope: str, **metadata: Any) -> Callable[[AnyCheck], CheckSpec]:
-    """``check(name, scope=scope, ...)``."""
-    return check(name, scope=scope, **metadata)
-
-
-def repository_check(name: str, **metadata: Any) -> Callable[[AnyCheck], CheckSpec]:
-    """``check(name, scope="repository", ...)``."""
-    return check(name, scope="repository", **metadata)
-
-
-def vault_check(name: str, **metadata: Any) -> Callable[[AnyCheck], CheckSpec]:
-    """``check(name, scope="vault", ...)``."""
-    return check(name, scope="vault", **metadata)
-
-
 def _no_project_part(project: Project, ctx: Context) -> Iterable[Issue]:
     return ()

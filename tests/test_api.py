@@ -26,6 +26,7 @@ PAGE = REPO_ROOT / "docs" / "plugins.md"
 def test_the_surface_names_what_a_plugin_needs_and_each_name_exists() -> None:
     wanted = {"check", "Issue", "Fix", "Severity", "Context", "Project", "Document"}
     wanted |= {"SkipRule", "DORMANT", "Unverifiable", "SetEntryField", "AppendLine"}
+    wanted |= {"Vault", "Note", "VaultSkipRule", "Unverified"}  # scope="vault" checks
     assert wanted <= set(api.__all__)
     for name in api.__all__:
         assert getattr(api, name) is not None, name

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity, Unverified
-from context_doctor.registry import Context, vault_check
+from context_doctor.registry import Context, check
 from context_doctor.vault.memory import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
 from context_doctor.vault.model import Note, Vault
 
@@ -37,8 +37,9 @@ def _stem(note: Note) -> str:
     return note.name[:-3]
 
 
-@vault_check(
+@check(
     "memory-frontmatter",
+    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: sum(1 for n in v.notes if n.facts and n.facts.status in (MEMORY, REJECTED)),
     summary="a memory's frontmatter does not parse, or a required field is missing or empty",
@@ -99,8 +100,9 @@ def memory_frontmatter(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifie
             )
 
 
-@vault_check(
+@check(
     "memory-type-unknown",
+    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: len(v.notes),
     summary="a note with `id` and `recall_when` whose `type` Bastra does not know: never loaded",
@@ -128,8 +130,9 @@ def memory_type_unknown(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
         )
 
 
-@vault_check(
+@check(
     "memory-id-duplicate",
+    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: len(v.memories),
     summary="two memory files carry one id; Bastra indexes only the first in its load order",
@@ -157,8 +160,9 @@ def memory_id_duplicate(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
-@vault_check(
+@check(
     "memory-empty",
+    scope="vault",
     severity=Severity.WARNING,
     units=lambda v: len(v.notes),
     summary="a 0-byte (or blank) Markdown file in the vault",
@@ -192,8 +196,9 @@ def _target_state(vault: Vault, target: str) -> str | None:
     return "unknown (no memory has this id)"
 
 
-@vault_check(
+@check(
     "memory-link",
+    scope="vault",
     severity=Severity.WARNING,
     units=lambda v: len(v.memories),
     summary="a link whose target is not a live memory, or a `replaces`/`superseded_by` that "
@@ -287,8 +292,9 @@ def _secret_units(vault: Vault) -> int:
     )
 
 
-@vault_check(
+@check(
     "secret-in-memory",
+    scope="vault",
     severity=Severity.DEFECT,
     units=_secret_units,
     summary="a memory, a trashed memory or an audit-log snapshot holds credential material",

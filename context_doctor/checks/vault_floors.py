@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity, Unverified
-from context_doctor.registry import Context, VaultSkipRule, vault_check
+from context_doctor.registry import Context, VaultSkipRule, check
 from context_doctor.vault.floors import day_of
 from context_doctor.vault.model import Vault
 
@@ -39,8 +39,9 @@ def _where(vault: Vault) -> str:
     return str(vault.floors.path)
 
 
-@vault_check(
+@check(
     "floor-stale",
+    scope="vault",
     severity=Severity.WARNING,
     units=_units,
     skips=(NO_FLOORS,),
@@ -83,8 +84,9 @@ def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
             )
 
 
-@vault_check(
+@check(
     "floor-without-why",
+    scope="vault",
     severity=Severity.WARNING,
     units=_units,
     skips=(NO_FLOORS, FLOORS_UNREADABLE),
@@ -120,8 +122,9 @@ def floor_without_why(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified
             )
 
 
-@vault_check(
+@check(
     "floor-target",
+    scope="vault",
     severity=Severity.WARNING,
     units=_units,
     skips=(NO_FLOORS, FLOORS_UNREADABLE),

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity, Unverified
-from context_doctor.registry import Context, VaultSkipRule, vault_check
+from context_doctor.registry import Context, VaultSkipRule, check
 from context_doctor.vault.model import AUDIT_LOG, Vault
 
 GROUP = "memory-vault"
@@ -33,8 +33,9 @@ def _log_lines(vault: Vault) -> int:
     return vault.audit_log.lines if vault.audit_log is not None else 0
 
 
-@vault_check(
+@check(
     "audit-log-line",
+    scope="vault",
     severity=Severity.WARNING,
     units=_log_lines,
     skips=(NO_LOG,),
@@ -93,8 +94,9 @@ def _expected_in_trash(vault: Vault) -> tuple[dict[str, int], dict[str, int], se
     return dict(present), expected, unknown
 
 
-@vault_check(
+@check(
     "trash-without-audit",
+    scope="vault",
     severity=Severity.WARNING,
     units=_trail_units,
     skips=(NO_LOG, LOG_UNREADABLE),
@@ -134,8 +136,9 @@ def trash_without_audit(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
-@vault_check(
+@check(
     "audit-without-trash",
+    scope="vault",
     severity=Severity.WARNING,
     units=_trail_units,
     skips=(NO_LOG, LOG_UNREADABLE),
@@ -203,8 +206,9 @@ def _short(sha: str) -> str:
     return sha[:10]
 
 
-@vault_check(
+@check(
     "audit-log-rewritten",
+    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: max(1, v.history.log_commits) if v.repository is not None else 1,
     skips=(NO_GIT, SHALLOW, LOG_NOT_IN_GIT),
@@ -236,8 +240,9 @@ def audit_log_rewritten(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
         )
 
 
-@vault_check(
+@check(
     "unaudited-change",
+    scope="vault",
     severity=Severity.WARNING,
     units=lambda v: max(1, v.history.memory_changes) if v.repository is not None else 1,
     skips=(NO_GIT, NO_LOG, SHALLOW, LOG_NOT_IN_GIT),

@@ -245,6 +245,18 @@ def _state(directory: Path) -> dict[str, bytes | str]:
     return found
 
 
+def kill_when_ready(argv: list[str], delay: float) -> None:
+    """Run ``argv`` until it prints ``ready``, SIGKILL it ``delay`` seconds later (where the
+    kill lands: never an assertion on speed), and check that the kill is what ended it."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None
+    assert process.stdout.readline() == b"ready\n", process.communicate()[1]
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGKILL, errors.decode(errors="replace")
+
+
 def _left(target: Path) -> Left:
     aside = target.with_name(target.name + ".aside")
     return (
@@ -287,17 +299,10 @@ def test_a_kill_mid_write_leaves_old_or_new(operation: str, tmp_path: Path) -> N
     script = KILLED_PREAMBLE.format(chunk=CHUNK) + survival.killed + "\n"
     rng = random.Random(f"{operation}-20261201")
     for _ in range(KILLS):
-        process = subprocess.Popen(
+        kill_when_ready(
             [sys.executable, "-c", script, str(target), str(old_file), str(new_file)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            rng.uniform(0, 0.05),
         )
-        assert process.stdout is not None
-        assert process.stdout.readline() == b"ready\n", process.communicate()[1]
-        time.sleep(rng.uniform(0, 0.05))  # where the kill lands, not an assertion on speed
-        process.send_signal(signal.SIGKILL)
-        _, errors = process.communicate(timeout=60)
-        assert process.returncode == -signal.SIGKILL, errors.decode(errors="replace")
         left = _left(target)
         assert survival.outcomes(left), (operation, [None if b is None else b[:40] for b in left])
         if operation == "commit_files":
