@@ -17,8 +17,8 @@ Where: ``<git-common-dir>/context-doctor/cache/``, one directory per repository
   reset, a new merge) it is read afresh.
 
 Each file is a header line, a tag, then the MessagePack of ``{"key": ..., "data": ...}``
-(:mod:`context_doctor.cache.codec`, through msgspec).
-The tag is a keyed BLAKE2b of the header, the body and the file's name under the user's secret
+(:mod:`context_doctor.cache.codec`, through msgspec).  The tag is a keyed BLAKE2b of
+the header, the body and the file's name under the user's secret
 (:mod:`context_doctor.cache.secret`, outside every repository): a file that does not
 verify (planted in a prepared ``.git``, edited, written by someone else) is ignored
 and rebuilt, and without a usable secret nothing is cached.  The key names the doctor's
@@ -29,10 +29,12 @@ the scopes for the history.  A file whose key differs is foreign and ignored.
 Safety: the cache lives in a repository someone else may have prepared, so it
 is MessagePack (data only, never pickle), read without following a symlink, only
 from a regular file of bounded size, and every value is decoded against its type
-on the way in (msgspec).  The documents and the memos are decoded entry by entry: one
-entry that does not decode is a miss for that file alone, the others are used.  Anything wrong (missing, corrupt, truncated, foreign, future version,
-symlinked, unreadable, unwritable) means the cache is ignored and, where it
-can be, rewritten: never an error, at most a ``--debug`` line on stderr.
+on the way in (msgspec).  The documents, memos, vault memories and stored reports are
+decoded entry by entry: an entry that does not decode is a miss for it alone (its file
+is parsed again), the others are used.  Anything else wrong (missing, corrupt,
+truncated, foreign, another format version, symlinked, unreadable, unwritable) means
+the whole file is ignored and, where it can be, rewritten: never an error, at most a
+``--debug`` line on stderr.
 Writes go through :mod:`context_doctor.write` like every byte the doctor writes.
 """
 
