@@ -177,16 +177,22 @@ def completed_date(project: Project, ctx: Context) -> Iterator[Issue]:
     entry = project.entry
     assert entry is not None  # terminal implies an index entry
     raw = entry.fields.get("completed_date")
+    # Without either date, terminal-project-active has no anchor and skips: say so here, once.
+    unanchored = (
+        ", nor a readable `last_session`: whether it is still being worked cannot be checked"
+        if entry.date_field("last_session") is None
+        else ""
+    )
     if raw is None:
         yield Issue(
-            f"status `{project.status}` but no `completed_date`",
+            f"status `{project.status}` but no `completed_date`{unanchored}",
             project.source.index_rel_path,
             entry.line_of("status"),
             remedy=completed_date_remedy(project),
         )
     elif entry.date_field("completed_date") is None:
         yield Issue(
-            f"`completed_date: {raw}` is not a real YYYY-MM-DD date",
+            f"`completed_date: {raw}` is not a real YYYY-MM-DD date{unanchored}",
             project.source.index_rel_path,
             entry.line_of("completed_date"),
             remedy=completed_date_remedy(project),

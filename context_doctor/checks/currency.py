@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
-from context_doctor.checks.session_freshness import NO_LOG, newest_day_ordinals
+from context_doctor.checks.session_freshness import (
+    NO_LOG,
+    markers_behind_with_header,
+    newest_day_ordinals,
+)
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.currency import header_lag as header_lag_of
@@ -136,7 +140,9 @@ def _section_label(section: Heading | None) -> str:
         A current header above stale operational sections is a stronger false receipt than an
         obviously stale file. `## Current State` and `## What's Next` end with an as-of marker
         (`*State as of: 2026-08-24 (round 14)*`); a marker older than the newest session-log
-        entry, or naming a lower same-family ordinal on the same day, is a defect. An
+        entry, or naming a lower same-family ordinal on the same day, is a defect (when the
+        `Last session` header lags the log too, the header and the markers it left behind are
+        one missing update, reported once by context-header-freshness). An
         operational section without a marker, in a project that keeps a session log or a
         `Last session` header, leaves body currency unverifiable: a warning, never clean (the
         seed: markerless records are reported as unverifiable). A CONTEXT.md with no
@@ -151,7 +157,11 @@ def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     newest = project.newest_session
     reached = newest_day_ordinals(project)
     target = current_marker(project, ctx.today)
+    # Markers left behind with a lagging header are reported once, by context-header-freshness.
+    folded = {marker.line for marker in markers_behind_with_header(project)}
     for marker in markers:
+        if marker.line in folded:
+            continue
         where = _section_label(marker.section)
         advance = (
             f"Re-read {where} and update it, then advance its marker to `{target}` "

@@ -16,7 +16,7 @@ from datetime import date
 
 from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.git.history import ProjectCommit
-from context_doctor.model.currency import lags
+from context_doctor.model.currency import AsOfMarker, lags
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
 
@@ -45,19 +45,31 @@ def _judge(
     path: str,
     line: int | None,
     set_to: Callable[[date, str, bool], tuple[str, Fix | None]],
+    behind_too: Callable[[], str] = lambda: "",
+    defers: bool = False,
 ) -> Iterator[Issue]:
-    """``set_to(day, why, from_log)`` is the remedy (and fix, if derivable) recording ``day``."""
+    """``set_to(day, why, from_log)`` is the remedy (and fix, if derivable) recording ``day``;
+    ``behind_too()`` names what else lags the log with the record (folded into its finding).
+
+    ``defers`` (index.yaml's last_session): where the `Last session` header makes the very
+    same claim (the same missing session, or the same disagreement with no log to settle
+    it), context-header-freshness reports it once, naming both records, and this stands down.
+    """
+    other_label, other_date = other
     newest = project.newest_session
     if newest is not None and newest.date is not None:
         if recorded != newest.date:
             where = f"{newest.path}:{newest.line}"
             supported = session_commits_since(project, recorded) if recorded > newest.date else []
             if supported:
+                if other_date == recorded and defers:
+                    return  # the header's finding names this missing session, and this record
+                echo = f" (and {other_label})" if other_date == recorded else ""
                 # Git holds work on the recorded day: the log is what lags, never the record.
                 yield Issue(
-                    f"{label} {recorded} is ahead of the newest session-log entry {newest.date} "
-                    f"({where}), and {_commits_phrase(supported)} touched the project on or after "
-                    f"{recorded}: the log lacks that session",
+                    f"{label} {recorded}{echo} is ahead of the newest session-log entry "
+                    f"{newest.date} ({where}), and {_commits_phrase(supported)} touched the "
+                    f"project on or after {recorded}: the log lacks that session",
                     path,
                     line,
                     remedy=log_session_remedy(project, recorded, supported),
@@ -65,6 +77,7 @@ def _judge(
                 return
             direction = "behind" if recorded < newest.date else "ahead of"
             remedy, fix = set_to(newest.date, f"the newest session-log entry, {where}", True)
+            also = behind_too() if recorded < newest.date else ""
             if recorded > newest.date:
                 remedy = (
                     f"No commit touches the project on or after {recorded}: if that session "
@@ -73,33 +86,41 @@ def _judge(
                 )
             yield Issue(
                 f"{label} {recorded} is {direction} the newest session-log entry "
-                f"{newest.date} ({where})",
+                f"{newest.date} ({where}){also}",
                 path,
                 line,
                 remedy=remedy,
                 fix=fix,
             )
         return
-    other_label, other_date = other
-    if other_date is not None and other_date != recorded:
+    if other_date is not None and other_date != recorded and not defers:
         yield Issue(
             f"{label} {recorded} differs from {other_label} {other_date}, and there is no "
             "session log to settle which is right",
             path,
             line,
             remedy=f"Decide which date is the last session's ({recorded} or {other_date}), record "
-            f"it in both places, and start a session log (sessions/{ctx_month(recorded, other_date)}.md).",
+            "it in both places, and start a session log "
+            f"({project.path_to('sessions')}/{ctx_month(recorded, other_date)}.md).",
         )
     latest = project.newest_session_commit
     if latest is not None and (latest.commit.work_date - recorded).days > 1:
+        if defers and other_date == recorded:
+            return  # the header lags the same commit: its finding names both records
         work_date = latest.commit.work_date
         remedy, _ = set_to(work_date, f"the work date of commit {latest.commit.short}", False)
+        echo = f" (and {other_label})" if other_date == recorded else ""
+        # Only the header echoes the index (the index defers to the header, above).
+        also = (
+            f" and `last_session: {work_date}` in {project.source.index_rel_path}" if echo else ""
+        )
         yield Issue(
-            f"{label} {recorded} lags the newest session commit {latest.commit.short} "
+            f"{label} {recorded}{echo} lags the newest session commit {latest.commit.short} "
             f"(work date {work_date}) by {(work_date - recorded).days} days",
             path,
             line,
-            remedy=f"{remedy[:-1]}, and log that session in sessions/{work_date:%Y-%m}.md.",
+            remedy=f"{remedy[:-1]}{also}, and log that session in "
+            f"{project.path_to('sessions')}/{work_date:%Y-%m}.md.",
         )
 
 
@@ -114,6 +135,25 @@ def newest_day_ordinals(project: Project) -> dict[str, int]:
             for family, number in entry.ordinals.items():
                 reached[family] = max(number, reached.get(family, number))
     return reached
+
+
+def markers_behind_with_header(project: Project) -> list[AsOfMarker]:
+    """The as-of markers `context-header-freshness` reports together with its header.
+
+    When the `Last session` header lags the newest log entry by date, the record was not
+    brought up to that session: the header and the markers it left behind are one missing
+    update, moved in one edit, so they are reported once, by the header's finding
+    (`body-currency` stands down for them). Empty for a dormant project (the header check
+    skips it, so body-currency keeps its markers).
+    """
+    newest = project.newest_session
+    header = project.header_last_session
+    if project.is_dormant or newest is None or newest.date is None:
+        return []
+    if header is None or header[1] is None or header[1] >= newest.date:
+        return []
+    reached = newest_day_ordinals(project)
+    return [m for m in project.as_of_markers if lags(m.date, m.ordinals, newest.date, reached)]
 
 
 def _quoted(text: str) -> str:
@@ -249,7 +289,7 @@ def ctx_month(*days: date) -> str:
         A present `last_session` in index.yaml is duplicate metadata, and duplicates drift. It
         must equal the newest session-log entry's date exactly: behind or ahead, even by one
         day, it is stale (ahead of the log, with session commits on or after its date, it is
-        the log that lags: log that session; no fix moves the date back). With no log it must agree with the CONTEXT.md `Last session` header
+        the log that lags: log that session; no fix moves the date back). With no log it must agree with the CONTEXT.md `Last session` header (a disagreement, an unlogged session or a lag both records share is reported once, by context-header-freshness)
         and must not lag the newest session commit's work date (author date in the author's
         own offset) by more than a day; bulk sweeps (more than 3 projects or more than 10
         files elsewhere) and merges are never sessions. Skipped for dormant projects, projects
@@ -283,6 +323,7 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         index_path,
         entry.line_of("last_session"),
         set_to,
+        defers=header is not None and header[1] is not None,
     )
 
 
@@ -300,8 +341,11 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         sweeps, merges or maintenance commits) touch the project on or after the header's
         date, the log is what lags, and the remedy is to log that session (its date, its
         commits, its monthly file), never to move the header back; only a header no commit
-        supports is told to come back. A header with no readable date cannot be verified and
-        is reported as such. Skipped for dormant projects.""",
+        supports is told to come back. A header behind the log names the as-of markers it left
+        behind (body-currency does not report them again); where index.yaml's last_session
+        records the same day and makes the same claim (the same unlogged session, or no log to
+        settle a disagreement), this one finding names it too. A header with no readable date
+        cannot be verified and is reported as such. Skipped for dormant projects.""",
 )
 def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     header = project.header_last_session
@@ -329,6 +373,15 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
             )
         return header_move_remedy(project, recorded, day, why), None
 
+    def markers_too() -> str:
+        markers = markers_behind_with_header(project)
+        if not markers:
+            return ""
+        lines = ", ".join(str(m.line) for m in markers)
+        if len(markers) == 1:
+            return f"; so is its as-of marker (line {lines})"
+        return f"; so are its {len(markers)} as-of markers (lines {lines})"
+
     yield from _judge(
         project,
         "CONTEXT.md Last session",
@@ -337,6 +390,7 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         context_path,
         field.line,
         set_to,
+        markers_too,
     )
 
 
@@ -408,12 +462,16 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         anything under the project directory) without touching sessions/, with a work date more
         than a day after the newest log entry, is a session that left no episodic record: the
         log now understates how current the work is. Bulk sweeps, merges and maintenance commits
-        (trailer `Context-Doctor: maintenance`) are ignored. Skipped for dormant projects and
+        (trailer `Context-Doctor: maintenance`) are ignored, and so are the commits a record
+        ahead of the log already names as the session the log lacks (a `Last session` header
+        or an index last_session on or before their day: context-header-freshness or
+        last-session-freshness reports them, once). Skipped for dormant projects and
         projects without a session log.""",
 )
 def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
     newest = project.newest_session
     assert newest is not None and newest.date is not None
+    claimed = _claimed_by_a_record(project, newest.date)
     # The cheap, selective questions first (each is a pure test of the commit).
     late = [
         entry
@@ -421,6 +479,7 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
         if (entry.commit.work_date - newest.date).days > 1
         and entry.commit.is_session
         and not entry.touched_under("sessions")
+        and (claimed is None or entry.commit.work_date < claimed)
     ]
     if not late:
         return
@@ -436,6 +495,19 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
         project.context.rel_path,
         remedy=_log_days_remedy(project, days, first.short),
     )
+
+
+def _claimed_by_a_record(project: Project, newest: date) -> date | None:
+    """The day from which a record ahead of the log (the `Last session` header, else the
+    index's last_session) already names the commits as the session the log lacks: those
+    commits are that record's finding, reported once (SPEC §2 context-header-freshness)."""
+    header = project.header_last_session
+    days = [
+        day
+        for day in (header[1] if header else None, project.index_last_session)
+        if day is not None and day > newest and session_commits_since(project, day)
+    ]
+    return min(days) if days else None
 
 
 def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str:

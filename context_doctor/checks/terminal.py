@@ -29,6 +29,18 @@ NO_REVIEW = SkipRule(
     "the index entry has no `post_close_reviewed_through`",
     lambda p: p.post_close_review.recorded is None,
 )
+NO_ANCHOR = SkipRule(
+    "no anchor date",
+    "neither `completed_date` nor `last_session` is a readable date, so there is nothing to "
+    "judge later work against (completed-date reports the missing date)",
+    lambda p: (
+        p.entry is None
+        or (
+            p.entry.date_field("completed_date") is None
+            and p.entry.date_field("last_session") is None
+        )
+    ),
+)
 EVIDENCE_SHOWN = 3
 
 
@@ -53,7 +65,7 @@ def completed_date_remedy(project: Project) -> str:
 @check(
     "terminal-project-active",
     severity=Severity.WARNING,
-    skips=(LIVE, PAUSED, REVIEWED),
+    skips=(LIVE, PAUSED, NO_ANCHOR, REVIEWED),
     summary="a completed or archived project is still being worked",
     remedy="Reopen the project (status `active`), or, if the later work was closing work, record "
     "`post_close_reviewed_through:` with the sha of the project's newest commit in its index entry.",
@@ -69,7 +81,8 @@ def completed_date_remedy(project: Project) -> str:
         merged in later re-arms it even when its date is older), the project has no
         uncommitted changes, and the index's completed_date and last_session at that commit
         equal today's: any new project commit re-arms the question. Skipped for live and
-        paused projects.""",
+        paused projects, and (coverage reason `no anchor date`) when neither date is readable:
+        completed-date reports that, once.""",
 )
 def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
     entry = project.entry
@@ -78,16 +91,8 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
     anchor = entry.date_field("completed_date")
     if anchor is None:
         anchor_field, anchor = "last_session", entry.date_field("last_session")
+    assert anchor is not None  # NO_ANCHOR skips the rest (completed-date reports it, once)
     index_path = project.source.index_rel_path
-    if anchor is None:
-        yield Issue(
-            "terminal, but neither `completed_date` nor `last_session` is a readable date, so "
-            "whether it is still being worked cannot be checked",
-            index_path,
-            entry.line_of("status"),
-            remedy=completed_date_remedy(project),
-        )
-        return
     evidence: list[str] = []
     for session in sorted(
         (s for s in project.session_entries if s.date is not None and s.date > anchor),

@@ -406,3 +406,65 @@ def test_header_currency_without_ordinals_is_a_counted_skip(
         "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-10", "--json"
     )
     assert_skipped(run, "header-currency", "no ordinals")
+
+
+# -- one missing update, one finding: markers left behind with the header (#18) -------------
+
+
+def _marked_repo(make_repo: MakeRepo, header: str, marker: str, status: str = "active") -> Path:
+    context = (
+        "# Compass — Working Context\n\n**Phase:** Vendor review — comparing the three quotes "
+        "against the security questionnaire\n**Status:** Active — waiting on Fabrikam's answers, "
+        f"then the comparison\n**Last session:** {header}\n\n---\n\n## Current State\n"
+        f"Two quotes in hand.\n\n*State as of: {marker}*\n\n## What's Next\n"
+        f"- [ ] Draft the comparison (as of {marker})\n\n*State as of: {marker}*\n"
+    )
+    log = "# June\n\n## 2026-06-16 — two quotes\n\n## 2026-06-19 — third quote\n"
+    return make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-19T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": f"- id: compass\n  status: {status}\n",
+                        "projects/compass/CONTEXT.md": context,
+                        "projects/compass/sessions/2026-06.md": log,
+                    },
+                }
+            ]
+        }
+    )
+
+
+def _compass(doctor: Doctor, root: Path) -> Run:
+    return doctor(
+        "check", "--project", str(root / "projects/compass"), "--today", "2026-06-20", "--json"
+    )
+
+
+def test_markers_left_behind_with_a_lagging_header_are_the_headers_finding(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    run = _compass(doctor, _marked_repo(make_repo, "2026-06-16", "2026-06-16"))
+    assert run.findings("body-currency") == []
+    header = sole(run, "context-header-freshness", "compass")
+    assert "; so are its 2 as-of markers (lines 12, 17)" in header["message"]
+    assert "move the header and its 2 as-of markers in one write" in header["remedy"]
+    assert_examined(run, "body-currency")
+
+
+def test_a_lagging_marker_under_a_current_header_is_still_body_currency(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    run = _compass(doctor, _marked_repo(make_repo, "2026-06-19", "2026-06-16"))
+    assert run.findings("context-header-freshness") == []
+    assert len(run.findings("body-currency")) == 2
+
+
+def test_a_paused_projects_lagging_markers_stay_body_currency(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """The header check skips dormant projects, so nothing is folded into it."""
+    run = _compass(doctor, _marked_repo(make_repo, "2026-06-16", "2026-06-16", "paused"))
+    assert_skipped(run, "context-header-freshness", "dormant")
+    assert len(run.findings("body-currency")) == 2

@@ -289,7 +289,7 @@ TWINS: dict[str, Twin] = {
     "stale-session-in-context": Twin("demo/beacon", "demo/atlas"),
     "status-agreement": Twin("demo/meridian", "demo/atlas"),
     "status-vocabulary": Twin("demo/lantern", "demo/atlas"),
-    "terminal-project-active": Twin("demo/meridian", "references/rib-completed"),
+    "terminal-project-active": Twin("demo/lantern", "references/rib-completed"),
     "terminal-project-open-items": Twin("demo/lantern", "references/rib-completed"),
     "uncommitted-context": Twin("durability/alpha", "demo/atlas"),
     "unlogged-session": Twin("demo/dial", "demo/atlas"),

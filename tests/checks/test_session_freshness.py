@@ -21,6 +21,7 @@ from support import (
     INDEX,
     Doctor,
     MakeRepo,
+    assert_examined,
     assert_quiet,
     assert_skipped,
     field_line,
@@ -73,24 +74,60 @@ def test_log_entry_newer_than_header_and_index_is_two_defects(corpus: Run, root:
     assert evidence in header["message"]
 
 
-def test_header_and_index_ahead_of_the_log_are_two_defects(corpus: Run, root: Path) -> None:
-    """Header and index 2026-06-02, log 2026-06-01: ahead is as stale as behind."""
+def test_header_and_index_ahead_of_the_log_are_one_defect(
+    corpus: Run, root: Path, one: Callable[[str], Run]
+) -> None:
+    """Header and index 2026-06-02, log 2026-06-01, a commit on 2026-06-02: one missing
+    session, reported once, by the header's finding naming both records (#18)."""
     log = "projects/header-ahead/sessions/2026-06.md"
     evidence = f"2026-06-01 ({log}:{line_of(root, log, '## 2026-06-01')})"
 
-    index = sole(corpus, "last-session-freshness", "header-ahead")
-    assert index["severity"] == "defect"
-    assert index["path"] == INDEX
-    assert index["line"] == field_line(root, "header-ahead", "last_session")
-    assert "2026-06-02 is ahead of the newest session-log entry" in index["message"]
-    assert evidence in index["message"]
+    assert corpus.findings("last-session-freshness", "header-ahead") == []
+    assert_examined(one("header-ahead"), "last-session-freshness")
 
     header = sole(corpus, "context-header-freshness", "header-ahead")
     assert header["severity"] == "defect"
     assert header["path"] == "projects/header-ahead/CONTEXT.md"
     assert header["line"] == line_of(root, "projects/header-ahead/CONTEXT.md", "**Last session:**")
-    assert "ahead" in header["message"]
+    assert "2026-06-02 (and index.yaml last_session) is ahead of" in header["message"]
+    assert "the log lacks that session" in header["message"]
     assert evidence in header["message"]
+
+
+def test_an_index_ahead_of_the_log_alone_is_still_its_own_defect(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """The header agrees with the log; only the index claims the later session: the index's
+    finding stands (a true defect is never folded away)."""
+    context = (
+        "# Atlas — Working Context\n\n**Status:** Active — drafting the rollout plan, "
+        "waiting on the platform team's answers\n**Last session:** 2026-06-01\n\n---\n\n"
+        "## Current State\nDrafting.\n"
+    )
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: atlas\n  status: active\n"
+                        "  last_session: 2026-06-05\n",
+                        "projects/atlas/CONTEXT.md": context,
+                        "projects/atlas/sessions/2026-06.md": "# June\n\n## 2026-06-01 — plan\n",
+                    },
+                },
+                {
+                    "date": "2026-06-05T10:00:00+00:00",
+                    "files": {"projects/atlas/REFERENCE.md": "# Atlas — Reference\n\nFacts.\n"},
+                },
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", "2026-06-06", "--json")
+    index = sole(run, "last-session-freshness", "atlas")
+    assert "2026-06-05 is ahead of the newest session-log entry 2026-06-01" in index["message"]
+    assert "the log lacks that session" in index["message"]
+    assert run.findings("context-header-freshness", "atlas") == []
 
 
 @pytest.mark.parametrize("check", ["last-session-freshness", "context-header-freshness"])
@@ -153,39 +190,30 @@ def test_no_log_records_matching_the_newest_commit_are_quiet(
     assert_quiet(one("no-log-ok"), check)
 
 
-def test_no_log_header_and_index_disagreeing_are_two_defects(corpus: Run, root: Path) -> None:
-    index = sole(corpus, "last-session-freshness", "no-log-disagree")
-    assert index["severity"] == "defect"
-    assert (index["path"], index["line"]) == (
-        INDEX,
-        field_line(root, "no-log-disagree", "last_session"),
-    )
-    assert (
-        "2026-06-06 differs from the CONTEXT.md Last session header 2026-06-07"
-        in (index["message"])
-    )
+def test_no_log_header_and_index_disagreeing_are_one_defect(corpus: Run) -> None:
+    """With no log to settle it, the disagreement is one finding (the header's), naming both."""
+    assert corpus.findings("last-session-freshness", "no-log-disagree") == []
     header = sole(corpus, "context-header-freshness", "no-log-disagree")
     assert header["severity"] == "defect"
     assert header["path"] == "projects/no-log-disagree/CONTEXT.md"
     assert header["line"] == 4
     assert "2026-06-07 differs from index.yaml last_session 2026-06-06" in header["message"]
+    assert "record it in both places" in header["remedy"]
+    assert "projects/no-log-disagree/sessions/2026-06.md" in header["remedy"]
 
 
-def test_no_log_records_lagging_the_newest_commit_are_two_defects(corpus: Run, root: Path) -> None:
-    """Header and index 2026-06-01; a later session commit on 2026-06-08 changed nothing."""
+def test_no_log_records_lagging_the_newest_commit_are_one_defect(corpus: Run, root: Path) -> None:
+    """Header and index 2026-06-01; a later session commit on 2026-06-08 changed nothing:
+    one unrecorded session, one finding naming both records and the log to start."""
     sha = short_sha_of(root, "no-log-lags: a later session")
     evidence = f"lags the newest session commit {sha} (work date 2026-06-08) by 7 days"
-    index = sole(corpus, "last-session-freshness", "no-log-lags")
-    assert index["severity"] == "defect"
-    assert (index["path"], index["line"]) == (
-        INDEX,
-        field_line(root, "no-log-lags", "last_session"),
-    )
-    assert evidence in index["message"]
+    assert corpus.findings("last-session-freshness", "no-log-lags") == []
     header = sole(corpus, "context-header-freshness", "no-log-lags")
     assert header["severity"] == "defect"
     assert (header["path"], header["line"]) == ("projects/no-log-lags/CONTEXT.md", 4)
-    assert evidence in header["message"]
+    assert "2026-06-01 (and index.yaml last_session) " + evidence in header["message"]
+    assert "`last_session: 2026-06-08` in projects/index.yaml" in header["remedy"]
+    assert "projects/no-log-lags/sessions/2026-06.md" in header["remedy"]
 
 
 @pytest.mark.parametrize("project", ["offset-west", "offset-east"])
@@ -206,9 +234,10 @@ def test_author_offset_east_counts_the_local_day(corpus: Run, root: Path) -> Non
     """2026-06-13T00:30+14:00 is only one day after the 2026-06-11 header in UTC,
     but two days locally: the work date is the author's local date, so it lags."""
     sha = short_sha_of(root, "offset-east-lags")
-    for check in ("last-session-freshness", "context-header-freshness"):
-        finding = sole(corpus, check, "offset-east-lags")
-        assert f"{sha} (work date 2026-06-13) by 2 days" in finding["message"]
+    # Header and index record the same day: one finding, the header's, naming both.
+    assert corpus.findings("last-session-freshness", "offset-east-lags") == []
+    finding = sole(corpus, "context-header-freshness", "offset-east-lags")
+    assert f"{sha} (work date 2026-06-13) by 2 days" in finding["message"]
 
 
 def scenario(commits: list[dict[str, Any]]) -> dict[str, Any]:
@@ -289,9 +318,9 @@ def test_project_rewritten_alone_after_a_sweep_is_flagged_alone(
     assert run.exit_code == 1
     sha = short_sha_of(root, "p3 alone")
     flagged = run.findings("last-session-freshness") + run.findings("context-header-freshness")
+    # Header and index record the same day: one finding (the header's) names both.
     assert sorted((f["check"], f["project"]) for f in flagged) == [
         ("context-header-freshness", "p3"),
-        ("last-session-freshness", "p3"),
     ]
     for finding in flagged:
         assert f"{sha} (work date 2026-06-10) by 9 days" in finding["message"]
@@ -597,12 +626,12 @@ def test_without_a_log_there_is_no_fix_but_the_remedy_names_the_commit(
     corpus: Run, root: Path
 ) -> None:
     sha = short_sha_of(root, "no-log-lags: a later session")
-    index = sole(corpus, "last-session-freshness", "no-log-lags")
-    assert index["fix"] is None
-    assert "Set `last_session: 2026-06-08`" in index["remedy"]
-    assert f"commit {sha}" in index["remedy"]
-    assert "sessions/2026-06.md" in index["remedy"]
-    assert sole(corpus, "last-session-freshness", "no-log-disagree")["fix"] is None
+    header = sole(corpus, "context-header-freshness", "no-log-lags")
+    assert header["fix"] is None
+    assert "`last_session: 2026-06-08` in projects/index.yaml" in header["remedy"]
+    assert f"commit {sha}" in header["remedy"]
+    assert "sessions/2026-06.md" in header["remedy"]
+    assert sole(corpus, "context-header-freshness", "no-log-disagree")["fix"] is None
 
 
 # -- a header ahead of its log: git decides which one lags (#18 item 2) ----------------------
@@ -691,10 +720,35 @@ def test_header_ahead_of_the_log_with_commits_on_its_day_is_a_missing_log_entry(
     assert sha in remedy
     assert "projects/intake/sessions/2026-04.md" in remedy
     assert "2026-04-10" not in remedy and "set-field" not in remedy
-    index = sole(run, "last-session-freshness", "intake")
-    assert "the log lacks that session" in index["message"]
-    assert index["fix"] is None  # moving the index back to the log would make it less true
-    assert "2026-04-10" not in index["remedy"]
+    # The index records the same day: the header's finding names it; no second defect, and
+    # no fix moves the index back to the log (that would make it less true).
+    assert run.findings("last-session-freshness", "intake") == []
+    assert "(and index.yaml last_session)" in header["message"]
+    # The same commit is the unlogged session: reported once, by the header's finding.
+    assert run.findings("unlogged-session", "intake") == []
+    assert_examined(_one(doctor, root, "intake", "2026-04-20"), "unlogged-session")
+
+
+def _one(doctor: Doctor, root: Path, project: str, today: str) -> Run:
+    return doctor(
+        "check", "--project", str(root / "projects" / project), "--today", today, "--json"
+    )
+
+
+def test_unlogged_work_before_the_headers_day_is_still_reported(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """Log 04-10, a REFERENCE.md commit on 04-14, the header advanced on 04-18: the 04-18
+    session is the header's finding; the 04-14 one is its own unlogged session."""
+    root = _ahead_repo(make_repo, last_commit="2026-04-18T19:00:00+02:00")
+    (root / "projects/intake/REFERENCE.md").write_text("# Intake — Reference\n\nScores.\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "intake: reference", when="2026-04-14T10:00:00+02:00")
+    run = doctor("check", "--source", str(root), "--today", "2026-04-20", "--json")
+    assert sole(run, "context-header-freshness", "intake")
+    unlogged = sole(run, "unlogged-session", "intake")
+    assert "of 2026-04-14" in unlogged["message"]
+    assert "`## 2026-04-14 — …`" in unlogged["remedy"]
 
 
 def test_header_ahead_with_only_a_maintenance_commit_is_told_to_come_back(

@@ -567,3 +567,40 @@ def test_the_remedy_names_the_sha_a_post_close_review_would_record(corpus: Run, 
     assert f"`post_close_reviewed_through: {newest}`" in finding["remedy"]
     assert finding["fix"] is None  # a review is a claim: never fixed
     assert "<sha" not in finding["remedy"]
+
+
+# -- one finding for one missing date (#18) ------------------------------------------------
+
+
+def test_a_terminal_project_without_any_date_is_one_finding_and_a_counted_skip(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """No completed_date and no last_session: completed-date says so, and that it leaves the
+    post-completion question unanswerable; terminal-project-active skips with its reason
+    instead of printing the same remedy a second time."""
+    context = (
+        "# Meridian — Working Context\n\n**Status:** Completed — rollout shipped to every "
+        "region, runbook handed over\n**Last session:** 2026-06-05\n\n---\n\n## Summary\nDone.\n"
+    )
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-05T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "- id: meridian\n  status: completed\n",
+                        "projects/meridian/CONTEXT.md": context,
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor(
+        "check", "--project", str(root / "projects/meridian"), "--today", "2026-06-20", "--json"
+    )
+    finding = sole(run, "completed-date", "meridian")
+    assert "whether it is still being worked cannot be checked" in finding["message"]
+    assert run.findings("terminal-project-active") == []
+    assert_skipped(run, "terminal-project-active", "no anchor date")
+    remedies = [f["remedy"] for f in run.findings(project="meridian")]
+    assert len(remedies) == len(set(remedies))

@@ -128,9 +128,10 @@ def test_a_header_committed_without_its_log_entry_is_refused(installed: Any) -> 
     code, lines = push(root)
     assert code != 0
     assert remote_ref(root) == before
+    # One missing log entry, one defect: the header's finding names the index too.
     assert any("[context-header-freshness]" in line for line in lines), lines
     assert lines[-1] == (
-        "push refused by context-doctor: 2 defects in alpha (context-doctor check projects/alpha)"
+        "push refused by context-doctor: 1 defect in alpha (context-doctor check projects/alpha)"
     )
     assert not any("no-verify" in line for line in lines)
     # The user's work tree, index, stash and refs are as they were.

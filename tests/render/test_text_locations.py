@@ -78,7 +78,7 @@ def test_human_output_has_compact_coverage_and_the_verdict_last(
     assert "coverage post-close-review-unresolvable: examined 0, skipped 10" in text
     assert coverage[-1].endswith("other checks skipped nothing")
     assert lines[-1].startswith("DEFECTS:")
-    assert "defects from body-currency, context-budget" in lines[-1]
+    assert "defects from context-budget, context-header-freshness" in lines[-1]
     full = doctor("check", "--source", str(root), "--today", TODAY, "--show-coverage").stdout
     assert "coverage item-currency: examined 8, skipped 2 (2 dormant)" in full
     assert "coverage context-budget: examined" in full  # every check, with or without skips
