@@ -154,6 +154,54 @@ class Report:
             return "WARNINGS"
         return "HEALTHY"
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Report:
+        """A report as its JSON (the report cache) holds it: sources, counts and findings,
+        enough to render its verdict with the words `check` used (coverage and fixes are
+        not kept: they describe the run that wrote it)."""
+        findings = [
+            Finding(
+                check=str(item["check"]),
+                severity=Severity(item["severity"]),
+                source=str(item["source"]),
+                project=str(item["project"]) or None,
+                path=str(item["path"]),
+                line=item["line"],
+                message=str(item["message"]),
+                remedy=str(item["remedy"]),
+            )
+            for item in data.get("findings", [])
+        ]
+        sources = [
+            SourceSummary(
+                name=str(item["name"]),
+                root=str(item["root"]),
+                projects_dir=item.get("projects_dir"),
+                projects=int(item.get("projects", 0)),
+                unaudited_reason=None if item.get("audited", True) else item.get("reason"),
+                memories=item.get("memories") if item.get("vault") else None,
+                error=item.get("error"),
+            )
+            for item in data.get("source_details", [])
+        ]
+        suppressed = dict.fromkeys(SUPPRESSION_WAYS, 0)
+        suppressed.update(
+            {k: v for k, v in (data.get("suppressed") or {}).items() if isinstance(v, int)}
+        )
+        return cls(
+            today=date.fromisoformat(str(data["today"])),
+            readiness=str(data["readiness"]),
+            generated_at=str(data["generated_at"]),
+            sources=sources,
+            projects_audited=int(data["projects_audited"]),
+            findings=findings,
+            coverage={},
+            projects_with_findings=len({(f.source, f.project) for f in findings if f.project}),
+            freshness=data.get("freshness"),
+            suppressed=suppressed,
+            exit=data.get("exit"),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The JSON report; undecodable bytes in names become visible escapes (valid UTF-8)."""
         cleaned: dict[str, Any] = clean_json(self.json_fields())

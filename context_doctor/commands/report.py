@@ -6,7 +6,6 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -15,7 +14,8 @@ from context_doctor.commands.common import guarded
 from context_doctor.discover import synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
-from context_doctor.report import plural
+from context_doctor.render.text import verdict_text
+from context_doctor.report import Report
 
 
 @click.command("report")
@@ -67,14 +67,12 @@ def report_command(
         if as_json:
             click.echo(json.dumps(cached, indent=2, ensure_ascii=False))
         else:
-            verdict = (
-                "DEFECTS" if cached["defects"] else "WARNINGS" if cached["warnings"] else "HEALTHY"
-            )
+            # The verdict in `check`'s own words (one renderer), then how old the cache is.
             click.echo(
-                f"{verdict}: {plural(cached['defects'], 'defect')}, "
-                f"{plural(cached['warnings'], 'warning')} in "
-                f"{plural(cached['projects_audited'], 'project')} (readiness {cached['readiness']}; "
-                f"generated {cached['generated_at']}, {age:.1f} h ago)" + _suppressed(cached)
+                escape_text(
+                    f"{verdict_text(Report.from_json(cached))}; cached "
+                    f"{cached['generated_at']}, {age:.1f} h ago"
+                )
             )
             counts: dict[str, int] = {}
             for finding in cached["findings"]:
@@ -82,13 +80,3 @@ def report_command(
             for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
                 click.echo(escape_text(f"{count:>5}  {name}"))
     sys.exit(1 if cached["defects"] else 0)
-
-
-def _suppressed(cached: dict[str, Any]) -> str:
-    """``; N suppressed (…)`` as the check's verdict line says it (SPEC §5), when any were."""
-    ways = cached.get("suppressed") or {}
-    counts = {way: count for way, count in ways.items() if isinstance(count, int) and count}
-    if not counts:
-        return ""
-    listed = ", ".join(f"{count} {way}" for way, count in counts.items())
-    return f"; {sum(counts.values())} suppressed ({listed})"

@@ -232,9 +232,10 @@ def test_report_prints_the_summary_of_the_cache(
     run = doctor("report")
     assert run.exit_code == 1  # as `check` would have exited: the cache holds a defect
     first, *counts = run.stdout.splitlines()
+    # check's own verdict words (one renderer), then the cache's age.
     assert first.startswith(
-        "DEFECTS: 1 defect, 0 warnings in 1 project (readiness remote; "
-        f"generated {cached['generated_at']}, "
+        "DEFECTS: 1 defect, 0 warnings in 1 of 1 project audited (1 source; readiness remote; "
+        f"today {TODAY}); defects from uncommitted-context; cached {cached['generated_at']}, "
     )
     assert [line.split() for line in counts] == [["1", "uncommitted-context"]]
 
@@ -245,7 +246,10 @@ def test_report_of_a_healthy_cache_exits_0(
     cached_run(doctor, isolated_home, make_repo(corpus()))
     run = doctor("report")
     assert run.exit_code == 0
-    assert run.stdout.startswith("HEALTHY: 0 defects, 0 warnings in 1 project")
+    check = doctor("check", "--today", TODAY, "--readiness", "remote", "--no-report-cache")
+    verdict = check.stdout.splitlines()[-1]
+    assert verdict.startswith("HEALTHY: 1 project audited, 0 defects, 0 warnings (1 source;")
+    assert run.stdout.splitlines()[0].startswith(f"{verdict}; cached ")
 
 
 def test_report_json_prints_the_cache_itself(
