@@ -30,15 +30,23 @@ def annotation(finding: Finding) -> str:
     return f"::{_COMMAND[finding.severity]} {','.join(properties)}::{body}"
 
 
+def _error_command(problem: str, remedy: str) -> str:
+    return f"::error::{_escape_data(f'context-doctor: {problem} (remedy: {remedy})')}"
+
+
 def render_github(report: Report) -> str:
     lines = [annotation(finding) for finding in report.findings]
+    unreachable = report.unreachable_error()
+    if unreachable is not None:
+        # A partial sweep exits 2: the job log says which sources went unaudited (SPEC §6).
+        lines.append(_error_command(*unreachable))
     lines.append(verdict_text(report))
     return "\n".join(lines) + "\n"
 
 
 def render_github_error(problem: str, remedy: str) -> str:
     """A run that exits 2: one ``::error::`` workflow command (SPEC §6)."""
-    return f"::error::{_escape_data(f'context-doctor: {problem} (remedy: {remedy})')}\n"
+    return _error_command(problem, remedy) + "\n"
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~])")
@@ -67,6 +75,13 @@ def step_summary(report: Report) -> str:
         f"today {report.today}).",
         "",
     ]
+    if report.unreachable:
+        out += ["**Not audited** (the run exits 2; the rest was audited):", ""]
+        out += [
+            f"- source {_code(source.name)}: {_cell(source.error or source.root)}"
+            for source in report.unreachable
+        ]
+        out.append("")
     if report.findings:
         out += ["| severity | check | location | message |", "|---|---|---|---|"]
         for finding in report.findings:

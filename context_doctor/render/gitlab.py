@@ -5,6 +5,14 @@ Each finding is ``{description, check_name, fingerprint, severity, location:
 a warning; the fingerprint is the one SARIF and the baseline use, so a finding
 keeps its identity across runs.  Paths are repository-relative, as GitLab
 expects; a whole-file finding points at line 1.
+
+A run that could not reach a listed source (a partial console sweep) still
+writes only the findings of what it audited.  The format has no error channel:
+every entry is an issue at a location, and an invented "issue" for a source
+that was never read would be a false finding in the merge-request widget and
+would shift when the source comes back.  The failure is carried where GitLab
+looks for it instead: the process exits 2, which fails the job, and stderr holds
+the one line naming the sources and the remedy.
 """
 
 from __future__ import annotations

@@ -42,6 +42,15 @@ def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _notification(problem: str, remedy: str, descriptor: str) -> dict[str, Any]:
+    """A tool execution notification: what stopped the doctor establishing ground truth."""
+    return {
+        "level": "error",
+        "message": {"text": f"{problem}. Remedy: {remedy}"},
+        "descriptor": {"id": descriptor},
+    }
+
+
 def sarif_error_document(problem: str, remedy: str) -> dict[str, Any]:
     """A valid SARIF log for a run that could not establish ground truth (exit 2).
 
@@ -61,11 +70,7 @@ def sarif_error_document(problem: str, remedy: str) -> dict[str, Any]:
                         "executionSuccessful": False,
                         "exitCode": 2,
                         "toolExecutionNotifications": [
-                            {
-                                "level": "error",
-                                "message": {"text": f"{problem}. Remedy: {remedy}"},
-                                "descriptor": {"id": "ground-truth-not-established"},
-                            }
+                            _notification(problem, remedy, "ground-truth-not-established")
                         ],
                     }
                 ],
@@ -110,6 +115,19 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
         if finding.check in index:
             result["ruleIndex"] = index[finding.check]
         results.append(result)
+    invocation: dict[str, Any] = {
+        "executionSuccessful": True,
+        "properties": {"readiness": report.readiness, "today": report.today.isoformat()},
+    }
+    unreachable = report.unreachable_error()
+    if unreachable is not None:
+        # A partial sweep exits 2: the results are what was audited, and the log must not
+        # read as a clean run over everything (SPEC §6).
+        invocation["executionSuccessful"] = False
+        invocation["exitCode"] = 2
+        invocation["toolExecutionNotifications"] = [
+            _notification(*unreachable, "source-unreachable")
+        ]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -117,15 +135,7 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
             {
                 "tool": {"driver": _driver(rules)},
                 "results": results,
-                "invocations": [
-                    {
-                        "executionSuccessful": True,
-                        "properties": {
-                            "readiness": report.readiness,
-                            "today": report.today.isoformat(),
-                        },
-                    }
-                ],
+                "invocations": [invocation],
             }
         ],
     }

@@ -285,3 +285,86 @@ def test_demo_github_snapshot(
     assert run.exit_code == 1
     assert all(line.startswith(("::error ", "::warning ")) for line in run.stdout.splitlines()[:-1])
     assert run.stdout == snapshot
+
+
+# -- a partial console sweep (a listed source unreachable) -----------------------------
+
+
+def partial_console(home: Path, scenario_repo: Callable[[str], Path], gone: Path) -> None:
+    """A console.yaml listing the demo corpus and a source whose root does not exist."""
+    demo = scenario_repo("demo")
+    (home / "console.yaml").write_text(
+        "sources:\n"
+        f"  - name: gone\n    root: {gone}\n    projects_dir: projects\n"
+        f"  - name: work\n    root: {demo}\n    projects_dir: projects\n",
+        encoding="utf-8",
+    )
+
+
+def test_a_partial_sweep_is_not_a_successful_sarif_run(
+    scenario_repo: Callable[[str], Path],
+    doctor: Doctor,
+    isolated_home: Path,
+    tmp_path: Path,
+    sarif_validator: Draft4Validator,
+) -> None:
+    partial_console(isolated_home, scenario_repo, tmp_path / "gone")
+    run = doctor("check", "--today", TODAY, "--output-format", "sarif", cwd=tmp_path)
+    assert run.exit_code == 2
+    document = json.loads(run.stdout)
+    sarif_validator.validate(document)
+    (sarif_run,) = document["runs"]
+    invocation = sarif_run["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert invocation["exitCode"] == 2
+    (notification,) = invocation["toolExecutionNotifications"]
+    assert notification["level"] == "error"
+    text = notification["message"]["text"]
+    assert "`gone` could not be audited" in text and str(tmp_path / "gone") in text
+    assert "Remedy: fix or remove the source in console.yaml" in text
+    assert sarif_run["results"]  # what was audited is still reported
+
+
+def test_a_partial_sweep_is_an_error_in_github_output(
+    scenario_repo: Callable[[str], Path],
+    doctor: Doctor,
+    isolated_home: Path,
+    tmp_path: Path,
+) -> None:
+    partial_console(isolated_home, scenario_repo, tmp_path / "gone")
+    summary = tmp_path / "step-summary.md"
+    run = doctor(
+        "check",
+        "--today",
+        TODAY,
+        "--output-format",
+        "github",
+        cwd=tmp_path,
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert run.exit_code == 2
+    *commands, verdict = run.stdout.splitlines()
+    errors = [line for line in commands if line.startswith("::error::")]
+    assert len(errors) == 1
+    assert "source `gone` could not be audited" in unescape(errors[0])
+    assert "remedy: fix or remove the source in console.yaml" in unescape(errors[0])
+    assert any(line.startswith("::error file=") for line in commands)  # the findings stay
+    assert not verdict.startswith("::")
+    text = summary.read_text()
+    assert "**Not audited**" in text and "- source `gone`:" in text
+    assert str(tmp_path / "gone") in text.replace("\\", "")  # Markdown-escaped, inert
+
+
+def test_a_partial_sweep_keeps_gitlab_output_to_findings(
+    scenario_repo: Callable[[str], Path],
+    doctor: Doctor,
+    isolated_home: Path,
+    tmp_path: Path,
+) -> None:
+    # GitLab's format has no error channel: exit 2 and stderr carry it (render/gitlab.py).
+    partial_console(isolated_home, scenario_repo, tmp_path / "gone")
+    run = doctor("check", "--today", TODAY, "--output-format", "gitlab", cwd=tmp_path)
+    assert run.exit_code == 2
+    issues = json.loads(run.stdout)
+    assert issues and all(issue["location"]["path"] for issue in issues)
+    assert run.stderr.startswith("context-doctor: error: source `gone` could not be audited")
