@@ -9,7 +9,9 @@
   would exit 1, the status that means "defects".
 * Progress: a transient line on stderr, shown only when the audit has run for two
   seconds, only when both stdout and stderr are terminals and the output is for a
-  person (never in a machine format or a pipe).
+  person (never in a machine format or a pipe), and only while escapes are allowed:
+  a line cannot be transient without cursor escapes, so ``NO_COLOR`` and
+  ``--color never`` (no escape at all) show none.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ def wants_progress(output_format: str, quiet: bool) -> bool:
     """Only for a person watching: human or concise output, stdout and stderr terminals."""
     if quiet or output_format not in ("human", "concise"):
         return False
+    if console_options().get("color_system", "auto") is None:
+        return False  # escapes off: the spinner's cursor control would be escapes too
     try:
         return sys.stdout.isatty() and sys.stderr.isatty()
     except (AttributeError, ValueError):

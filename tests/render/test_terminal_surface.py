@@ -123,6 +123,21 @@ def test_no_progress_line_when_disabled_or_not_watched(demo: Path, doctor: Docto
     assert "auditing" not in run.stderr  # not a terminal: never
 
 
+@pytest.mark.parametrize(("no_color", "mode"), [("1", "auto"), ("", "never")])
+def test_no_progress_line_when_escapes_are_off(
+    monkeypatch: pytest.MonkeyPatch, no_color: str, mode: str
+) -> None:
+    """A transient line needs cursor escapes: with every escape off there is none, however
+    long the audit takes (a slow machine must not put escapes back under NO_COLOR)."""
+    monkeypatch.setenv("NO_COLOR", no_color)
+    monkeypatch.setattr(terminal._Preference, "color", mode)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert not terminal.wants_progress("human", quiet=False)
+    monkeypatch.setattr(terminal._Preference, "color", "always")
+    assert terminal.wants_progress("human", quiet=False)
+
+
 # -- small things -----------------------------------------------------------------
 
 
