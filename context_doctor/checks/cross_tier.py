@@ -64,10 +64,16 @@ def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
         )
         return
     for problem in entry.problems:
+        field = entry.problem_fields.get(problem, "")
+        what = f"its `{field}` field" if field else "the entry"
         yield Issue(
             f"index.yaml {entry.label()}: {problem}",
             index.rel_path,
-            entry.line_of(entry.problem_fields.get(problem, "")),
+            entry.line_of(field),
+            # A schema violation is fixed in the entry, not by comparing with the header.
+            remedy=f"Correct {what} for `{project.id}` in {index.rel_path} so it matches "
+            "schemas/index.schema.json (a real `true`/`false`, a real year-month-day date, one of "
+            "the four statuses).",
         )
     for duplicate in project.duplicate_entries:
         yield Issue(

@@ -69,23 +69,50 @@ def header_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     named = first_date(last.value) if last is not None else None
     if named is not None and named[1] != newest.date:
         return  # the whole header lags by date: context-header-freshness reports it, once
+    lag = header_lag_of(project.context)
     for name in ("Phase", "Last session"):
         field = _first_field(project, name)
         if field is None:
             continue
         for family, number in ordinals(field.value).items():
             if family in reached and number < reached[family]:
+                target = f"{family} {reached[family]}"
+                also = ""
+                if name == "Last session" and lag is not None:
+                    # The same line lags Phase too: one stale line, one finding (header-lag
+                    # stands down for it).
+                    also = (
+                        f"; Phase already names {lag.family} {lag.phase_number} "
+                        f"(line {lag.phase.line})"
+                    )
+                    target += f" and {lag.family} {lag.phase_number}"
                 yield Issue(
                     f"`{field.name}: {field.value[:60]}` names {family} {number} but the newest "
                     f"session entries ({newest.date}, {newest.path}:{newest.line}) reach "
-                    f"{family} {reached[family]}",
+                    f"{family} {reached[family]}{also}",
                     project.context.rel_path,
                     field.line,
                     remedy=f"Re-read the record, then advance `**{field.name}:**` in "
-                    f"{project.context.rel_path} to {family} {reached[family]} (the newest session "
+                    f"{project.context.rel_path} to {target} (the newest session "
                     f"entry, {newest.path}:{newest.line}).",
                 )
                 break
+
+
+def _last_session_behind_log(project: Project) -> bool:
+    """Does header-currency report the `Last session` line (same day, a lower ordinal)?"""
+    newest = project.newest_session
+    last = _first_field(project, "Last session")
+    if newest is None or newest.date is None or last is None:
+        return False
+    reached = newest_day_ordinals(project)
+    named = first_date(last.value)
+    if named is not None and named[1] != newest.date:
+        return False  # a lagging date is context-header-freshness's
+    return any(
+        family in reached and number < reached[family]
+        for family, number in ordinals(last.value).items()
+    )
 
 
 @check(
@@ -97,11 +124,14 @@ def header_currency(project: Project, ctx: Context) -> Iterator[Issue]:
         When `Phase` names a higher ordinal than `Last session` in a shared family (wave 4
         against wave 3), the header was advanced halfway: the Last session line describes an
         older state than the phase it sits under. Families are never compared with each
-        other (`phase 2` says nothing about `round 3`). Applies to every project.""",
+        other (`phase 2` says nothing about `round 3`). When the same Last session line also
+        names an older round than the log's newest day, header-currency reports the line once,
+        naming the Phase too. Applies to every project.""",
 )
 def header_lag(project: Project, ctx: Context) -> Iterator[Issue]:
     lag = header_lag_of(project.context)
-    if lag is not None:
+    # A Last session line behind the log as well is header-currency's one finding.
+    if lag is not None and not _last_session_behind_log(project):
         yield Issue(
             f"Phase names {lag.family} {lag.phase_number} but Last session names {lag.family} "
             f"{lag.last_number} (line {lag.last_session.line})",

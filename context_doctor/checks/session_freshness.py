@@ -442,10 +442,15 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
             remedy=start_log,
         )
     elif not any(entry.commit.is_session for entry in recent):
+        which = (
+            "the only commit touching the project is a bulk sweep, merge or maintenance commit"
+            if len(recent) == 1
+            else f"the last {len(recent)} commits touching the project are all bulk sweeps, "
+            "merges or maintenance commits"
+        )
         yield Issue(
-            f"there is no session log and the last {len(recent)} commits touching the project "
-            f"are all bulk sweeps, merges or maintenance commits (newest: {recent[0].commit.describe()}): freshness "
-            "cannot be verified",
+            f"there is no session log and {which} (newest: {recent[0].commit.describe()}): "
+            "freshness cannot be verified",
             project.context.rel_path,
             remedy=start_log,
         )

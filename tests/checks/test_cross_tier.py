@@ -66,6 +66,10 @@ def test_schema_violations_name_entry_and_field(lifecycle: tuple[Path, Run]) -> 
     messages = sorted(finding["message"] for finding in found)
     assert len(messages) == 2, messages
     assert all("`schema-bad`" in message for message in messages)
+    # The remedy fixes the entry's field; it is not the header comparison's remedy (#18).
+    remedies = sorted(finding["remedy"] for finding in found)
+    assert remedies[0].startswith("Correct its `bounded` field for `schema-bad` in ")
+    assert remedies[1].startswith("Correct its `last_session` field for `schema-bad` in ")
     bounded, last_session = messages
     assert "field `bounded`" in bounded and "'false'" in bounded
     assert "field `last_session`" in last_session and "2026-13-45" in last_session

@@ -468,3 +468,19 @@ def test_a_paused_projects_lagging_markers_stay_body_currency(
     run = _compass(doctor, _marked_repo(make_repo, "2026-06-16", "2026-06-16", "paused"))
     assert_skipped(run, "context-header-freshness", "dormant")
     assert len(run.findings("body-currency")) == 2
+
+
+def test_a_last_session_line_behind_log_and_phase_is_one_finding(
+    scenario_repo: Callable[[str], Path], doctor: Doctor
+) -> None:
+    """The demo's dial: `Last session: 2026-06-17 (round 10, wave 3)` under `Phase: Rollout
+    (wave 4)`, log at round 11: one stale line, one header-currency finding naming both."""
+    root = scenario_repo("demo")
+    run = doctor(
+        "check", "--project", str(root / "projects/dial"), "--today", "2026-06-20", "--json"
+    )
+    assert run.findings("header-lag") == []
+    assert_examined(run, "header-lag")
+    finding = sole(run, "header-currency", "dial")
+    assert finding["message"].endswith("reach round 11; Phase already names wave 4 (line 3)")
+    assert "to round 11 and wave 4 (the newest session entry" in finding["remedy"]

@@ -269,7 +269,7 @@ TWINS: dict[str, Twin] = {
     "freshness-source-missing": Twin("grades-faulty", "grades-fresh"),
     "freshness-unverifiable": Twin("hygiene/hy-archive", "demo/atlas"),
     "header-currency": Twin("demo/dial", "demo/atlas"),
-    "header-lag": Twin("demo/dial", "demo/atlas"),
+    "header-lag": Twin("currency/hl-wave", "demo/atlas"),
     "item-currency": Twin("hygiene/hy-archive", "demo/atlas"),
     "last-session-freshness": Twin("demo/compass", "demo/atlas"),
     "post-close-review-unresolvable": Twin("reviews/bad-sha", "reviews/good-sha"),
