@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -352,7 +353,8 @@ def apply(
                     entry.path,
                     None,
                     f"baseline entry no longer matches a finding: [{entry.check}] {entry.message}",
-                    f"Rewrite the baseline: `context-doctor check --write-baseline {baseline.path}`.",
+                    "Rewrite the baseline: `context-doctor check --write-baseline "
+                    f"{shlex.quote(str(baseline.path))}`.",
                 )
                 for entry in stale
             ]

@@ -7,6 +7,7 @@ check only compares.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from datetime import date
 
@@ -25,8 +26,13 @@ COMPILE = "context-doctor state compile"
 MAX_NAMED = 5
 
 
+def _compile_command(project: Project) -> str:
+    """`state compile` on the project, its path quoted for the shell (spaces, quotes)."""
+    return f"{COMPILE} {shlex.quote(project.cli_dir)}"
+
+
 def _compile_remedy(project: Project) -> str:
-    return f"Bring CURRENT_STATE.json up to date, then run `{COMPILE} {project.cli_dir}`."
+    return f"Bring CURRENT_STATE.json up to date, then run `{_compile_command(project)}`."
 
 
 def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
@@ -53,7 +59,7 @@ def _state_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
             severity=Severity.WARNING,
             remedy="Nothing to do when a newer compiler wrote it; otherwise delete the "
             f"`{key[:60]}` field from {state.rel_path} by hand, then run "
-            f"`{COMPILE} {project.cli_dir}`.",
+            f"`{_compile_command(project)}`.",
         )
     data = state.data
     if data["project_id"] != project.id:
@@ -103,7 +109,7 @@ def _hash_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
             state.rel_path,
             state.line_of("content_hashes"),
             remedy="Re-read the changed files, update phase, status and next actions in "
-            f"CURRENT_STATE.json to what they say, then run `{COMPILE} {project.cli_dir}` "
+            f"CURRENT_STATE.json to what they say, then run `{_compile_command(project)}` "
             "(it refreshes the hashes).",
         )
 
@@ -117,7 +123,7 @@ def _last_session_issues(project: Project, state: StructuredState) -> Iterator[I
             f"({newest.path}:{newest.line})",
             state.rel_path,
             state.line_of("last_session"),
-            remedy=f'Set `"last_session": "{newest.date}"` and run `{COMPILE} {project.cli_dir}`.',
+            remedy=f'Set `"last_session": "{newest.date}"` and run `{_compile_command(project)}`.',
         )
     header = project.header_last_session
     if header is not None and header[1] is not None and header[1] > recorded:
@@ -126,14 +132,14 @@ def _last_session_issues(project: Project, state: StructuredState) -> Iterator[I
             f"{header[1]} (line {header[0].line})",
             state.rel_path,
             state.line_of("last_session"),
-            remedy=f'Set `"last_session": "{header[1]}"` and run `{COMPILE} {project.cli_dir}`.',
+            remedy=f'Set `"last_session": "{header[1]}"` and run `{_compile_command(project)}`.',
         )
 
 
 def _block_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
     context = project.context
     block = state.block
-    remedy = f"Run `{COMPILE} {project.cli_dir}`; never edit the generated block by hand."
+    remedy = f"Run `{_compile_command(project)}`; never edit the generated block by hand."
     if block is None:
         yield Issue(
             "CONTEXT.md has no generated block (`<!-- synthesis-current-state:start -->` ... "

@@ -8,6 +8,7 @@ track is a defect in both modes: no mode can recover a file git never saw.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity
@@ -69,7 +70,8 @@ def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
             "whether they travel is not verified",
             submodule,
             severity=Severity.WARNING,
-            remedy=f"Audit the submodule as a source of its own (`context-doctor check {submodule}`), "
+            remedy="Audit the submodule as a source of its own (`context-doctor check "
+            f"{shlex.quote(submodule)}`), "
             "or make the project a plain directory of this repository.",
         )
         return

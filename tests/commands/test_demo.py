@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -187,3 +188,27 @@ def test_the_remedy_corpus_quotes_paths_with_spaces(tmp_path: Path, doctor: Doct
         in (remedies["freshness-future"])
     )
     assert "'projects/north star/CONTEXT.md'" in remedies["context-header-freshness"]
+
+
+def test_the_baseline_remedy_rewrites_the_baseline_it_names(tmp_path: Path, doctor: Doctor) -> None:
+    """baseline-stale proposes `check --write-baseline FILE` for the very file (quoted)."""
+    root = build_scenario(_REMEDY_CORPUS, tmp_path / "kb")
+    baseline = root / "my baseline.json"
+    written = doctor("check", "--today", "2026-06-20", "--write-baseline", baseline.name, cwd=root)
+    assert written.exit_code == 0, written.stderr
+    data = json.loads(baseline.read_text("utf-8"))
+    data["findings"].append({**data["findings"][0], "fingerprint": "0" * 16, "message": "gone"})
+    baseline.write_text(json.dumps(data), "utf-8")
+    run = doctor("check", "--today", "2026-06-20", "--baseline", baseline.name, "--json", cwd=root)
+    (stale,) = run.findings("baseline-stale")
+    (command,) = _COMMAND.findall(stale["remedy"])
+    assert command == "context-doctor check --write-baseline 'my baseline.json'"
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=root, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    # The command ran on the real date (no --today), as a person would: judged the same way,
+    # the rewritten baseline has no stale entry left.
+    again = doctor("check", "--baseline", baseline.name, "--json", cwd=root)
+    assert again.findings("baseline-stale") == []
