@@ -91,13 +91,7 @@ def audit(
         merged = merge_reports([report for report, _, _ in audits], corpus, today)
         specs = {spec.name: spec for _, _, checks in audits for spec in checks}
         return merged, audits[0][1], [specs[name] for name in sorted(specs)]
-    settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
-    checks = select_checks(registry, settings)
-    ignores = suppress.config_ignores(
-        settings.per_project_ignores,
-        settings.per_path_ignores,
-        lambda names, key: resolve_names(names, registry, f"{key} ({settings.config_file})"),
-    )
+    settings, checks, ignores = _configured(corpus, registry, config, select, ignore)
     chosen = baseline or (settings.baseline if config_baseline else None)
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
@@ -122,6 +116,42 @@ def audit(
     if key is not None:
         replay.keep(key, report)
     return report, settings, checks
+
+
+def _configured(
+    corpus: Corpus,
+    registry: dict[str, CheckSpec],
+    config: Path | None,
+    select: list[str],
+    ignore: list[str],
+) -> tuple[Settings, list[CheckSpec], suppress.ConfigIgnores]:
+    """The settings ``corpus`` resolves, its checks and its ignores (exit 2 on a bad name)."""
+    settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
+    checks = select_checks(registry, settings)
+    ignores = suppress.config_ignores(
+        settings.per_project_ignores,
+        settings.per_path_ignores,
+        lambda names, key: resolve_names(names, registry, f"{key} ({settings.config_file})"),
+    )
+    return settings, checks, ignores
+
+
+def settings_by_group(
+    corpus: Corpus, *, select: list[str], ignore: list[str], config: Path | None
+) -> list[tuple[Corpus, Settings, list[CheckSpec]]]:
+    """Each configuration group's settings and checks, as :func:`audit` would resolve them.
+
+    For ``check --show-settings``: every group is shown, none is audited.
+    """
+    registry = load_checks()
+    resolve_names(select, registry, "--select")
+    resolve_names(ignore, registry, "--ignore")
+    groups = config_groups(corpus) if config is None else [corpus]
+    resolved = []
+    for group in groups:
+        settings, checks, _ignores = _configured(group, registry, config, select, ignore)
+        resolved.append((group, settings, checks))
+    return resolved
 
 
 def secrets_of(corpus: Corpus) -> set[str]:

@@ -139,6 +139,29 @@ def test_a_source_root_with_a_config_applies_to_that_source(
     assert "config: defaults)" in shown.stdout
 
 
+def test_show_settings_prints_every_configuration_group(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    plain = make_repo(corpus())
+    configured = make_repo(
+        corpus(
+            {"context-doctor.toml": 'select = ["context-budget"]\n[budgets]\ncontext_lines = 10\n'}
+        )
+    )
+    toml = configured.resolve() / "context-doctor.toml"
+    run = doctor("check", "--source", str(plain), "--source", str(configured), "--show-settings")
+    assert run.exit_code == 0, run.stderr
+    first, second = run.stdout.split("\n\n")
+    # Each group is headed by its file and lists the sources it governs, and only those.
+    assert first.startswith("config file: (none found; defaults)\nsources:\n")
+    assert f"  {plain.name}: {plain.resolve()} " in first and configured.name not in first
+    assert "'status-vocabulary'" in first and "budgets.context_lines = 150  # default" in first
+    assert second.startswith(f"config file: {toml}\nsources:\n")
+    assert f"  {configured.name}: {configured.resolve()} " in second and plain.name not in second
+    assert f"select = ['context-budget']  # {toml}" in second.splitlines()
+    assert f"budgets.context_lines = 10  # {toml}" in second.splitlines()
+
+
 # -- what the settings do ---------------------------------------------------------------------
 
 

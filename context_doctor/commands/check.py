@@ -13,6 +13,7 @@ from context_doctor.audit import (
     audit,
     emit,
     require_something,
+    settings_by_group,
     source_config,
     write_step_summary,
     write_whole,
@@ -38,7 +39,7 @@ from context_doctor.write.fixes import apply_plan, plan_fixes
 def print_settings(
     settings: Settings, checks: list[CheckSpec], corpus: Corpus, explicit: Path | None = None
 ) -> None:
-    """The resolved settings (of the first source's configuration) and each source's file."""
+    """One configuration group's resolved settings, headed by its file and the sources it governs."""
     click.echo(escape_text(f"config file: {settings.config_file or '(none found; defaults)'}"))
     click.echo("sources:")
     for source in corpus.sources:
@@ -217,25 +218,25 @@ def check_command(
                 "--unsafe-fixes` to see what it would change)"
             )
 
-        def audit_once(
-            where: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
-                paths,
-                sources,
-                projects,
-            ),
-            pushing: tuple[str, ...] = (),
-        ) -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
-            corpus = discover(
+        Where = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+        def find(where: Where, pushing: tuple[str, ...], *, audited: bool) -> Corpus:
+            return discover(
                 *where,
                 allow_shallow=allow_shallow,
                 pushing=pushing,
                 ci=in_ci(),
                 # A pushed tree is a temporary checkout: nothing in it is worth keeping.
                 cache=not (no_cache or pushing),
-                audit=not show_settings,
+                audit=audited,
                 vaults=vaults,
                 floors=floors_beside(floors) if floors is not None else None,
             )
+
+        def audit_once(
+            where: Where = (paths, sources, projects), pushing: tuple[str, ...] = ()
+        ) -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
+            corpus = find(where, pushing, audited=True)
             report, settings, checks = audit(
                 corpus,
                 today=today,
@@ -243,9 +244,8 @@ def check_command(
                 select=split_names(select),
                 ignore=split_names(ignore),
                 config=config,
-                # --show-settings only names the baseline: one not written yet is no error.
-                baseline=None if show_settings else _baseline_path(baseline, corpus),
-                config_baseline=write_baseline is None and not show_settings,
+                baseline=_baseline_path(baseline, corpus),
+                config_baseline=write_baseline is None,
                 jobs=jobs,
                 # --fix and --diff plan from the model, --write-baseline records it fresh
                 replayable=not (apply_fixes or show_diff or write_baseline is not None),
@@ -282,13 +282,21 @@ def check_command(
             )
             sys.exit(0 if exit_zero else code)
 
+        if show_settings:
+            # Settings only, nothing audited: every configuration group, never just the first.
+            corpus = find((paths, sources, projects), (), audited=False)
+            groups = settings_by_group(
+                corpus, select=split_names(select), ignore=split_names(ignore), config=config
+            )
+            for number, (group, settings, checks) in enumerate(groups):
+                if number:
+                    click.echo("")
+                print_settings(settings, checks, group, config)
+            return
         # A person at a terminal sees a progress line once the audit takes two seconds.
         watched = wants_progress(output_format, quiet) and output_file is None
-        with progress("context-doctor: auditing…", enabled=watched and not show_settings):
+        with progress("context-doctor: auditing…", enabled=watched):
             corpus, report, settings, checks = audit_once()
-        if show_settings:
-            print_settings(settings, checks, corpus, config)
-            return
         require_something(corpus, report)
         if write_baseline is not None:
             written = _baseline_path(write_baseline, corpus)
