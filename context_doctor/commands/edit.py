@@ -1,4 +1,5 @@
-"""``context-doctor edit set-field | replace | insert-before | delete-line FILE`` and ``edit apply``.
+"""``context-doctor edit set-field | replace | insert-before | delete-line FILE``, ``edit apply``
+and ``edit recover PROJECT``.
 
 Thin: parse the options, call :mod:`context_doctor.edit`, say what happened in
 one line. Exit 0 written (with ``--dry-run``: would be written, and the diff is
@@ -27,7 +28,7 @@ from context_doctor.commands.text_input import (
     text_option,
 )
 from context_doctor.escape import escape_text
-from context_doctor.write.apply import ApplyResult, read_edits
+from context_doctor.write.apply import ApplyResult, read_edits, recover_project
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
 _COUNT = click.option(
@@ -296,3 +297,36 @@ def apply_command(edits_path: str, **options: Any) -> None:
         except edit.EditRefused as refused:
             report_refusal(refused)
     report_batch(result, dry_run)
+
+
+@edit_group.command("recover")
+@click.argument("project", type=click.Path(path_type=Path))
+def recover_command(project: Path) -> None:
+    """Finish or discard the batch an interrupted `edit apply` left in PROJECT.
+
+    A batch killed after its commit point is finished (its staged files renamed
+    into place); one killed before it is discarded (every file stays as it was).
+    Any later edit in the project does the same first. A file changed by hand
+    since the batch is left alone: exit 2 naming it and the staged file.
+
+    \b
+    Example:
+      context-doctor edit recover projects/atlas
+    """
+    with guarded(False, False):
+        recovered = recover_project(project)
+    where = shown(project)
+    if not recovered.journals:
+        click.echo(f"no interrupted batch in {where}: nothing to do")
+        return
+    batches = f"{len(recovered.journals)} interrupted batch" + (
+        "es" if len(recovered.journals) > 1 else ""
+    )
+    if recovered.finished:
+        files = ", ".join(shown(path) for path in recovered.finished)
+        click.echo(f"finished {batches} in {where}: wrote {files}")
+    else:
+        click.echo(
+            f"recovered {batches} in {where}: no file needed writing (the batch had not "
+            "committed, or its files already held the new versions)"
+        )

@@ -31,6 +31,7 @@ from context_doctor.model.secrets import SecretHit
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
 from context_doctor.model.state_file import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
+from context_doctor.write.atomic import is_batch_leftover, is_journal_name
 
 
 class ProjectSource(Protocol):
@@ -201,6 +202,11 @@ class Project:
         if not self.is_sharded:
             return []
         return self._folder_documents("reference", lambda name: not name.startswith("."))
+
+    @cached_property
+    def edit_journals(self) -> list[str]:
+        """The journals of interrupted batches (``edit apply``) in the project's directory."""
+        return sorted(name for name in self._listing.entries if is_journal_name(name))
 
     @cached_property
     def has_sessions_dir(self) -> bool:
@@ -503,7 +509,10 @@ class Project:
 
     @cached_property
     def uncommitted_paths(self) -> list[str]:
-        return self.source.repository_facts().changed_under(self.rel_dir)
+        # An interrupted batch's journal and staged files are `interrupted-edit`'s: committing
+        # them (the remedy for uncommitted work) would ship a half-done batch to every clone.
+        changed = self.source.repository_facts().changed_under(self.rel_dir)
+        return [path for path in changed if not is_batch_leftover(path.rsplit("/", 1)[-1])]
 
     @cached_property
     def shape_problems(self) -> list[tuple[str, str]]:

@@ -135,6 +135,38 @@ def project_root(path: Path) -> Path:
     return start
 
 
+@dataclass(frozen=True)
+class Recovered:
+    """What ``edit recover`` found in a project and what finishing it wrote."""
+
+    journals: list[str]  # the journal names found (each finished or discarded)
+    finished: list[Path]  # the files renamed into place from a committed journal
+
+
+def recover_project(project: Path) -> Recovered:
+    """Finish or discard the batch an interrupted ``edit apply`` left in ``project``.
+
+    What every later batch in the project does first (:class:`Batch`), as a command of
+    its own: a committed journal's staged files are renamed over their targets, an
+    uncommitted one's are removed; a target changed by hand since is DoctorError.
+    """
+    root = Path(os.path.abspath(project))
+    if not root.is_dir():
+        raise DoctorError(
+            f"{project} is not a directory",
+            "name the project directory that holds the .context-doctor-apply-*.journal file",
+        )
+    try:
+        journals = sorted(name for name in os.listdir(root) if atomic.is_journal_name(name))
+    except OSError as error:
+        raise DoctorError(
+            f"{project} cannot be listed ({error.strerror})", "check its permissions"
+        ) from error
+    # The tree a Batch in this project writes within (see Batch.__init__).
+    finished = atomic.recover(root, within=repository_root(root) or root.parent)
+    return Recovered(journals, finished)
+
+
 class Batch:
     """The files of one project, edited in memory; :meth:`commit` judges and writes them."""
 

@@ -784,6 +784,21 @@ _STAGED_MARK = "context-doctor-apply"
 JOURNAL_VERSION = 1
 
 
+_LEFTOVER = re.compile(
+    r"^\.(context-doctor-apply-[0-9a-f]{8}\.journal|.+\.context-doctor-apply-[0-9a-f]{8}\.staged)$"
+)
+
+
+def is_journal_name(name: str) -> bool:
+    """``name`` is the journal of a batch (what ``recover`` finishes or discards)."""
+    return _JOURNAL.match(name) is not None
+
+
+def is_batch_leftover(name: str) -> bool:
+    """``name`` is a batch's journal or one of its staged files: never work to commit."""
+    return _LEFTOVER.match(name) is not None
+
+
 @dataclass(frozen=True)
 class PlannedFile:
     """One file of a batch: its new bytes, and the snapshot they replace (None: created)."""

@@ -109,6 +109,12 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         },
         uncommitted={"files": project("alpha", "Edited, not committed.")},
     ),
+    # An `edit apply` journal left behind in alpha (tests/checks/test_edit_journal.py makes
+    # real ones; the check reads only the name).
+    "journal": corpus(
+        {"projects/index.yaml": index("alpha"), **project("alpha")},
+        uncommitted={"files": {"projects/alpha/.context-doctor-apply-0123abcd.journal": "{}\n"}},
+    ),
     # Every freshness-grade fault at once, then the same kinds of files kept fresh.
     "grades-faulty": corpus(
         {
@@ -270,6 +276,7 @@ TWINS: dict[str, Twin] = {
     "freshness-unverifiable": Twin("hygiene/hy-archive", "demo/atlas"),
     "header-currency": Twin("demo/dial", "demo/atlas"),
     "header-lag": Twin("currency/hl-wave", "demo/atlas"),
+    "interrupted-edit": Twin("journal/alpha", "demo/atlas"),
     "item-currency": Twin("hygiene/hy-archive", "demo/atlas"),
     "last-session-freshness": Twin("demo/compass", "demo/atlas"),
     "post-close-review-unresolvable": Twin("reviews/bad-sha", "reviews/good-sha"),
