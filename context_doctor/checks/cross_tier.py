@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from context_doctor.checks.terminal import completed_date_remedy
 from context_doctor.findings import Issue, Severity
+from context_doctor.model.header import deciding_field
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
 from context_doctor.model.text import is_valid_unicode
@@ -91,7 +92,9 @@ def status_agreement(project: Project, ctx: Context) -> Iterator[Issue]:
         return
     index_completed = project.is_terminal
     if reading != index_completed:
-        status_field = (project.header("Status") or project.header("Phase"))[0]
+        # Quote the field that gave the reading (a Phase decides when Status says nothing).
+        status_field = deciding_field(project.header("Status"), project.header("Phase"))
+        assert status_field is not None  # the reading came from it
         yield Issue(
             f"index.yaml says status `{project.status}` ({_verdict_words(index_completed)}) but the "
             f"CONTEXT.md header reads {_verdict_words(reading)} (`{status_field.name}: "
@@ -142,12 +145,27 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     for document in project.tier_documents():
         # A file that leaves the repository is untracked-context's finding, not read here.
         if document.problem is not None and not document.outside:
-            yield Issue(f"{document.rel_path} {document.problem}", document.rel_path)
+            yield Issue(
+                f"{document.rel_path} {document.problem}",
+                document.rel_path,
+                remedy=f"Re-save {document.rel_path} as UTF-8 text (git history holds the last "
+                "readable version).",
+            )
     for path, problem in project.shape_problems:
-        yield Issue(f"{path} {problem}", path)
+        yield Issue(
+            f"{path} {problem}",
+            path,
+            remedy=f"Make {path} what its name says (a regular file, or the sessions/ and "
+            "reference/ directories), with no symlink loop.",
+        )
     state = project.structured_state
     if state.reading.unreadable is not None:
-        yield Issue(f"{state.rel_path} {state.reading.unreadable}", state.rel_path)
+        yield Issue(
+            f"{state.rel_path} {state.reading.unreadable}",
+            state.rel_path,
+            remedy=f"Re-save {state.rel_path} as a regular UTF-8 JSON file (git history holds "
+            "the last readable version).",
+        )
     context = project.context
     if not context.exists or context.problem or context.is_blank:
         return

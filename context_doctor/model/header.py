@@ -49,11 +49,16 @@ def value_verdict(value: str) -> bool | None:
 
 def completion_reading(status: list[HeaderField], phase: list[HeaderField]) -> bool | None:
     """Status values in order, first verdict wins; only then the Phase values."""
+    field = deciding_field(status, phase)
+    return value_verdict(field.value) if field is not None else None
+
+
+def deciding_field(status: list[HeaderField], phase: list[HeaderField]) -> HeaderField | None:
+    """The field whose value gives the completion reading: the one a finding quotes."""
     for fields in (status, phase):
         for field in fields:
-            verdict = value_verdict(field.value)
-            if verdict is not None:
-                return verdict
+            if value_verdict(field.value) is not None:
+                return field
     return None
 
 

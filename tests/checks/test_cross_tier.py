@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import INDEX, Doctor, field_line, line_of, reasons, sole, template_tail
+from support import INDEX, Doctor, MakeRepo, field_line, line_of, reasons, sole, template_tail
 
 TODAY = "2026-06-20"
 LIFECYCLE_CHECKS = ("status-agreement", "record-unreadable", "status-vocabulary", "completed-date")
@@ -522,3 +522,32 @@ def test_a_paused_header_in_a_single_project_repository_has_no_index_to_disagree
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
     assert not run.findings("status-agreement")
+
+
+def test_a_disagreement_quotes_the_field_that_gave_the_reading(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """Status says nothing (`In review`), Phase decides (`Shipped`): the finding quotes the
+    Phase, not the Status line that gave no verdict (#18)."""
+    context = (
+        "# Parser — Working Context\n\n**Status:** In review — the maintainers asked for a "
+        "second benchmark run before merging\n**Phase:** Shipped (round 4)\n"
+        "**Last session:** 2026-06-18\n\n---\n\n## Current State\nWaiting on review.\n"
+    )
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-18T10:00:00+00:00",
+                    "files": {
+                        INDEX: "- id: parser\n  status: active\n",
+                        "projects/parser/CONTEXT.md": context,
+                    },
+                }
+            ]
+        }
+    )
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    finding = sole(run, "status-agreement", "parser")
+    assert finding["message"].endswith("reads completed (`Phase: Shipped (round 4)`)")
+    assert finding["line"] == 4
