@@ -13,6 +13,7 @@ from context_doctor.audit import (
     audit,
     emit,
     require_something,
+    secrets_of,
     settings_by_group,
     source_config,
     write_step_summary,
@@ -25,6 +26,7 @@ from context_doctor.config import Settings
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
+from context_doctor.model.secrets import scrub
 from context_doctor.model.source import Corpus
 from context_doctor.registry import CheckSpec
 from context_doctor.render.formats import FORMATS
@@ -331,7 +333,9 @@ def check_command(
                         "context-doctor: nothing to fix: --fix would change no file", err=True
                     )
                     sys.exit(0)
-                click.echo(plan.diff(), nl=False)
+                # The diff quotes the files around each fix: a secret there is shown only
+                # redacted, as in every other output (SECURITY.md "A secret is never spread").
+                click.echo(scrub(plan.diff(), secrets_of(corpus)), nl=False)
                 sys.exit(1)
             try:
                 apply_plan(plan)

@@ -198,3 +198,27 @@ def test_an_appended_link_escapes_the_topic_name(doctor: Doctor, demo: Path) -> 
     assert [link.href for link in links_of_text(text)][-2:] == ["reference/vendors.md", target]
     assert not [link for link in links_of_text(text) if "javascript" in link.href[:20]]
     assert text.endswith(f"- [x\\](javascript:alert(1)) \\[y]({target})\n")
+
+
+def test_diff_never_prints_a_detected_secret(doctor: Doctor, demo: Path) -> None:
+    """The diff's context lines quote the file: a secret in them is redacted (SECURITY.md)."""
+    token = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"
+    reference = demo / "projects/harbor/REFERENCE.md"
+    text = reference.read_text().replace(
+        "The vendor notes", f"Vendor portal token: {token}\n\nThe vendor notes"
+    )
+    reference.write_text(text)
+    audited = check(doctor, demo, "--json").json["findings"]
+    assert any(f["check"] == "secret-in-context" and "ghp_…" in f["message"] for f in audited)
+
+    run = check(doctor, demo, "--diff", "--unsafe-fixes")
+    assert run.exit_code == 1
+    assert "+- [vendors](reference/vendors.md)\n" in run.stdout  # the fix still shows
+    assert " Vendor portal token: ghp_…\n" in run.stdout  # its context line, redacted
+    assert token not in run.stdout + run.stderr and token[4:20] not in run.stdout
+    assert reference.read_text() == text  # --diff writes nothing
+
+    fixed = check(doctor, demo, "--fix", "--unsafe-fixes", "--json")
+    assert token not in fixed.stdout + fixed.stderr
+    # The file itself is the user's: the fix adds its line and leaves the secret to them.
+    assert reference.read_text() == text + "\n- [vendors](reference/vendors.md)\n"
