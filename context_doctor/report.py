@@ -148,8 +148,12 @@ class Report:
         return sorted({f.check for f in self.findings if f.severity is Severity.DEFECT})
 
     def verdict(self) -> str:
+        """DEFECTS when any was found; else INCOMPLETE when a listed source could not be
+        audited (health that was not verified is never called healthy); else by warnings."""
         if self.defects:
             return "DEFECTS"
+        if self.unreachable:
+            return "INCOMPLETE"
         if self.warnings:
             return "WARNINGS"
         return "HEALTHY"

@@ -555,6 +555,9 @@ def test_a_source_whose_root_is_missing_never_sinks_the_others(
     human = doctor("check", "--today", TODAY, cwd=tmp_path)
     assert human.exit_code == 2
     assert "source gone: not audited (unreachable)" in human.stdout
+    # The sources it reached are healthy; the run is not: never HEALTHY with one unread.
+    assert "HEALTHY" not in human.stdout
+    assert "INCOMPLETE: 2 projects audited" in human.stdout
     assert human.stderr.startswith("context-doctor: error: source `gone` could not be audited")
     assert human.stderr.count("\n") == 1
 

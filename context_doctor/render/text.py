@@ -145,7 +145,12 @@ def fixable_clause(report: Report) -> str:
 
 def verdict_line(report: Report) -> Text:
     verdict = report.verdict()
-    style = {"HEALTHY": "bold green", "WARNINGS": "bold yellow", "DEFECTS": "bold red"}[verdict]
+    style = {
+        "HEALTHY": "bold green",
+        "WARNINGS": "bold yellow",
+        "INCOMPLETE": "bold red",
+        "DEFECTS": "bold red",
+    }[verdict]
     text = escape_text(verdict_text(report))
     line = _text(f"{verdict}:", style=style)
     line.append(text[len(verdict) + 1 :])
