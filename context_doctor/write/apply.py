@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -167,10 +168,25 @@ def recover_project(project: Path) -> Recovered:
     return Recovered(journals, finished)
 
 
+def _refuse_pending_journal(root: Path) -> None:
+    try:
+        pending = sorted(name for name in os.listdir(root) if atomic.is_journal_name(name))
+    except OSError:
+        return  # an unlistable project: the edit itself reports what it cannot read
+    if pending:
+        raise EditRefused(
+            "pending-batch",
+            f"{root} holds an interrupted batch ({pending[0]}); a dry run writes nothing, "
+            "so it cannot finish it first",
+            remedy=f"finish or discard it with `context-doctor edit recover {shlex.quote(str(root))}`, "
+            "then preview again",
+        )
+
+
 class Batch:
     """The files of one project, edited in memory; :meth:`commit` judges and writes them."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, dry_run: bool = False) -> None:
         self.root = Path(os.path.abspath(root))
         # Where every write of the batch must stay (SPEC §8 "Containment"): the project's
         # repository, so a project directory symlinked out of it is refused, as by every
@@ -178,7 +194,12 @@ class Batch:
         # index.yaml may join the batch).
         self.tree = repository_root(self.root) or self.root.parent
         self.files: dict[Path, _File] = {}
-        atomic.recover(self.root, within=self.tree)
+        if dry_run:
+            # A dry run writes nothing, so it cannot finish an interrupted batch first, and a
+            # preview of files a pending journal is about to replace would show a stale state.
+            _refuse_pending_journal(self.root)
+        else:
+            atomic.recover(self.root, within=self.tree)
 
     def _key(self, path: Path) -> Path:
         return Path(os.path.abspath(path))
@@ -502,7 +523,7 @@ def apply(
     with as_edit_refusal():
         # The project is the first file's that is not the registry beside it.
         first = next((e.file for e in parsed if e.file.name != "index.yaml"), parsed[0].file)
-        batch = Batch(project_root(first))
+        batch = Batch(project_root(first), dry_run=dry_run)
         for number, edit in enumerate(parsed, start=1):
             try:
                 batch.check_within(edit.file)
@@ -537,7 +558,7 @@ def _in_batch(refused: EditRefused, number: int, edit: Edit) -> EditRefused:
 
 def _one(edit: Edit, gates: Gates, dry_run: bool) -> EditResult:
     with as_edit_refusal():
-        batch = Batch(project_root(edit.file))
+        batch = Batch(project_root(edit.file), dry_run=dry_run)
         batch.edit(edit)
         return batch.commit(gates, dry_run=dry_run).files[0]
 

@@ -94,7 +94,7 @@ def add_entry(
             remedy="give the session's real date",
         )
     with as_edit_refusal():
-        batch = Batch(entry.project)
+        batch = Batch(entry.project, dry_run=dry_run)
         path = log_path(entry.project, entry.day)
         newline = _project_newline(batch, entry.project)
         if path.exists() or path.is_symlink():

@@ -301,19 +301,24 @@ def test_a_batch_killed_mid_write_ends_all_new_or_all_old(tmp_path: Path, where:
     if where == "between":  # one file renamed, one not: what the journal exists to finish
         assert killed["CONTEXT.md"] != before["CONTEXT.md"]
         assert killed["sessions/2026-06.md"] == before["sessions/2026-06.md"]
+    insert = [
+        {
+            "op": "insert-before",
+            "file": str(root / "CONTEXT.md"),
+            "anchor": "## Current",
+            "text": "x\n",
+        }
+    ]
+    # A dry run writes nothing, so it cannot finish the batch: it refuses, every byte kept.
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.apply(insert, dry_run=True)
+    assert refused.value.rule == "pending-batch"
+    assert "context-doctor edit recover" in (refused.value.remedy or "")
+    assert snapshot(root) == killed
     # The next writer in the project finishes (or discards) the interrupted batch first.
-    edit.apply(
-        [
-            {
-                "op": "insert-before",
-                "file": str(root / "CONTEXT.md"),
-                "anchor": "## Current",
-                "text": "x\n",
-            }
-        ],
-        dry_run=True,
-    )
+    edit.apply(insert)
     now = snapshot(root)
+    now["CONTEXT.md"] = now["CONTEXT.md"].replace(b"x\n## Current", b"## Current", 1)
     assert sorted(p.name for p in root.iterdir()) == ["CONTEXT.md", "sessions"]
     assert sorted(p.name for p in (root / "sessions").iterdir()) == ["2026-06.md"]
     if where == "before-commit":
