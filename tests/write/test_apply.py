@@ -382,3 +382,28 @@ def test_the_registry_listed_first_does_not_widen_the_batch_to_every_project(
         )
     assert "edit 3" in error.value.problem and "outside the project" in error.value.problem
     assert snapshot(tmp_path) == before
+
+
+@NEWLINES
+def test_a_dry_run_refuses_while_a_batch_is_pending_every_byte_kept(
+    tmp_path: Path, nl: str
+) -> None:
+    """A preview writes nothing, so it cannot finish an interrupted batch: `pending-batch`."""
+    root = tmp_path / "atlas"
+    root.mkdir()
+    context = root / "CONTEXT.md"
+    context.write_bytes(f"# Atlas{nl}{nl}**Phase:** Build{nl}".encode())
+    journal = root / ".context-doctor-apply-0123abcd.journal"
+    journal.write_bytes(b'{"version": 1, "committed": false, "files": []}')
+    before = {path.name: path.read_bytes() for path in root.iterdir()}
+    for attempt in (
+        lambda: edit.set_field(context, "Phase", "Ship", dry_run=True),
+        lambda: edit.apply(
+            [{"op": "set-field", "file": str(context), "field": "Phase", "value": "Ship"}],
+            dry_run=True,
+        ),
+    ):
+        with pytest.raises(edit.EditRefused) as refused:
+            attempt()
+        assert refused.value.rule == "pending-batch"
+        assert {path.name: path.read_bytes() for path in root.iterdir()} == before

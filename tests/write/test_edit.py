@@ -586,6 +586,7 @@ def test_text_takes_the_files_line_ending_whatever_it_arrives_with(tmp_path: Pat
 ELSEWHERE = {
     "header-ahead-of-log": "test_apply.py",
     "edits-overlap": "test_apply.py",
+    "pending-batch": "test_apply.py",
     "date-in-future": "test_log.py",
     "duplicate-entry": "test_log.py",
     "index-unreadable": "test_log.py",
