@@ -135,6 +135,19 @@ def report_refusal(refused: edit.EditRefused) -> None:
     sys.exit(1)
 
 
+def one_file(positional: Path | None, option: Path | None) -> Path:
+    """FILE from the argument or from `--file`: exactly one of the two (else exit 2)."""
+    if positional is not None and option is not None:
+        raise click.UsageError(
+            f"FILE given twice ({escape_text(str(positional))} and --file "
+            f"{escape_text(str(option))}): give it once, as the argument or as --file."
+        )
+    chosen = positional if positional is not None else option
+    if chosen is None:
+        raise click.UsageError("Missing FILE: give it as the argument or as --file FILE.")
+    return chosen
+
+
 def _run(file: Path, attempt: Callable[[], edit.EditResult], dry_run: bool) -> None:
     with guarded(False, False):
         try:
@@ -150,7 +163,14 @@ def _run(file: Path, attempt: Callable[[], edit.EditResult], dry_run: bool) -> N
 
 
 @edit_group.command("set-field")
-@_FILE
+@click.argument("file", required=False, type=click.Path(path_type=Path, dir_okay=True))
+@click.option(
+    "--file",
+    "file_option",
+    type=click.Path(path_type=Path, dir_okay=True),
+    metavar="FILE",
+    help="FILE given as an option (the seed's `set-field --file FILE` spelling).",
+)
 @click.option("--field", required=True, metavar="NAME", help="The header field, e.g. Phase.")
 @text_option("value", "TEXT", "Its new one-line value (a final line break is dropped).")
 @click.option(
@@ -160,22 +180,29 @@ def _run(file: Path, attempt: Callable[[], edit.EditResult], dry_run: bool) -> N
 )
 @gate_options
 def set_field_command(
-    file: Path, field: str, value: TextSource, whole_value: bool, **options: Any
+    file: Path | None,
+    file_option: Path | None,
+    field: str,
+    value: TextSource,
+    whole_value: bool,
+    **options: Any,
 ) -> None:
     """Set the one `**NAME:**` header field of FILE to TEXT.
 
     Refused when the field shares its line with another field (use `edit
-    replace`), appears twice, or is spelled in another case.
+    replace`), appears twice, or is spelled in another case. FILE may also be
+    given as `--file FILE` (the seed's own form); exactly one of the two.
 
     \b
     Example (keeps " — shipped the parser" after the date):
       context-doctor edit set-field projects/atlas/CONTEXT.md \\
         --field 'Last session' --value 2026-06-19
     """
+    target = one_file(file, file_option)
     _run(
-        file,
+        target,
         lambda: edit.set_field(
-            file,
+            target,
             field,
             read_input(value, one_line=True),
             whole_value=whole_value,

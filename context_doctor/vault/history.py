@@ -20,15 +20,12 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from context_doctor.git.history import is_shallow
+from context_doctor.git.repository import Repository
 from context_doctor.git.vault_log import VaultCommit, object_sizes, stream_blobs, vault_commits
 from context_doctor.limits import MAX_FILE_BYTES
 from context_doctor.vault.memory import MEMORY, MemoryFacts, memory_facts_of_bytes
-
-if TYPE_CHECKING:
-    from context_doctor.vault.model import Vault
 
 MAX_HISTORY_BYTES = 512 << 20  # audit-log versions read per run; older ones are unverifiable
 _MAX_LINE = 8 << 20
@@ -141,17 +138,16 @@ def _finish_line(blob: _Blob, text: bytes, offset: int) -> None:
                 blob.ids.add(json.loads(b'"' + found.group(1) + b'"'))
 
 
-def read_vault_history(vault: Vault) -> VaultHistory:
-    """The vault's git trail; ``reason`` says why it cannot be judged (no git, shallow)."""
+def read_vault_history(repository: Repository | None, prefix: str) -> VaultHistory:
+    """The git trail of the vault at ``prefix`` (its repository-relative path, "" at the top);
+    ``reason`` says why it cannot be judged (no git, shallow)."""
     history = VaultHistory()
-    repository = vault.repository
     if repository is None:
         history.reason = "no git"
         return history
     if is_shallow(repository):
         history.reason = "shallow clone"
         return history
-    prefix = vault.rel(vault.root)
     log_path = f"{prefix}/.bastra/audit-log.ndjson" if prefix else ".bastra/audit-log.ndjson"
     commits = vault_commits(repository, prefix)
     if not any(change.path == log_path for c in commits for change in c.changes) and not any(
@@ -234,7 +230,8 @@ def read_vault_history(vault: Vault) -> VaultHistory:
             added[commit.sha] = None
         elif len(olds) == 1 and new is not None:
             added[commit.sha] = wanted[new].ids
-    _memory_changes(vault, commits, {c.sha for c, _o, _n in transitions}, added, history)
+    log_shas = {c.sha for c, _o, _n in transitions}
+    _memory_changes(repository, prefix, commits, log_shas, added, history)
     return history
 
 
@@ -262,14 +259,14 @@ def _judge(
 
 
 def _memory_changes(
-    vault: Vault,
+    repository: Repository,
+    prefix: str,
     commits: list[VaultCommit],
     log_shas: set[str],
     added: dict[str, set[str] | None],
     history: VaultHistory,
 ) -> None:
     """Each non-merge commit's added or changed memory files, and whether the log records them."""
-    prefix = vault.rel(vault.root)
     first_log = max((i for i, c in enumerate(commits) if c.sha in log_shas), default=-1)
     changes: list[tuple[VaultCommit, str, str, str | None]] = []
     for position, commit in enumerate(commits):
@@ -298,8 +295,7 @@ def _memory_changes(
             return
         facts[name] = memory_facts_of_bytes(b"".join(chunks), names.get(name, ""))
 
-    assert vault.repository is not None
-    stream_blobs(vault.repository, blobs, consume)
+    stream_blobs(repository, blobs, consume)
     for commit, path, new, old in changes:
         after = facts.get(new)
         if after is None:

@@ -249,7 +249,8 @@ class Vault:
     @cached_property
     def history(self) -> VaultHistory:
         """The vault's trail through git (one history pass; ``reason`` when there is none)."""
-        return read_vault_history(self)
+        prefix = self.rel(self.root) if self.repository is not None else ""
+        return read_vault_history(self.repository, prefix)
 
     # -- floors ---------------------------------------------------------------
 

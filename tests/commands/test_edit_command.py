@@ -385,3 +385,26 @@ def test_apply_help_shows_the_readmes_tested_example(doctor: Doctor) -> None:
     section = readme[readme.index("## Editing records") :]
     example = section[section.index("```json\n") + 8 :]
     assert json.loads(shown) == json.loads(example[: example.index("```")])
+
+
+def test_set_field_takes_the_seeds_file_option(doctor: Doctor, tmp_path: Path) -> None:
+    path = context_file(tmp_path, "\n")
+    run = doctor("edit", "set-field", "--file", str(path), "--field", "Status", "--value", "Paused")
+    assert (run.exit_code, run.stdout) == (0, f"wrote {path} (as-of markers current)\n")
+    assert path.read_text() == CONTEXT.replace("Active", "Paused")
+
+
+@pytest.mark.parametrize(
+    ("twice", "says"),
+    [(True, "FILE given twice"), (False, "Missing FILE")],
+    ids=["both", "neither"],
+)
+def test_set_field_wants_file_exactly_once(
+    doctor: Doctor, tmp_path: Path, twice: bool, says: str
+) -> None:
+    path = context_file(tmp_path, "\n")
+    where = [str(path), "--file", str(path)] if twice else []
+    run = doctor("edit", "set-field", *where, "--field", "Status", "--value", "Paused")
+    assert run.exit_code == 2
+    assert says in run.stderr and "--file" in run.stderr
+    assert path.read_text() == CONTEXT
