@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,3 +206,15 @@ def make_repo(tmp_path: Path) -> Callable[[Mapping[str, Any]], Path]:
         return build_scenario(scenario, tmp_path / f"kb{next(counter)}")
 
     return make
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Let pytest remove the old temporary folders once every test has run.
+
+    Some tests plant trees over 1,000 folders deep (a walk must not recurse); pytest's
+    own clean-up of earlier runs' folders (`shutil.rmtree`) recurses once per level and
+    would end the session with a RecursionError after every test passed. The limit is
+    raised only now, so no test of the doctor runs under it.
+    """
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
