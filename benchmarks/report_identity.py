@@ -37,6 +37,8 @@ def _doctor(*args: str, cwd: Path | None = None) -> dict[str, Any]:
         report: dict[str, Any] = json.loads(done.stdout)
     except json.JSONDecodeError:
         sys.exit(f"no JSON from {' '.join(args)}: {done.stderr.strip()[:400]}")
+    if "error" in report:  # two broken runs would compare equal
+        sys.exit(f"{' '.join(args)}: {report['error']}")
     report.pop("generated_at", None)
     return report
 

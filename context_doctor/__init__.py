@@ -4,17 +4,7 @@ from __future__ import annotations
 
 __all__ = ["__version__"]
 
-
-def __getattr__(name: str) -> str:
-    # The version is read from the installed metadata on first use, not at import:
-    # importlib.metadata costs ~20 ms, and `status` (a session-start hook) never needs it.
-    if name != "__version__":
-        raise AttributeError(f"module 'context_doctor' has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        found = version("context-doctor")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        found = "0.0.0+unknown"
-    globals()["__version__"] = found
-    return found
+# The one place the version is written: pyproject.toml reads it from here (setuptools'
+# `attr:`, read from the source without importing it), and `--version` prints it without
+# importlib.metadata, which cost most of that command's start-up (#32).
+__version__ = "0.1.0"

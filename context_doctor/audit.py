@@ -14,6 +14,7 @@ import click
 
 from context_doctor import suppress
 from context_doctor.cache import replay
+from context_doctor.collector import paused_collection
 from context_doctor.config import Settings, find_config, resolve_settings
 from context_doctor.engine import run
 from context_doctor.errors import DoctorError
@@ -21,7 +22,7 @@ from context_doctor.escape import escape_text
 from context_doctor.findings import Finding
 from context_doctor.freshness import summarize
 from context_doctor.model.source import Corpus, Source
-from context_doctor.prepare import paused_collection, prepare_corpus
+from context_doctor.prepare import prepare_corpus
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.formats import FORMATS, RenderOptions
 from context_doctor.render.github import step_summary

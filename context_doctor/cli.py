@@ -2,22 +2,25 @@
 
 Each subcommand lives in its own module under :mod:`context_doctor.commands`;
 this module only names them in :data:`COMMANDS`, and :func:`main` is the
-console script. A command's module is imported when that command runs, not
-before: ``status`` runs in a session-start hook and must not pay for the
-audit's imports (click, json and its own module are all it loads).
+console script. Nothing is imported before a command needs it (#32): a
+command's module when that command runs, click itself only when the command
+line goes through it. ``--version`` and a plain ``status`` (a session-start
+hook) are answered without click; ``--help`` lists the commands from
+:data:`SHORT_HELP` without importing them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import signal
 import sys
-from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-import click
+if TYPE_CHECKING:
+    import click
 
 COMMANDS: dict[str, str] = {
     "check": "context_doctor.commands.check:check_command",
@@ -36,55 +39,114 @@ COMMANDS: dict[str, str] = {
 }
 """Every subcommand: name -> ``module:attribute`` of its click command."""
 
+SHORT_HELP: dict[str, str] = {
+    "check": "Audit a corpus.",
+    "explain": "What a check means, why it matters, how to fix it and what skips it.",
+    "demo": "Build the bundled demo knowledge base (or memory vault) in a temporary directory "
+    "and audit it.",
+    "freshness": "A-F review-age grades of pai-freshness-v1 files (no projects needed), "
+    "and their writers.",
+    "hook": "Install git hooks that run the doctor.",
+    "report": "Summary of the cached last report, for fast surfaces such as a session-start hook.",
+    "status": "One line from the cached corpus report, for a session-start hook or a status line.",
+    "sweep": "Day-start sweep of the console.yaml corpus: report-only, writes the report cache.",
+    "state": "Structured state: CURRENT_STATE.json and the block it compiles into CONTEXT.md.",
+    "edit": "Fail-closed edits of durable context files: refuse rather than assert a false change.",
+    "log": "The session log: entries in sessions/YYYY-MM.md, written through the fail-closed "
+    "editor.",
+    "mcp": "Serve the doctor over the Model Context Protocol on stdio.",
+    "console": "Connect the doctor to the Synthesis Console.",
+}
+"""Each command's one-line help as ``--help`` lists it (its docstring's first sentence).
+
+``--help`` reads it here instead of importing all the command modules;
+``tests/test_cli.py`` compares it with the commands' own. A command missing here is
+imported to list it (correct, only slower).
+"""
+
 LIGHT_COMMANDS = frozenset({"status"})
 """Commands that never audit: the console script does not set up the audit's collector."""
 
 
 def _load(name: str) -> click.Command:
+    import click
+
     module, _, attribute = COMMANDS[name].partition(":")
     command = getattr(importlib.import_module(module), attribute)
     assert isinstance(command, click.Command)
     return command
 
 
-class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use (``--help`` lists them all)."""
+@functools.cache
+def _group() -> click.Group:
+    """The click group, built on first use (importing click costs more than ``status`` itself)."""
+    import click
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
+    class LazyGroup(click.Group):
+        """A group whose subcommands are imported on first use (``--help`` imports none)."""
 
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except BrokenPipeError:  # before click's own handler, which would exit 1 ("defects")
-            _closed_pipe()
+        def list_commands(self, ctx: click.Context) -> list[str]:
+            return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in COMMANDS and cmd_name not in self.commands:
-            self.add_command(_load(cmd_name), cmd_name)
-        return super().get_command(ctx, cmd_name)
+        def invoke(self, ctx: click.Context) -> object:
+            try:
+                return super().invoke(ctx)
+            except BrokenPipeError:  # before click's own handler, which would exit 1 ("defects")
+                _closed_pipe()
+
+        def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+            if cmd_name in COMMANDS and cmd_name not in self.commands:
+                self.add_command(_load(cmd_name), cmd_name)
+            return super().get_command(ctx, cmd_name)
+
+        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+            # click's own listing, but a command not imported yet is listed from SHORT_HELP
+            # (shortened by a stand-in command, as click shortens the real one's).
+            rows: list[tuple[str, click.Command]] = []
+            for name in self.list_commands(ctx):
+                if name in SHORT_HELP and name not in self.commands:
+                    rows.append((name, click.Command(name, help=SHORT_HELP[name])))
+                    continue
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command))
+            if rows:
+                limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+                with formatter.section("Commands"):
+                    formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in rows])
+
+    def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if not value or ctx.resilient_parsing:
+            return
+        click.echo(_version_line())
+        ctx.exit()
+
+    @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+    @click.option(
+        "--version",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=print_version,
+        help="Show the version and exit.",
+    )
+    def cli() -> None:
+        """Audit the durable context layer AI agents resume long-running work from."""
+
+    return cli
 
 
-def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if not value or ctx.resilient_parsing:
-        return
+def __getattr__(name: str) -> click.Group:
+    # ``from context_doctor.cli import cli``: the group, built (and click imported) on demand.
+    if name == "cli":
+        return _group()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _version_line() -> str:
     from context_doctor import __version__
 
-    click.echo(f"context-doctor, version {__version__}")
-    ctx.exit()
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_print_version,
-    help="Show the version and exit.",
-)
-def cli() -> None:
-    """Audit the durable context layer AI agents resume long-running work from."""
+    return f"context-doctor, version {__version__}"
 
 
 def _option_value(args: list[str], *names: str) -> str | None:
@@ -148,14 +210,22 @@ def main(args: list[str] | None = None) -> None:
     """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
     argv = list(sys.argv[1:] if args is None else args)
     _exit_on_termination()
-    if argv[:1] and argv[0] not in LIGHT_COMMANDS:
-        from context_doctor.prepare import freeze_after_pauses
+    try:
+        quick = _without_click(argv)
+    except BrokenPipeError:
+        _closed_pipe()
+    if quick is not None:
+        sys.exit(quick)
+    if argv[:1] and argv[0] not in LIGHT_COMMANDS and argv[0] not in ("-h", "--help"):
+        from context_doctor.collector import freeze_after_pauses
 
         # The process ends after this one command: an audit's objects are frozen, not
-        # walked by the collector again before exit (prepare.freeze_after_pauses).
+        # walked by the collector again before exit (collector.freeze_after_pauses).
         freeze_after_pauses()
+    import click
+
     try:
-        code = cli.main(args=argv, prog_name="context-doctor", standalone_mode=False)
+        code = _group().main(args=argv, prog_name="context-doctor", standalone_mode=False)
     except BrokenPipeError:
         _closed_pipe()
     except click.ClickException as error:
@@ -165,6 +235,8 @@ def main(args: list[str] | None = None) -> None:
         from context_doctor.render.formats import FORMATS
 
         if wanted in FORMATS and FORMATS[wanted].render_error is not None:
+            from pathlib import Path
+
             from context_doctor.audit import emit_error
             from context_doctor.errors import DoctorError
 
@@ -178,3 +250,21 @@ def main(args: list[str] | None = None) -> None:
         click.echo("Aborted!", err=True)
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _without_click(argv: list[str]) -> int | None:
+    """The exit status of a command line answered without click, or None to go through it.
+
+    Only the two that run on every session start or in a prompt: ``--version`` alone,
+    and ``status`` with options it can read plainly (anything else, ``--help`` or a
+    mistake included, goes through click, which words its help and its errors).
+    """
+    if argv == ["--version"]:
+        sys.stdout.write(_version_line() + "\n")
+        sys.stdout.flush()
+        return 0
+    if argv[:1] == ["status"]:
+        from context_doctor.commands.status import run_plain
+
+        return run_plain(argv[1:])
+    return None

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 from conftest import Run
 
 from context_doctor.registry import load_checks
@@ -104,3 +106,71 @@ def test_bad_today_is_a_usage_error(doctor: Callable[..., Run], tmp_path: Path) 
     run = doctor("check", "--today", "2026-02-30", str(tmp_path))
     assert run.exit_code == 2
     assert "is not a YYYY-MM-DD date" in run.stderr
+
+
+# -- start-up: what each light command imports (#32). Module sets, never timings. ----
+
+_LOADED = """
+import sys
+sys.argv = ["context-doctor", *sys.argv[1:]]
+from context_doctor.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+watched = ("context_doctor", "click", "importlib.metadata", "jsonschema", "ruamel", "yaml",
+           "msgspec", "rich", "markdown_it", "detect_secrets", "requests", "urllib3", "ssl",
+           "multiprocessing", "concurrent", "subprocess")
+print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] in watched)), file=sys.stderr)
+"""
+
+
+def _loaded(*args: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args], capture_output=True, text=True, check=True
+    )
+    return set(done.stderr.split())
+
+
+def test_version_loads_neither_click_nor_the_pipeline() -> None:
+    assert _loaded("--version") == {"context_doctor", "context_doctor.cli"}
+
+
+def test_help_loads_click_and_no_command_module() -> None:
+    loaded = _loaded("--help")
+    assert {m for m in loaded if m.startswith("context_doctor")} == {
+        "context_doctor",
+        "context_doctor.cli",
+    }
+    assert "click" in loaded
+    assert not loaded & {"importlib.metadata", "subprocess", "multiprocessing"}
+
+
+_HELP_ALL_LOADED = """
+import click
+from context_doctor import cli
+for name in cli.COMMANDS:
+    cli.cli.get_command(click.Context(cli.cli), name)
+cli.main(["--help"])
+"""
+
+
+def test_help_lists_each_command_as_the_command_itself_would() -> None:
+    """SHORT_HELP (what --help lists without importing) says what each command's help says."""
+    from context_doctor import cli as cli_module
+
+    def help_text(*python: str) -> str:
+        env = {**os.environ, "COLUMNS": "60"}
+        done = subprocess.run([sys.executable, *python], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert set(cli_module.SHORT_HELP) == set(cli_module.COMMANDS), "add the command to SHORT_HELP"
+    group = cli_module.cli
+    for name, short in cli_module.SHORT_HELP.items():
+        command = group.get_command(click.Context(group), name)
+        assert command is not None
+        assert command.get_short_help_str(10_000) == short, name
+    lazy = help_text("-m", "context_doctor", "--help")
+    assert "Commands:" in lazy
+    assert help_text("-c", _HELP_ALL_LOADED) == lazy

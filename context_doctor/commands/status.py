@@ -5,7 +5,10 @@ git: it reads ``$SYNTHESIS_HOME/context-doctor/last-report.json`` (what
 ``sweep`` and a console.yaml ``check`` write) and nothing else. It imports only
 what that needs, so a hook that runs it at every session start stays cheap;
 the report's schema validation (``report`` does it) is left out on purpose,
-and the few fields the line needs are checked one by one instead.
+and the few fields the line needs are checked one by one instead. A plain
+``status [--json] [--strict] [--cache FILE]`` does not even import click
+(:func:`run_plain`, called by the console script); its click command is built
+on first use, for ``--help``, ``--now`` and a mistyped option.
 
 Exit 0 whatever the cache says, so a session never fails to start because of
 it; ``--strict`` exits 1 when the cached report has defects and 2 when there is
@@ -14,17 +17,19 @@ no usable report (missing, unreadable, malformed, dated in the future).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import click
+from typing import TYPE_CHECKING, Any
 
 from context_doctor.escape import escape_text
+
+if TYPE_CHECKING:
+    import click
 
 CACHE_NAME = "last-report.json"
 MAX_BYTES = 256 * 1024 * 1024  # a report of tens of thousands of findings is far below this
@@ -146,41 +151,92 @@ def read_status(cache: Path | None = None, now: datetime | None = None) -> Statu
     return Status(path, None, defects, warnings, projects, stamp, max(age, 0.0))
 
 
-@click.command("status")
-@click.option("--json", "as_json", is_flag=True, help="Print the status as one JSON object.")
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="Exit 1 when the cached report has defects, 2 when there is no usable report "
-    "(default: always exit 0).",
-)
-@click.option(
-    "--cache",
-    type=click.Path(path_type=Path),
-    help=f"Read this report instead of $SYNTHESIS_HOME/context-doctor/{CACHE_NAME}.",
-)
-@click.option(
-    "--now", "now_text", metavar="ISO-8601", hidden=True, help="The current time (tests)."
-)
-def status_command(as_json: bool, strict: bool, cache: Path | None, now_text: str | None) -> None:
-    """One line from the cached corpus report, for a session-start hook or a status line.
+def output_line(found: Status, as_json: bool) -> str:
+    # ASCII escapes: a path's undecodable bytes stay printable JSON.
+    return json.dumps(found.to_json()) if as_json else escape_text(found.line())
 
-    No audit and no git. Exit 0 unless --strict.
+
+def run_plain(args: list[str]) -> int | None:
+    """``status`` without click: the exit status, or None when ``args`` need click.
+
+    Reads only ``--json``, ``--strict`` and ``--cache FILE``/``--cache=FILE`` (each as
+    click reads it: a flag given twice is given, the last ``--cache`` wins); anything else
+    (``--help``, ``--now``, a typo, a value click might read otherwise) is left to click.
     """
-    now = None
-    if now_text:
-        try:
-            now = datetime.fromisoformat(now_text)
-        except ValueError:
-            raise click.BadParameter(
-                f"{now_text!r} is not an ISO-8601 time", param_hint="--now"
-            ) from None
-        if now.tzinfo is None:
-            now = now.replace(tzinfo=UTC)
-    found = read_status(cache, now)
-    if as_json:
-        # ASCII escapes: a path's undecodable bytes stay printable JSON.
-        click.echo(json.dumps(found.to_json()))
-    else:
-        click.echo(escape_text(found.line()))
-    sys.exit(found.exit_code(strict))
+    as_json = strict = False
+    cache_path: Path | None = None
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        value: str | None = None
+        if arg == "--json":
+            as_json = True
+        elif arg == "--strict":
+            strict = True
+        elif arg == "--cache" and position + 1 < len(args):
+            position += 1
+            value = args[position]
+        elif arg.startswith("--cache="):
+            value = arg.removeprefix("--cache=")
+        else:
+            return None
+        if value is not None:
+            if not value or value.startswith("-"):
+                return None
+            cache_path = Path(value)
+        position += 1
+    found = read_status(cache_path)
+    sys.stdout.write(output_line(found, as_json) + "\n")
+    sys.stdout.flush()
+    return found.exit_code(strict)
+
+
+def __getattr__(name: str) -> click.Command:
+    # ``status_command`` (cli.COMMANDS): built, and click imported, on first use.
+    if name == "status_command":
+        return _status_command()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _status_command() -> click.Command:
+    import click
+
+    @click.command("status")
+    @click.option("--json", "as_json", is_flag=True, help="Print the status as one JSON object.")
+    @click.option(
+        "--strict",
+        is_flag=True,
+        help="Exit 1 when the cached report has defects, 2 when there is no usable report "
+        "(default: always exit 0).",
+    )
+    @click.option(
+        "--cache",
+        type=click.Path(path_type=Path),
+        help=f"Read this report instead of $SYNTHESIS_HOME/context-doctor/{CACHE_NAME}.",
+    )
+    @click.option(
+        "--now", "now_text", metavar="ISO-8601", hidden=True, help="The current time (tests)."
+    )
+    def status_command(
+        as_json: bool, strict: bool, cache: Path | None, now_text: str | None
+    ) -> None:
+        """One line from the cached corpus report, for a session-start hook or a status line.
+
+        No audit and no git. Exit 0 unless --strict.
+        """
+        now = None
+        if now_text:
+            try:
+                now = datetime.fromisoformat(now_text)
+            except ValueError:
+                raise click.BadParameter(
+                    f"{now_text!r} is not an ISO-8601 time", param_hint="--now"
+                ) from None
+            if now.tzinfo is None:
+                now = now.replace(tzinfo=UTC)
+        found = read_status(cache, now)
+        click.echo(output_line(found, as_json))
+        sys.exit(found.exit_code(strict))
+
+    return status_command

@@ -293,28 +293,6 @@ def test_a_memo_of_the_wrong_types_is_ignored(doctor: Doctor, root: Path) -> Non
         assert report(doctor, root) == (fresh, "")
 
 
-def test_under_the_console_script_a_pause_freezes_what_it_built(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The collector never walks an audit's objects again; a second audit lets them go."""
-    import gc
-
-    monkeypatch.setattr(prepare._Collector, "freeze_after", True)
-    monkeypatch.setattr(prepare._Collector, "frozen", False)
-    try:
-        with prepare.paused_collection():
-            assert not gc.isenabled()
-            built = [[n] for n in range(1000)]
-        assert gc.isenabled()
-        assert gc.get_freeze_count() >= len(built)
-        with prepare.paused_collection():  # check --fix audits again: the first audit is let go
-            assert gc.get_freeze_count() == 0
-    finally:
-        gc.unfreeze()
-        prepare._Collector.frozen = False
-    assert gc.isenabled()
-
-
 def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path) -> None:
     """Each cell's exact type is checked: a bool is no int, a list no file name."""
     assert_cache_agrees(doctor, root)

@@ -133,13 +133,14 @@ def test_a_cache_that_is_a_directory_is_one_line(doctor: Doctor, tmp_path: Path)
 
 
 def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
-    # A session-start hook pays only for what the line needs: no audit, no git, no schema.
+    # A session-start hook pays only for what the line needs: no audit, no git, no schema,
+    # not even click (#32).
     script = (
         "import sys\n"
         "sys.argv = ['context-doctor', 'status']\n"
         "from context_doctor.cli import main\n"
         "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith(('context_doctor', 'git', "
+        "loaded = sorted(m for m in sys.modules if m.startswith(('context_doctor', 'git', 'click', "
         "'jsonschema', 'ruamel', 'rich', 'detect_secrets', 'msgspec', 'importlib.metadata')))\n"
         "print(code, loaded)\n"
     )
@@ -152,3 +153,35 @@ def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
         "0 ['context_doctor', 'context_doctor.cli', 'context_doctor.commands', "
         "'context_doctor.commands.status', 'context_doctor.escape']"
     )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [[], ["--json"], ["--strict"], ["--json", "--strict", "--json"], ["--cache=MISSING"]],
+)
+def test_status_without_click_says_what_click_says(
+    doctor: Doctor, tmp_path: Path, options: list[str]
+) -> None:
+    """The console script answers a plain ``status`` without click (#32): same bytes, same exit."""
+    cache = tmp_path / "last-report.json"
+    cache.write_text(
+        json.dumps(
+            {
+                "defects": 2,
+                "warnings": 5,
+                "projects_audited": 14,
+                "generated_at": "2020-01-01T00:00Z",
+            }
+        )
+    )
+    args = ["status", "--cache", str(cache)]
+    args += [option.replace("MISSING", str(tmp_path / "none.json")) for option in options]
+    script = "import sys\nfrom context_doctor.cli import main\nmain(sys.argv[1:])\n"
+    plain = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    clicked = doctor(*args)
+    assert (plain.returncode, plain.stdout, plain.stderr) == (
+        clicked.exit_code,
+        clicked.stdout,
+        clicked.stderr,
+    )
+    assert plain.stdout.startswith(("context: ", "{"))

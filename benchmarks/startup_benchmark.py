@@ -1,0 +1,199 @@
+"""Where a user waits for a small run: start-up and a small source, as ratios (#32).
+
+    python benchmarks/startup_benchmark.py --runs 21
+    python benchmarks/startup_benchmark.py --small /work/bench/kb-4 \\
+        --upstream /tmp/synthesis-skills/skills/synthesis-context-lifecycle/scripts/context_doctor.py
+
+Every command runs in a fresh process, round by round and in a shuffled order within
+each round (paired, interleaved: a busy machine slows every command of a round alike),
+and each figure is the **median** over the rounds of
+
+* wall clock (``time.perf_counter`` around ``os.wait4``), and
+* CPU (user + system of that one process tree, from ``os.wait4``'s rusage),
+
+printed beside its ratio to the baseline.  On a shared, loaded machine the CPU figure is
+the steadier one; both are printed.
+
+Start-up (against ``python -c pass`` run by the doctor's own interpreter):
+``status`` (reading a stored report), ``--version``, ``--help``.
+
+Small source (``--small REPO``, against the upstream script ``--upstream`` run by the
+same interpreter with ``--source REPO --json``): ``check --source REPO --json`` cold
+(``--no-cache``) and warm (a second run with the cache), plus the git processes each
+spawns (counted with a ``git`` wrapper first on ``PATH``).
+
+The upstream script is never vendored: fetch ``synthesisengineering/synthesis-skills``
+into ``/tmp`` and point ``--upstream`` at its ``context_doctor.py``.
+Run by hand; neither CI nor pytest runs this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TODAY = "2025-12-01"
+
+
+def doctor() -> list[str]:
+    found = shutil.which("context-doctor")
+    return [found] if found else [sys.executable, "-m", "context_doctor"]
+
+
+def interpreter() -> str:
+    command = doctor()
+    if command[0] == sys.executable:
+        return sys.executable
+    with open(command[0], "rb") as script:
+        first = script.readline().decode("utf-8", "replace")
+    return first[2:].strip() if first.startswith("#!") else sys.executable
+
+
+def run_once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int]:
+    """Wall clock, CPU of the whole process tree, exit status of one run."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    # wait4's rusage counts the process and the descendants it waited for (git, workers).
+    return wall, usage.ru_utime + usage.ru_stime, process.returncode
+
+
+def measure(commands: dict[str, list[str]], env: dict[str, str], cwd: Path, rounds: int, before: dict[str, list[str]] | None = None) -> dict[str, dict[str, float]]:
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    names = list(commands)
+    for _ in range(rounds):
+        random.shuffle(names)
+        for name in names:
+            if before and name in before:
+                subprocess.run(before[name], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wall, cpu, code = run_once(commands[name], env, cwd)
+            if code not in (0, 1):
+                raise SystemExit(f"{name}: exit {code}: {' '.join(commands[name])}")
+            samples[name].append((wall, cpu))
+    return {
+        name: {
+            "wall": statistics.median(w for w, _ in rows),
+            "cpu": statistics.median(c for _, c in rows),
+        }
+        for name, rows in samples.items()
+    }
+
+
+def print_table(title: str, figures: dict[str, dict[str, float]], baseline: str) -> None:
+    base = figures[baseline]
+    print(f"\n{title} (median; ratio to {baseline!r})")
+    print(f"  {'':<14}{'wall':>9}{'ratio':>8}{'cpu':>9}{'ratio':>8}")
+    for name, row in figures.items():
+        print(
+            f"  {name:<14}{row['wall']:>8.3f}s{row['wall'] / base['wall']:>7.2f}x"
+            f"{row['cpu']:>8.3f}s{row['cpu'] / base['cpu']:>7.2f}x"
+        )
+
+
+def startup(rounds: int, scratch: Path, env: dict[str, str]) -> dict[str, dict[str, float]]:
+    home = scratch / "home"
+    cache = home / "context-doctor" / "last-report.json"
+    cache.parent.mkdir(parents=True)
+    cache.write_text(
+        json.dumps(
+            {
+                "ok": False,
+                "generated_at": "2025-12-01T09:00:00+00:00",
+                "defects": 2,
+                "warnings": 5,
+                "projects_audited": 14,
+            }
+        ),
+        encoding="utf-8",
+    )
+    env = {**env, "SYNTHESIS_HOME": str(home)}
+    commands = {
+        "python -c pass": [interpreter(), "-c", "pass"],
+        "status": [*doctor(), "status"],
+        "--version": [*doctor(), "--version"],
+        "--help": [*doctor(), "--help"],
+    }
+    figures = measure(commands, env, scratch, rounds)
+    print_table("start-up", figures, "python -c pass")
+    print(f"  --help wall: {figures['--help']['wall']:.3f} s (target <= 0.08 s)")
+    return figures
+
+
+GIT_COUNTER = """#!/bin/sh
+echo x >> "$GIT_CALLS_FILE"
+exec {git} "$@"
+"""
+
+
+def git_calls(command: list[str], env: dict[str, str], cwd: Path, scratch: Path) -> int:
+    wrapper = scratch / "gitwrap"
+    wrapper.mkdir(exist_ok=True)
+    script = wrapper / "git"
+    script.write_text(GIT_COUNTER.format(git=shutil.which("git")), encoding="utf-8")
+    script.chmod(0o755)
+    calls = scratch / "calls"
+    calls.write_text("", encoding="utf-8")
+    counted = {**env, "PATH": f"{wrapper}{os.pathsep}{env['PATH']}", "GIT_CALLS_FILE": str(calls)}
+    subprocess.run(command, env=counted, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return len(calls.read_text(encoding="utf-8").splitlines())
+
+
+def small_source(repo: Path, upstream: Path, rounds: int, scratch: Path, env: dict[str, str]) -> dict[str, dict[str, float]]:
+    copy = scratch / "small"
+    shutil.copytree(repo, copy, symlinks=True)
+    check = [*doctor(), "check", "--source", str(copy), "--today", TODAY, "--json"]
+    commands = {
+        "upstream": [interpreter(), str(upstream), "--source", str(copy), "--json"],
+        "cold": [*check, "--no-cache"],
+        "warm": check,
+    }
+    subprocess.run(check, env=env, cwd=scratch, stdout=subprocess.DEVNULL)  # the cache, once
+    figures = measure(commands, env, scratch, rounds)
+    print_table(f"small source {repo.name}", figures, "upstream")
+    print("  targets: warm <= 1.5x, cold <= 2.5x upstream")
+    for name in ("cold", "warm"):
+        print(f"  git processes, {name}: {git_calls(commands[name], env, scratch, scratch)}")
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--small", type=Path, help="a small source (generate_corpus.py --projects 4 --commits 100)")
+    parser.add_argument("--upstream", type=Path, help="the upstream context_doctor.py (fetched, never vendored)")
+    parser.add_argument("--output", type=Path)
+    args = parser.parse_args()
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(
+        [interpreter(), "-c", "import compileall, context_doctor as c; compileall.compile_dir(c.__path__[0], quiet=1)"],
+        check=True,
+    )  # an installed package is compiled; an editable one would compile on every run
+    scratch = Path(tempfile.mkdtemp(prefix="context-doctor-startup-"))
+    results: dict[str, object] = {}
+    try:
+        results["startup"] = startup(args.runs, scratch, env)
+        if args.small and args.upstream:
+            results["small"] = small_source(args.small, args.upstream, args.runs, scratch, env)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if args.output:
+        args.output.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
