@@ -62,7 +62,12 @@ def run_once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float,
     """Wall clock, CPU of the whole process tree, exit status of one run."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
@@ -71,14 +76,26 @@ def run_once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float,
     return wall, usage.ru_utime + usage.ru_stime, process.returncode
 
 
-def measure(commands: dict[str, list[str]], env: dict[str, str], cwd: Path, rounds: int, before: dict[str, list[str]] | None = None) -> dict[str, dict[str, float]]:
+def measure(
+    commands: dict[str, list[str]],
+    env: dict[str, str],
+    cwd: Path,
+    rounds: int,
+    before: dict[str, list[str]] | None = None,
+) -> dict[str, dict[str, float]]:
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     names = list(commands)
     for _ in range(rounds):
         random.shuffle(names)
         for name in names:
             if before and name in before:
-                subprocess.run(before[name], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                subprocess.run(
+                    before[name],
+                    env=env,
+                    cwd=cwd,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
             wall, cpu, code = run_once(commands[name], env, cwd)
             if code not in (0, 1):
                 raise SystemExit(f"{name}: exit {code}: {' '.join(commands[name])}")
@@ -147,11 +164,15 @@ def git_calls(command: list[str], env: dict[str, str], cwd: Path, scratch: Path)
     calls = scratch / "calls"
     calls.write_text("", encoding="utf-8")
     counted = {**env, "PATH": f"{wrapper}{os.pathsep}{env['PATH']}", "GIT_CALLS_FILE": str(calls)}
-    subprocess.run(command, env=counted, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, env=counted, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return len(calls.read_text(encoding="utf-8").splitlines())
 
 
-def small_source(repo: Path, upstream: Path, rounds: int, scratch: Path, env: dict[str, str]) -> dict[str, dict[str, float]]:
+def small_source(
+    repo: Path, upstream: Path, rounds: int, scratch: Path, env: dict[str, str]
+) -> dict[str, dict[str, float]]:
     copy = scratch / "small"
     shutil.copytree(repo, copy, symlinks=True)
     check = [*doctor(), "check", "--source", str(copy), "--today", TODAY, "--json"]
@@ -170,16 +191,26 @@ def small_source(repo: Path, upstream: Path, rounds: int, scratch: Path, env: di
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=21)
-    parser.add_argument("--small", type=Path, help="a small source (generate_corpus.py --projects 4 --commits 100)")
-    parser.add_argument("--upstream", type=Path, help="the upstream context_doctor.py (fetched, never vendored)")
+    parser.add_argument(
+        "--small", type=Path, help="a small source (generate_corpus.py --projects 4 --commits 100)"
+    )
+    parser.add_argument(
+        "--upstream", type=Path, help="the upstream context_doctor.py (fetched, never vendored)"
+    )
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     subprocess.run(
-        [interpreter(), "-c", "import compileall, context_doctor as c; compileall.compile_dir(c.__path__[0], quiet=1)"],
+        [
+            interpreter(),
+            "-c",
+            "import compileall, context_doctor as c; compileall.compile_dir(c.__path__[0], quiet=1)",
+        ],
         check=True,
     )  # an installed package is compiled; an editable one would compile on every run
     scratch = Path(tempfile.mkdtemp(prefix="context-doctor-startup-"))
