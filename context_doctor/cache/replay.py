@@ -9,9 +9,11 @@ read is byte-for-byte the same as the stored one.  The key covers:
   package, the versions of the libraries it parses with, the git binary, Python;
 * the invocation: ``--today``, ``--readiness``, the checks chosen with their
   severities, the resolved settings, the corpus (sources, roots, projects, the
-  ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the process
-  environment (git inherits it) but for the shell's bookkeeping (``_``, ``SHLVL``,
-  ``PWD``, ``OLDPWD``), the working directory, the user and groups files are read as;
+  ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the
+  environment variables the audit or the git it runs reads (:data:`KEYED_VARIABLES`,
+  :data:`KEYED_PREFIXES`: no other variable can change a report, so a terminal's or a
+  shell's own leave the key alone), the working directory, the user and groups files
+  are read as;
 * the bytes of every file outside the repositories the run read: the config file,
   the baseline, console.yaml, the registered freshness files;
 * per repository, the work tree: every entry under the top level except ``.git``
@@ -45,9 +47,12 @@ Decisions, where the issue and SPEC are silent:
 * **Races.** A file written while the audit runs must not leave a report stored under
   the key of the bytes before the write: after the audit every entry is looked at
   again (size, mtime, ctime, inode), and the report is stored only when none moved.
-* **Bounds.** A work tree of more than :data:`MAX_ENTRIES` entries, or more than
+* **Bounds.** A work tree of more than :data:`MAX_ENTRIES` files (anything but a
+  directory) or :data:`MAX_DIRECTORIES` directories, or more than
   :data:`MAX_HASHED_BYTES` to hash, is not keyed (the audit runs as usual): the key
-  must stay cheaper than what it saves.
+  must stay cheaper than what it saves. Files and directories are counted apart (#32):
+  8,000 projects are ~93,000 files in ~16,000 directories, under both caps, where one
+  count of both had passed 100,000 and never replayed.
 * **What is replayed.** Only the report (findings, coverage, counts, the freshness
   summary, suppressions); ``generated_at`` is the replaying run's.  ``--fix``,
   ``--diff`` and ``--write-baseline`` never replay: they need the model.
@@ -102,7 +107,8 @@ if TYPE_CHECKING:
 REPORTS_FILE = "reports.msgpack"
 KEPT_REPORTS = 4  # one per way of running (a hook, a sweep, CI...), the newest kept
 RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
-MAX_ENTRIES = 100_000  # bounds what a miss costs (~0.3 s) in a huge tree
+MAX_ENTRIES = 100_000  # files; bounds what a miss costs (~0.3 s) in a huge tree
+MAX_DIRECTORIES = 50_000
 MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read at once
 # The libraries whose behaviour shapes the facts and findings.
 LIBRARIES = (
@@ -130,9 +136,18 @@ GIT_STATE_FILES = (
     "info/attributes",
 )
 GIT_STATE_DIRECTORIES = ("rebase-merge", "rebase-apply", "sequencer")
-# The only variables left out of the key: the shell's bookkeeping (the command just run,
-# the shell's depth, the directories it was in: the working directory is keyed itself).
-SHELL_ONLY = frozenset({"_", "SHLVL", "OLDPWD", "PWD"})
+# The environment that can change a report, and so the only part of it in the key (#32):
+# what the doctor reads (its home, cache, vault, CI, its own settings, pre-commit's
+# pushed refs) and what the git it runs inherits and reads (every GIT_* variable, the
+# user's home and config directory, TZ, PATH: git finds its helpers there). Python's
+# own (PYTHON*) and the locale (LANG, LC_*) are kept to be safe. Anything else (a
+# terminal's or shell's TERM_SESSION_ID, PS1, COLUMNS, SHLVL...) no longer makes a warm
+# run audit again.
+KEYED_VARIABLES = frozenset(
+    {"CI", "HOME", "LANG", "LANGUAGE", "PATH", "SYNTHESIS_HOME", "TZ"}
+    | {"XDG_CACHE_HOME", "XDG_CONFIG_HOME"}
+)
+KEYED_PREFIXES = ("BASTRA_", "CONTEXT_DOCTOR_", "GIT_", "LC_", "PRE_COMMIT_", "PYTHON")
 LOG = logging.getLogger("context_doctor.cache")
 # (size, mtime_ns, ctime_ns, inode) of each entry when the key was taken
 Signature = tuple[int, int, int, int]
@@ -327,7 +342,8 @@ class _TreeWalk:
     def __init__(self, material: _Material, watched: dict[bytes, Signature]) -> None:
         self.material = material
         self.watched = watched
-        self.entries = 0
+        self.files = 0  # every entry but a directory
+        self.directories = 0
         self.racy: list[bytes] = []
 
     def walk(self, root: Path) -> None:
@@ -344,9 +360,13 @@ class _TreeWalk:
             except OSError as error:
                 self.material.add(b"unlistable", directory[base:], str(error.errno))
                 continue
-            self.entries += len(entries)
-            if self.entries > MAX_ENTRIES:
-                raise _Unkeyable(f"more than {MAX_ENTRIES} entries")
+            files = sum(not entry.is_dir(follow_symlinks=False) for entry in entries)
+            self.files += files
+            self.directories += len(entries) - files
+            if self.files > MAX_ENTRIES:
+                raise _Unkeyable(f"more than {MAX_ENTRIES} files")
+            if self.directories > MAX_DIRECTORIES:
+                raise _Unkeyable(f"more than {MAX_DIRECTORIES} directories")
             for entry in entries:
                 path = entry.path
                 try:
@@ -481,7 +501,7 @@ def _add_invocation(
         *(
             f"{name}={value}"
             for name, value in sorted(os.environ.items())
-            if name not in SHELL_ONLY
+            if name in KEYED_VARIABLES or name.startswith(KEYED_PREFIXES)
         ),
     )
     material.add("user", os.geteuid(), os.getegid(), *sorted(os.getgroups()), os.getcwd())

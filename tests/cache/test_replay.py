@@ -258,3 +258,56 @@ def test_an_index_kept_outside_the_repository_is_part_of_the_key(
     text = outside.read_text(encoding="utf-8")
     outside.write_text(text.replace("status: active", "status: paused", 1), encoding="utf-8")
     assert assert_audited_afresh(doctor, root) != before
+
+
+def test_only_the_environment_the_audit_reads_is_keyed(doctor: Doctor, root: Path) -> None:
+    """#32: a terminal's variable leaves the replay in place; one git reads does not."""
+    audit(doctor, root)
+    data, replayed = audit(doctor, root, env={"TERM_SESSION_ID": "w0t1p0:another-tab"})
+    assert replayed
+    assert data == fresh(doctor, root)
+    assert_audited_afresh(doctor, root, env={"GIT_NOTES_REF": "refs/notes/review"})
+    assert_audited_afresh(doctor, root, env={"TZ": "Pacific/Kiritimati"})
+
+
+# Read only to render or write what the report already holds, never to build it.
+_RENDERING_ONLY = {"NO_COLOR", "GITHUB_STEP_SUMMARY", "USER", "APPDATA"}
+
+
+def test_every_variable_the_doctor_reads_is_keyed() -> None:
+    """A variable read anywhere in the package is in the replay key (or only renders)."""
+    import re
+
+    from context_doctor.discover import VAULT_ENV
+    from context_doctor.git.run import TIMEOUT_VARIABLE
+    from context_doctor.registry import PLUGINS_OFF
+
+    package = Path(replay.__file__).resolve().parent.parent
+    read = {VAULT_ENV, TIMEOUT_VARIABLE, PLUGINS_OFF}
+    for module in package.rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        read |= set(re.findall(r"(?:environ\.get|getenv)\(\s*\"([A-Za-z0-9_]+)\"", text))
+    assert "SYNTHESIS_HOME" in read  # the pattern finds them
+    unkeyed = {
+        name
+        for name in read - _RENDERING_ONLY
+        if name not in replay.KEYED_VARIABLES and not name.startswith(replay.KEYED_PREFIXES)
+    }
+    assert unkeyed == set()
+
+
+def test_files_not_directories_count_towards_the_cap(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#32: the cap is on files; a tree of many directories and few files is still keyed."""
+    deep = root / "archive"
+    for number in range(30):
+        (deep / f"d{number}").mkdir(parents=True)
+    material = replay._Material(b"s" * 32)
+    walk = replay._TreeWalk(material, {})
+    monkeypatch.setattr(replay, "MAX_ENTRIES", sum(1 for p in root.rglob("*") if p.is_file()))
+    walk.walk(root)  # every file fits, the 30 directories do not count
+    assert walk.directories >= 30
+    monkeypatch.setattr(replay, "MAX_ENTRIES", walk.files - 1)
+    with pytest.raises(replay._Unkeyable):
+        replay._TreeWalk(material, {}).walk(root)
