@@ -16,13 +16,11 @@ from context_doctor import suppress
 from context_doctor.cache import replay
 from context_doctor.collector import paused_collection
 from context_doctor.config import Settings, find_config, resolve_settings
-from context_doctor.engine import run
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.findings import Finding
 from context_doctor.freshness import summarize
 from context_doctor.model.source import Corpus, Source
-from context_doctor.prepare import prepare_corpus
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.render.formats import FORMATS, RenderOptions
 from context_doctor.render.github import step_summary
@@ -106,6 +104,11 @@ def audit(
         replayed = replay.recall(key)
         if replayed is not None:
             return replayed, settings, checks
+    # The pipeline itself (the parsers' pool, the vault's model, the engine) is imported
+    # only now: a replayed run never needs it (#32).
+    from context_doctor.engine import run
+    from context_doctor.prepare import prepare_corpus
+
     with paused_collection():
         preparation = prepare_corpus(corpus, jobs=jobs)
         report = run(corpus, checks, ctx)

@@ -21,7 +21,6 @@ from context_doctor.audit import (
 )
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.commands.common import guarded, output_options, split_names
-from context_doctor.commands.pre_push import run_pre_push
 from context_doctor.config import Settings
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
@@ -35,7 +34,6 @@ from context_doctor.report import Report, plural
 from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
 from context_doctor.vault.floors import floors_beside
 from context_doctor.write import USER_NAMED, WriteRefused
-from context_doctor.write.fixes import apply_plan, plan_fixes
 
 
 def print_settings(
@@ -279,6 +277,8 @@ def check_command(
                 require_something(corpus, report)
                 return corpus, report
 
+            from context_doctor.commands.pre_push import run_pre_push
+
             code = run_pre_push(
                 paths, sources, projects, audit_tree, warnings_block=warnings_as_defects
             )
@@ -319,6 +319,8 @@ def check_command(
             sys.exit(0)
         fixed: int | None = None
         if show_diff or apply_fixes:
+            from context_doctor.write.fixes import apply_plan, plan_fixes
+
             plan = plan_fixes(report.findings, corpus, unsafe=unsafe_fixes)
             for finding, why in plan.skipped:
                 click.echo(

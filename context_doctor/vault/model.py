@@ -14,10 +14,8 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +319,9 @@ def _results(todo: list[tuple[bytes, str]], jobs: int) -> Iterator[MemoryFacts]:
     if jobs <= 1 or len(todo) < POOL_MIN_NOTES or size < (1 << 20):
         yield from map(_parse, todo)
         return
+    from concurrent.futures import ProcessPoolExecutor  # only for a vault this large (#32)
+    from multiprocessing import get_context
+
     from context_doctor.model.secrets import load_detectors
 
     load_detectors()  # once, here: every forked worker starts with them
