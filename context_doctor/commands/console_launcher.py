@@ -7,9 +7,11 @@ isolated mode, with no virtualenv active: ``--root R --json`` once per source
 for its integrity page, ``--quiet`` alone for "Audit now" (the doctor writes the
 report cache itself).  That interpreter cannot import the doctor, so the
 launcher is a few lines of standard library that re-execute the interpreter the
-doctor is installed in (``python -E -P``: no ``PYTHONPATH`` and no working
-directory on the import path, so nothing on the audited machine shadows it) and
-turn the upstream doctor's flags into ``check`` options.
+doctor is installed in, isolated (``python -I``, or ``-E -P`` for a doctor in
+the user's site-packages: :mod:`context_doctor.interpreter`; no ``PYTHONPATH`` and
+no working directory on the import path, so a ``context_doctor/`` package in the
+folder the console starts it from never shadows it) and turn the upstream
+doctor's flags into ``check`` options.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from context_doctor import __version__
 from context_doctor.discover import synthesis_home
 from context_doctor.errors import DoctorError
+from context_doctor.interpreter import isolation_flags
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
 SCRIPT = Path("scripts") / "context_doctor.py"
@@ -28,6 +31,7 @@ MARK = "# context-doctor console launcher"
 """The first comment line of every launcher: how ``install`` knows a file is its own."""
 
 _INTERPRETER = "@INTERPRETER@"
+_FLAGS = "@FLAGS@"
 _VERSION = "@VERSION@"
 
 # Kept to what any python3 runs (no f-strings, no walrus): the console's interpreter may
@@ -48,6 +52,7 @@ import os
 import sys
 
 INTERPRETER = @INTERPRETER@
+FLAGS = @FLAGS@
 BOOT = (
     "import sys\\n"
     "try:\\n"
@@ -105,7 +110,7 @@ def main():
     if not os.access(INTERPRETER, os.X_OK):
         fail("the Python context-doctor was installed in (%s) is gone" % INTERPRETER, remedy, as_json)
     try:
-        os.execv(INTERPRETER, [INTERPRETER, "-E", "-P", "-c", BOOT] + translate(args))
+        os.execv(INTERPRETER, [INTERPRETER] + FLAGS + ["-c", BOOT] + translate(args))
     except OSError as error:
         fail("cannot start %s: %s" % (INTERPRETER, error), remedy, as_json)
 
@@ -130,8 +135,14 @@ def interpreter() -> str:
     return os.path.abspath(sys.executable)
 
 
-def launcher_text(python: str) -> str:
-    return _TEMPLATE.replace(_INTERPRETER, repr(python)).replace(_VERSION, __version__)
+def launcher_text(python: str, flags: tuple[str, ...] | None = None) -> str:
+    """The launcher for ``python``, started with ``flags`` (default: :func:`isolation_flags`)."""
+    chosen = list(isolation_flags() if flags is None else flags)
+    return (
+        _TEMPLATE.replace(_INTERPRETER, repr(python))
+        .replace(_FLAGS, repr(chosen))
+        .replace(_VERSION, __version__)
+    )
 
 
 def is_launcher(path: Path) -> bool:

@@ -32,6 +32,7 @@ from context_doctor.discover import discover
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import repository_for
 from context_doctor.git.run import run_git
+from context_doctor.interpreter import isolation_flags
 from context_doctor.write import (
     WriteRefused,
     default_mode,
@@ -57,9 +58,13 @@ def hook_block(python: str = sys.executable, target: str = ".") -> str:
 
     It can stand in a hook of the user's own: it reads git's input on stdin (so it
     must come before anything else reads it), exits only to refuse the push, and
-    otherwise lets the rest of the hook run.
+    otherwise lets the rest of the hook run. The interpreter runs isolated
+    (:func:`~context_doctor.interpreter.isolation_flags`): the hook starts at the
+    pushed repository's top, and a ``context_doctor/`` package committed there must
+    not be what ``-m context_doctor`` imports.
     """
     arguments = f"check {shlex.quote(target)} --pre-push --no-report-cache"
+    flags = " ".join(isolation_flags())
     missing = (
         f"{REFUSED}: the hook cannot run the doctor (neither {python} -m context_doctor nor "
         "context-doctor on PATH); reinstall it and run `context-doctor hook install`, or run "
@@ -73,8 +78,8 @@ def hook_block(python: str = sys.executable, target: str = ".") -> str:
         "(\n"
         '    cd "$(git rev-parse --show-toplevel)" || exit 2\n'
         f"    python={shlex.quote(python)}\n"
-        "    if \"$python\" -c 'import context_doctor' </dev/null >/dev/null 2>&1; then\n"
-        f'        exec "$python" -m context_doctor {arguments}\n'
+        f"    if \"$python\" {flags} -c 'import context_doctor' </dev/null >/dev/null 2>&1; then\n"
+        f'        exec "$python" {flags} -m context_doctor {arguments}\n'
         "    elif command -v context-doctor >/dev/null 2>&1; then\n"
         f"        exec context-doctor {arguments}\n"
         "    fi\n"
@@ -155,7 +160,9 @@ def _is_legacy_whole_file(text: str) -> bool:
 def shared_hooks_path(repo: Path) -> tuple[str, str] | None:
     """``(scope, path)`` when ``core.hooksPath`` comes from the global or system config."""
     repository = repository_for(repo)
-    result = run_git(["config", "--show-scope", "--get", "core.hooksPath"], repository.toplevel)
+    result = run_git(
+        ["config", "--show-scope", "--get", "core.hooksPath"], repository.toplevel, hooks=True
+    )
     if result.returncode != 0:
         return None  # unset (or a git too old for --show-scope, which predates the risk)
     scope, _, value = result.stdout.decode("utf-8", "replace").strip().partition("\t")
@@ -179,7 +186,7 @@ def _hooks_inside_repository(directory: Path, repo: Path) -> bool:
 def hooks_directory(repo: Path) -> Path:
     """Where git looks for hooks (honours ``core.hooksPath``)."""
     repository = repository_for(repo)
-    result = run_git(["rev-parse", "--git-path", "hooks"], repository.toplevel)
+    result = run_git(["rev-parse", "--git-path", "hooks"], repository.toplevel, hooks=True)
     if result.returncode != 0:
         raise DoctorError(f"cannot find the hooks directory of {repo}", "check the repository")
     path = Path(result.stdout.decode("utf-8", "replace").strip())

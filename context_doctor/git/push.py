@@ -6,8 +6,10 @@ work tree has the entry. So the pushed commit's tree is checked out into a
 temporary repository of its own (``git init`` plus an ``alternates`` file
 pointing at this repository's objects, and one ``read-tree -u``
 into a temporary index and work tree). Nothing of the user's changes: not the
-work tree, not the index, not a stash, not a ref. Every command is plumbing,
-so no hook runs, and the filter drivers are blanked as for every doctor git call.
+work tree, not the index, not a stash, not a ref. Every command is plumbing
+with hooks off (``update-ref`` and ``read-tree -u`` would run the user's
+``reference-transaction`` and ``post-index-change`` hooks: :data:`~context_doctor.git.run.HOOKS_OFF`),
+and the filter drivers are blanked as for every doctor git call.
 """
 
 from __future__ import annotations

@@ -66,6 +66,11 @@ NEUTRALISED_CONFIG: ConfigPairs = (
 )
 """Keys pinned for every git command the doctor runs (SECURITY.md lists why each)."""
 
+HOOKS_OFF: ConfigPairs = (("core.hooksPath", os.devnull),)
+"""Hooks off: plumbing (``update-ref``, ``read-tree -u``) runs ``reference-transaction`` and
+``post-index-change`` hooks, the user's global ones included; a hooks directory that is not
+a directory holds none. Left out only to read where hooks live (``hook install``)."""
+
 
 def git_environment() -> dict[str, str]:
     """The caller's environment minus the variables a git hook exports, in the C locale."""
@@ -89,13 +94,15 @@ def with_config(env: dict[str, str], pairs: Iterable[tuple[str, str]]) -> dict[s
     return env
 
 
-def hardened_environment(extra: ConfigPairs = ()) -> dict[str, str]:
-    """The environment every doctor git command runs in: nothing from the repository executes."""
+def hardened_environment(extra: ConfigPairs = (), *, hooks: bool = False) -> dict[str, str]:
+    """The environment every doctor git command runs in: nothing from the repository executes.
+
+    ``hooks=True`` leaves ``core.hooksPath`` as configured, for reading it alone."""
     env = git_environment()
     env["GIT_NO_LAZY_FETCH"] = "1"  # git >= 2.45; protocol.allow=never covers older ones
     env["GIT_TERMINAL_PROMPT"] = "0"
     env.pop("GIT_EXTERNAL_DIFF", None)
-    return with_config(env, (*NEUTRALISED_CONFIG, *extra))
+    return with_config(env, (*NEUTRALISED_CONFIG, *(() if hooks else HOOKS_OFF), *extra))
 
 
 def git_timeout() -> float:
@@ -216,9 +223,15 @@ def special_files(top: Path, limit: int = MAX_WALKED) -> list[str]:
 
 
 def run_git(
-    args: list[str], cwd: Path, stdin: bytes | None = None, *, config: ConfigPairs = ()
+    args: list[str],
+    cwd: Path,
+    stdin: bytes | None = None,
+    *,
+    config: ConfigPairs = (),
+    hooks: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
-    """``git ARGS`` in ``cwd`` under :func:`hardened_environment` (plus ``config``).
+    """``git ARGS`` in ``cwd`` under :func:`hardened_environment` (plus ``config``; ``hooks``
+    as there).
 
     Bounded (:func:`git_timeout`): past it git's whole process group is killed and the
     run ends with exit 2 naming why; so is it when the doctor itself is interrupted.
@@ -227,7 +240,7 @@ def run_git(
     process = spawn_git(
         command,
         cwd,
-        hardened_environment(config),
+        hardened_environment(config, hooks=hooks),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
+from context_doctor.interpreter import isolation_flags
 from context_doctor.write import WriteRefused, update_file, write_file
 
 SERVER_NAME = "context-doctor"
@@ -61,7 +62,11 @@ def server_entry(
 ) -> dict[str, Any]:
     """The entry that starts the server: the interpreter the doctor is installed in, so no
     virtualenv need be active where the client runs it."""
-    args = ["-m", "context_doctor", "mcp"] + (["--allow-writes"] if allow_writes else [])
+    # Isolated: a client may start servers in the project folder, whose own
+    # `context_doctor/` package must not be what `-m` imports (SPEC §8, round three).
+    args = [*isolation_flags(), "-m", "context_doctor", "mcp"] + (
+        ["--allow-writes"] if allow_writes else []
+    )
     entry: dict[str, Any] = {"command": python, "args": args}
     home = os.environ.get("SYNTHESIS_HOME")
     if home:

@@ -295,6 +295,25 @@ def test_the_upstream_flags_are_taken(console: Console, make_repo: MakeRepo) -> 
     assert quiet.returncode in (0, 1) and len(quiet.stdout.splitlines()) == 1
 
 
+def test_a_context_doctor_package_where_the_launcher_runs_never_runs(
+    console: Console, launcher: Path, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    # The console starts the launcher in its skill folder; the doctor it re-executes must
+    # import itself, never a `context_doctor/` package found there (SPEC §8, round three).
+    marker = tmp_path / "planted-code-ran"
+    planted = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+    (launcher.parent / "context_doctor").mkdir()
+    (launcher.parent / "context_doctor" / "__init__.py").write_text(planted)
+    assert "FLAGS = ['-I']" in launcher.read_text(encoding="utf-8")
+    context = "# A\n\n**Status:** Active\n**Last session:** 2026-06-01\n"
+    files = {"projects/index.yaml": "- id: a\n  status: active\n", "projects/a/CONTEXT.md": context}
+    root = make_repo({"commits": [{"date": "2026-06-01T09:00:00+00:00", "files": files}]})
+    done = console("--root", str(root), "--json", "--readiness", "local")
+    _report, error = audit_root(done.returncode, done.stdout)
+    assert error is None, (error, done.stderr)
+    assert not marker.exists()
+
+
 def test_a_launcher_whose_python_is_gone_says_so(tmp_path: Path) -> None:
     script = tmp_path / "context_doctor.py"
     script.write_text(launcher_text(str(tmp_path / "deleted-venv" / "bin" / "python")))

@@ -237,9 +237,10 @@ def test_pre_commit_manifest() -> None:
 # -- hooks that survive (issue 12) ----------------------------------------------------
 
 
-def push_with(root: Path, path: str) -> subprocess.CompletedProcess[str]:
-    """``git push`` with ``PATH`` replaced, so what the hook can find is chosen by the test."""
-    env = {**git_environment(), "PATH": path}
+def push_with(root: Path, path: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    """``git push`` with ``PATH`` replaced, so what the hook can find is chosen by the test
+    (and ``extra`` variables set)."""
+    env = {**git_environment(), "PATH": path, **extra}
     return subprocess.run(
         ["git", "push", "origin", "main"],
         cwd=root,
@@ -531,3 +532,34 @@ def test_install_refuses_a_local_hooks_path_outside_the_repository(
     forced = doctor("hook", "install", "--repo", str(root), "--force")
     assert forced.exit_code == 0, forced.stderr
     assert (outside / "pre-push").is_file()
+
+
+# -- round three: the hook runs no code of the pushed repository (#30) ------------------
+
+
+PLANTED_PACKAGE = (
+    "import os, pathlib, sys\n"
+    "pathlib.Path(os.environ['PLANTED_MARKER']).write_text('ran')\n"
+    "os._exit(0)  # and wave the push through\n"
+)
+
+
+def test_a_committed_context_doctor_package_never_runs_in_the_hook(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(healthy())
+    assert doctor("hook", "install", "--repo", str(root)).exit_code == 0
+    before = remote_main(root)
+    long_context = CONTEXT + "".join(f"Line {n}.\n" for n in range(160))
+    commit(
+        root,
+        {"context_doctor/__init__.py": PLANTED_PACKAGE, "projects/fine/CONTEXT.md": long_context},
+        "grow the context, and ship a package named like the doctor",
+    )
+    marker = tmp_path / "planted-code-ran"
+    pushed = push_with(root, os.environ["PATH"], PLANTED_MARKER=str(marker))
+    output = pushed.stdout + pushed.stderr
+    assert not marker.exists(), output
+    assert pushed.returncode != 0, output
+    assert "[context-budget]" in output
+    assert remote_main(root) == before

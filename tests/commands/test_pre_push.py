@@ -405,3 +405,31 @@ def test_warnings_as_defects_and_exit_zero(make_repo: MakeRepo) -> None:
     assert strict.stdout.splitlines()[-1].startswith("push refused by context-doctor: ")
     report_only = pre_push(root, line, None, "--warnings-as-defects", "--exit-zero")
     assert report_only.exit_code == 0
+
+
+# -- round three: plumbing runs no hook (#30) --------------------------------------------
+
+
+def test_the_pushed_tree_checkout_runs_none_of_the_users_hooks(
+    make_repo: MakeRepo, hermetic_session: Path, tmp_path: Path
+) -> None:
+    root = make_repo(corpus())
+    old = remote_ref(root)
+    head = commit(root, {"projects/alpha/notes.md": "A note.\n"}, "add a note")
+    # The user's global hooks directory (and the repository's own) hold hooks that plumbing
+    # would run: update-ref runs reference-transaction, read-tree -u post-index-change.
+    ran = tmp_path / "hooks-ran"
+    hooks = tmp_path / "global-hooks"
+    for directory in (hooks, root / ".git" / "hooks"):
+        directory.mkdir(exist_ok=True)
+        for name in ("reference-transaction", "post-index-change", "post-checkout"):
+            hook = directory / name
+            hook.write_text(f'#!/bin/sh\necho "{name} $*" >> "{ran}"\n')
+            hook.chmod(0o755)
+    config = tmp_path / "gitconfig"
+    config.write_text(f"{hermetic_session.read_text()}[core]\n\thooksPath = {hooks}\n")
+    run = pre_push(
+        root, f"refs/heads/main {head} refs/heads/main {old}\n", {"GIT_CONFIG_GLOBAL": str(config)}
+    )
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert not ran.exists(), ran.read_text()

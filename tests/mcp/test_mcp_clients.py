@@ -37,7 +37,7 @@ def test_install_creates_the_config(home: Path, doctor: Doctor) -> None:
     entry = json.loads(path.read_text())["mcpServers"]["context-doctor"]
     assert entry["type"] == "stdio"
     assert entry["command"] == sys.executable
-    assert entry["args"] == ["-m", "context_doctor", "mcp"]
+    assert entry["args"] == ["-I", "-m", "context_doctor", "mcp"]
     assert backups(path) == []
 
 
@@ -132,7 +132,7 @@ def test_print_writes_nothing(home: Path, doctor: Doctor) -> None:
     run = doctor("mcp", "install", "claude-desktop", "--print")
     assert run.exit_code == 0
     entry = json.loads(run.stdout)["mcpServers"]["context-doctor"]
-    assert entry["args"] == ["-m", "context_doctor", "mcp"]
+    assert entry["args"] == ["-I", "-m", "context_doctor", "mcp"]
     assert list(home.iterdir()) == []
 
 
@@ -158,3 +158,35 @@ def test_the_registered_entry_starts_a_working_server(home: Path, doctor: Doctor
             return {tool.name for tool in (await client.list_tools()).tools}
 
     assert asyncio.run(asyncio.wait_for(names(), timeout=120)) == {"check", "explain", "status"}
+
+
+def test_the_registered_server_started_in_a_project_runs_none_of_its_code(
+    home: Path, doctor: Doctor, tmp_path: Path
+) -> None:
+    # A client starts servers in the project folder: a `context_doctor/` package committed
+    # there must not be what `-m context_doctor` imports (SPEC §8, round three).
+    assert doctor("mcp", "install", "claude-code").exit_code == 0
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["context-doctor"]
+    project = tmp_path / "cloned"
+    (project / "context_doctor").mkdir(parents=True)
+    marker = tmp_path / "planted-code-ran"
+    (project / "context_doctor" / "__init__.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+    )
+    (project / "context_doctor" / "__main__.py").write_text("")
+    server = StdioServerParameters(
+        command=entry["command"],
+        args=entry["args"],
+        env={**os.environ, **entry.get("env", {})},
+        cwd=project,
+    )
+
+    async def names() -> set[str]:
+        async with Client(server) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    try:
+        tools = asyncio.run(asyncio.wait_for(names(), timeout=120))
+    finally:
+        assert not marker.exists()
+    assert tools == {"check", "explain", "status"}
