@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from context_doctor.contain import USER_NAMED, contained, repository_root
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Severity
 from context_doctor.freshness import RegistryEntry
-from context_doctor.write.contain import USER_NAMED, contained, repository_root
 from context_doctor.yamlio import read_text, validator
 
 if TYPE_CHECKING:

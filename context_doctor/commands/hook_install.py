@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from context_doctor.commands.pre_push import REFUSED
+from context_doctor.contain import inside
 from context_doctor.discover import discover
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import repository_for
@@ -43,7 +44,6 @@ from context_doctor.write import (
     replace_file,
     write_file,
 )
-from context_doctor.write.contain import inside
 
 MARKER = "# installed by context-doctor hook install"
 """The one-line mark of the hooks written before the block markers (still recognised)."""

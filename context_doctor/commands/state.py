@@ -20,7 +20,7 @@ from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.escape import escape_text
 from context_doctor.model.project import Project
 from context_doctor.write import WriteRefused, read_snapshot, write_file
-from context_doctor.write.atomic import PlannedFile, commit_files, recover
+from context_doctor.write.batch import PlannedFile, commit_files, recover
 from context_doctor.write.state import PlannedWrite, plan_compile, plan_init
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))

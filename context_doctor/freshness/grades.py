@@ -20,6 +20,7 @@ from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from context_doctor.contain import inside, repository_root
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
     SECTION_MARKER,
@@ -34,7 +35,6 @@ from context_doctor.freshness.frontmatter import (
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
-from context_doctor.write.contain import inside, repository_root
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)

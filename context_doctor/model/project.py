@@ -31,7 +31,7 @@ from context_doctor.model.secrets import SecretHit
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
 from context_doctor.model.state_file import STATE_FILE, StructuredState
 from context_doctor.model.text import first_date
-from context_doctor.write.atomic import is_batch_leftover, is_journal_name
+from context_doctor.write.batch import is_batch_leftover, is_journal_name
 
 
 class ProjectSource(Protocol):

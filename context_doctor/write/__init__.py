@@ -1,19 +1,25 @@
 """The one write path (SPEC §4) and the writers built on it: every byte the doctor writes goes through here.
 
-The core is :mod:`context_doctor.write.atomic`, re-exported here; the editor
+The core is :mod:`context_doctor.write.atomic` (one file) and
+:mod:`context_doctor.write.batch` (several, all or none), re-exported here; the editor
 (:mod:`.edit`), the fixes (:mod:`.fixes`) and the state compiler (:mod:`.state`)
 write only through it.
 """
 
+from context_doctor.contain import (
+    USER_NAMED,
+    contained,
+    doctor_directory,
+    inside,
+    repository_root,
+)
 from context_doctor.write.atomic import (
     LOCK_TIMEOUT_SECONDS,
     UPDATE_ATTEMPTS,
     WRITER_WAIT_SECONDS,
     FileSnapshot,
-    PlannedFile,
     WriteRefused,
     append_file,
-    commit_files,
     default_mode,
     ensure_directory,
     move_aside,
@@ -23,13 +29,7 @@ from context_doctor.write.atomic import (
     update_file,
     write_file,
 )
-from context_doctor.write.contain import (
-    USER_NAMED,
-    contained,
-    doctor_directory,
-    inside,
-    repository_root,
-)
+from context_doctor.write.batch import PlannedFile, commit_files
 
 __all__ = [
     "LOCK_TIMEOUT_SECONDS",

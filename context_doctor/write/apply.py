@@ -5,7 +5,7 @@ text in memory in order (refusing two that touch the same text), runs every
 gate once on each file's final text (so moving ``Last session``, ``Phase`` and
 the as-of marker together passes where three separate edits would each be
 refused), checks the header against the session log of the same final state,
-and writes every file or none (:func:`context_doctor.write.atomic.commit_files`).
+and writes every file or none (:func:`context_doctor.write.batch.commit_files`).
 The single-file verbs (:func:`set_field`, :func:`replace_once`,
 :func:`insert_before`, :func:`delete_line`) are batches of one.
 
@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from context_doctor.contain import repository_root
 from context_doctor.errors import DoctorError
 from context_doctor.model.documents import Document
 from context_doctor.model.sessions import NOT_LOGS, entries_of
 from context_doctor.model.text import BOM
-from context_doctor.write import atomic
-from context_doctor.write.contain import repository_root
+from context_doctor.write import atomic, batch
 from context_doctor.write.edit import (
     DecodedText,
     EditRefused,
@@ -158,19 +158,19 @@ def recover_project(project: Path) -> Recovered:
             "name the project directory that holds the .context-doctor-apply-*.journal file",
         )
     try:
-        journals = sorted(name for name in os.listdir(root) if atomic.is_journal_name(name))
+        journals = sorted(name for name in os.listdir(root) if batch.is_journal_name(name))
     except OSError as error:
         raise DoctorError(
             f"{project} cannot be listed ({error.strerror})", "check its permissions"
         ) from error
     # The tree a Batch in this project writes within (see Batch.__init__).
-    finished = atomic.recover(root, within=repository_root(root) or root.parent)
+    finished = batch.recover(root, within=repository_root(root) or root.parent)
     return Recovered(journals, finished)
 
 
 def _refuse_pending_journal(root: Path) -> None:
     try:
-        pending = sorted(name for name in os.listdir(root) if atomic.is_journal_name(name))
+        pending = sorted(name for name in os.listdir(root) if batch.is_journal_name(name))
     except OSError:
         return  # an unlistable project: the edit itself reports what it cannot read
     if pending:
@@ -199,7 +199,7 @@ class Batch:
             # preview of files a pending journal is about to replace would show a stale state.
             _refuse_pending_journal(self.root)
         else:
-            atomic.recover(self.root, within=self.tree)
+            batch.recover(self.root, within=self.tree)
 
     def _key(self, path: Path) -> Path:
         return Path(os.path.abspath(path))
@@ -357,9 +357,9 @@ class Batch:
             for held in touched.values():
                 if held.snapshot is None:
                     atomic.ensure_directory(held.path.parent, within=held.within)
-            atomic.commit_files(
+            batch.commit_files(
                 [
-                    atomic.PlannedFile(result.path, result.after, held.snapshot, within=held.within)
+                    batch.PlannedFile(result.path, result.after, held.snapshot, within=held.within)
                     for result, held in zip(results, touched.values(), strict=True)
                 ],
                 journal_dir=self.root,

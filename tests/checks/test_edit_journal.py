@@ -14,7 +14,7 @@ import pytest
 from support import Doctor, MakeRepo, template_tail
 
 from context_doctor import edit
-from context_doctor.write import atomic
+from context_doctor.write import batch as batch_write
 
 TODAY = "2026-06-20"
 CONTEXT = (
@@ -66,7 +66,7 @@ def after_commit_point(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if renamed == 1:
             raise Interrupted
 
-    monkeypatch.setattr(atomic, "_between_files", between)
+    monkeypatch.setattr(batch_write, "_between_files", between)
     yield
 
 
@@ -119,14 +119,14 @@ def test_a_batch_stopped_before_its_commit_point_is_discarded(
 ) -> None:
     project = kb / "projects" / "atlas"
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
-    real = atomic._write_journal
+    real = batch_write._write_journal
 
     def journal(directory: int, name: str, entries: Any, *, committed: bool) -> None:
         if committed:
             raise Interrupted
         real(directory, name, entries, committed=committed)
 
-    monkeypatch.setattr(atomic, "_write_journal", journal)
+    monkeypatch.setattr(batch_write, "_write_journal", journal)
     interrupt(project)
     monkeypatch.undo()
     assert len(findings(doctor, kb, "interrupted-edit")) == 1

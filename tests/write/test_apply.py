@@ -263,7 +263,7 @@ def test_a_dry_run_prints_every_files_diff_and_writes_nothing(tmp_path: Path) ->
 
 _KILLER = """
 import json, os, signal, sys
-from context_doctor.write import atomic
+from context_doctor.write import batch
 from context_doctor import edit
 
 where = sys.argv[2]
@@ -271,14 +271,14 @@ if where == "between":
     def between(renamed):
         if renamed == 1:
             os.kill(os.getpid(), signal.SIGKILL)
-    atomic._between_files = between
+    batch._between_files = between
 else:
-    real = atomic._write_journal
+    real = batch._write_journal
     def journal(directory, name, entries, *, committed):
         if committed:
             os.kill(os.getpid(), signal.SIGKILL)
         real(directory, name, entries, committed=committed)
-    atomic._write_journal = journal
+    batch._write_journal = journal
 edit.apply(json.loads(sys.argv[1]))
 """
 

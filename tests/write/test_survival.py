@@ -192,7 +192,7 @@ SURVIVAL: dict[str, Survival] = {
         # round first finishes a batch a kill interrupted, as every batch writer does; that
         # the pair then agrees is tests/write/test_apply.py's kill test.
         killed=(
-            "from context_doctor.write.atomic import recover\n"
+            "from context_doctor.write.batch import recover\n"
             "second = here / 'second.md'\n"
             "if not second.exists(): write_file(second, old, within=here)\n"
             "while True:\n    recover(here, within=here)\n"
