@@ -49,12 +49,22 @@ def repository_root(path: Path | str) -> Path | None:
     """The git work tree holding ``path``, found without resolving links (None outside git).
 
     The natural ``within=`` of a write into a repository: a directory symlinked out of
-    it then cannot carry the write elsewhere.
+    it then cannot carry the write elsewhere. ``path`` itself counts: a project at the
+    repository's top (a single-project layout) is contained by that top folder, never its
+    parent (SPEC §8, round three). A work tree reached through a link inside an outer one
+    (a committed ``projects -> ~`` naming the user's ``~/dotfiles`` repository as a
+    project) is not the answer: the outer repository is, and the link is then caught as
+    leaving it.
     """
-    for directory in Path(os.path.abspath(path)).parents:
-        if os.path.lexists(directory / ".git"):
-            return directory
-    return None
+    absolute = Path(os.path.abspath(path))
+    found: Path | None = None
+    through_link = False  # a link lies between ``found`` and the directory looked at
+    for directory in (absolute, *absolute.parents):
+        if (found is None or through_link) and os.path.lexists(directory / ".git"):
+            found, through_link = directory, False
+        if found is not None and os.path.islink(directory):
+            through_link = True
+    return found
 
 
 def contained(raw: str | Path, *, base: Path, root: Path, what: str) -> Path:

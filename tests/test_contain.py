@@ -501,3 +501,110 @@ def test_index_ids_that_leave_the_projects_directory_name_no_project(
     assert all(not finding["path"].startswith(("/", "..")) for finding in run.json["findings"])
     # An entry whose id names no directory is reported against the index, not a project.
     assert {finding["project"] for finding in run.json["findings"]} <= {"alpha", "", None}
+
+
+# -- round three: a project at the repository's top is contained by that top (#30) ------------
+
+TOP_CONTEXT = CONTEXT.replace("**Last session:** 2026-06-01", "**Last session:** 2026-06-01")
+MONTH_LOG = "# Session Archive — June 2026\n\n## 2026-06-01 — Parser started\n\nWrote the lexer.\n"
+PARENT_INDEX = "- id: kb\n  status: active\n  last_session: 2026-06-01\n"
+
+
+@pytest.fixture
+def beside(tmp_path: Path) -> Path:
+    """The folder holding the repository: another tree of the user's, and an index.yaml."""
+    other = tmp_path / "other"
+    (other / "sessions").mkdir(parents=True)
+    (other / "sessions" / "2026-06.md").write_text(MONTH_LOG, encoding="utf-8")
+    (other / "notes.md").write_text("# Notes\n\nShip the doctor.\n", encoding="utf-8")
+    (tmp_path / "index.yaml").write_text(PARENT_INDEX, encoding="utf-8")
+    return tmp_path
+
+
+def outside_the_repository(beside: Path) -> dict[str, tuple[str, bytes | str]]:
+    return {key: value for key, value in snapshot(beside).items() if not key.startswith("kb")}
+
+
+def test_log_add_refuses_a_sessions_folder_linked_out_of_a_top_level_project(
+    beside: Path, doctor: Doctor
+) -> None:
+    repo = commit(beside / "kb", {"CONTEXT.md": CONTEXT}, {"sessions": "../other/sessions"})
+    before = outside_the_repository(beside)
+    run = doctor(
+        "log", "add", str(repo), "--date", "2026-06-09", "--title", "Lexer done",
+        "--today", "2026-06-10",
+    )  # fmt: skip
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "[outside]" in run.stderr
+    assert outside_the_repository(beside) == before
+
+
+def test_set_header_never_rewrites_the_index_beside_a_top_level_project(
+    beside: Path, doctor: Doctor
+) -> None:
+    repo = commit(beside / "kb", {"CONTEXT.md": CONTEXT, "sessions/2026-06.md": MONTH_LOG})
+    before = outside_the_repository(beside)
+    run = doctor(
+        "log", "add", str(repo), "--date", "2026-06-09", "--title", "Lexer done",
+        "--today", "2026-06-10", "--set-header",
+    )  # fmt: skip
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert "**Last session:** 2026-06-09" in (repo / "CONTEXT.md").read_text(encoding="utf-8")
+    assert outside_the_repository(beside) == before
+
+
+@pytest.mark.parametrize("operation", ["replace", "insert-before", "delete-line"])
+def test_the_editor_refuses_a_file_linked_out_of_a_top_level_project(
+    beside: Path, doctor: Doctor, operation: str
+) -> None:
+    repo = commit(beside / "kb", {"CONTEXT.md": CONTEXT}, {"linked": "../other"})
+    before = outside_the_repository(beside)
+    target = str(repo / "linked" / "notes.md")
+    arguments = {
+        "replace": ["--anchor", "Ship the doctor.", "--replacement", "Ship it now."],
+        "insert-before": ["--anchor", "Ship the doctor.", "--text", "A planted line.\n"],
+        "delete-line": ["--anchor", "Ship the doctor."],
+    }[operation]
+    run = doctor("edit", operation, target, *arguments)
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "[outside]" in run.stderr
+    assert outside_the_repository(beside) == before
+
+
+def test_state_refuses_a_project_directory_linked_out(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    # The link leads into a repository of the user's own (dotfiles kept in git).
+    commit(outside, {"sessions/2026-06.md": MONTH_LOG})
+    repo = commit(
+        tmp_path / "kb",
+        {"projects/alpha/CONTEXT.md": CONTEXT, "projects/index.yaml": "- id: alpha\n- id: beta\n"},
+        {"projects/beta": "../../home"},
+    )
+    before = snapshot(outside)
+    run = doctor("state", "init", str(repo / "projects" / "beta"), "--plan", "CONTEXT.md")
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "[outside]" in run.stderr
+    assert snapshot(outside) == before
+
+
+def test_a_repository_reached_through_a_committed_link_is_not_the_containment_root(
+    tmp_path: Path, outside: Path, doctor: Doctor
+) -> None:
+    # `projects -> ~` and the user's ~/dotfiles is a repository of its own: the project
+    # "dotfiles" must be contained by the hostile repository, not by ~/dotfiles.
+    dotfiles = commit(outside / "dotfiles", {"CONTEXT.md": CONTEXT})
+    mine = snapshot(dotfiles)
+    repo = commit(
+        tmp_path / "kb",
+        {"README.md": "# kb\n"},
+        {"projects": "../home"},
+    )
+    (outside / "index.yaml").write_text("- id: dotfiles\n", encoding="utf-8")
+    run = doctor(
+        "edit", "set-field", str(repo / "projects" / "dotfiles" / "CONTEXT.md"),
+        "--field", "Phase", "--value", "Build (round 3)",
+    )  # fmt: skip
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "[outside]" in run.stderr
+    assert snapshot(dotfiles) == mine

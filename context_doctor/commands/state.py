@@ -15,6 +15,7 @@ import click
 
 from context_doctor.commands.common import guarded, parse_now
 from context_doctor.commands.text_input import TextSource, read_input, text_option
+from context_doctor.contain import repository_root
 from context_doctor.discover import discover
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.escape import escape_text
@@ -46,6 +47,13 @@ def _project(path: Path) -> Project:
     return projects[0]
 
 
+def _tree(named: Path, target: Project) -> Path:
+    """Where the state writers' bytes must stay: the repository of the path the user named,
+    found without following links (so a project directory symlinked out of it is refused,
+    SPEC §8), else the project directory."""
+    return repository_root(named) or target.directory
+
+
 def _unreadable(error: Unreadable) -> DoctorError:
     return DoctorError(f"{error.rel_path} {error.reason}", "re-save it as UTF-8 text")
 
@@ -75,38 +83,38 @@ def init_command(project: Path, plan: str | None, baseline: str | None, now: dat
             planned = plan_init(target, plan=plan, baseline=baseline, now=now)
         except Unreadable as error:
             raise _unreadable(error) from error
-        write_file(planned.path, planned.data, exclusive=True, within=target.directory)
+        write_file(planned.path, planned.data, exclusive=True, within=_tree(project, target))
         click.echo(
             f"wrote {escape_text(target.relative(planned.path))}; run `context-doctor state "
             f"compile {escape_text(str(project))}` to render its block into CONTEXT.md"
         )
 
 
-def _commit(target: Project, writes: list[PlannedWrite]) -> None:
+def _commit(target: Project, writes: list[PlannedWrite], tree: Path) -> None:
     """Write the planned files all or none, refusing if one changed since the plan was made."""
     planned: list[PlannedFile] = []
     for write in writes:
-        snapshot = read_snapshot(write.path, within=target.directory)
+        snapshot = read_snapshot(write.path, within=tree)
         if snapshot.data != write.original:
             raise WriteRefused(
                 "changed-on-disk", f"{write.path} changed while compiling; nothing written"
             )
-        planned.append(PlannedFile(write.path, write.data, snapshot, within=target.directory))
+        planned.append(PlannedFile(write.path, write.data, snapshot, within=tree))
     if planned:
-        commit_files(planned, journal_dir=target.directory, within=target.directory)
+        commit_files(planned, journal_dir=target.directory, within=tree)
 
 
 def _compile(project: Path, now: datetime, change: tuple[str, str] | None) -> None:
     with guarded(False, False):
         target = _project(project)
-        recover(target.directory, within=target.directory)
-        snapshot = read_snapshot(target.context.path, within=target.directory)
+        recover(target.directory, within=_tree(project, target))
+        snapshot = read_snapshot(target.context.path, within=_tree(project, target))
         try:
             plan = plan_compile(target, snapshot.data, now=now, change=change)
         except Unreadable as error:
             raise _unreadable(error) from error
         writes = plan.writes
-        _commit(target, writes)
+        _commit(target, writes, _tree(project, target))
         where = escape_text(target.rel_dir)
         if not writes:
             click.echo(f"{where}: the block and content hashes are current; nothing written")

@@ -208,10 +208,17 @@ class Batch:
         """DoctorError unless ``path`` may be part of this batch (checked before any edit)."""
         self._within(path)
 
+    def holds_index_beside(self) -> bool:
+        """Whether the ``index.yaml`` beside the project may join the batch: only when it
+        lies in the batch's tree (a project at the repository's top has none of its own)."""
+        return self.root != self.tree and self.root.parent.is_relative_to(self.tree)
+
     def _within(self, path: Path) -> Path:
         """The tree ``path``'s write must stay in; DoctorError when it is not the batch's."""
         key = self._key(path)
-        if key.is_relative_to(self.root) or key == self.root.parent / "index.yaml":
+        if key.is_relative_to(self.root) or (
+            key == self.root.parent / "index.yaml" and self.holds_index_beside()
+        ):
             return self.tree
         raise DoctorError(
             f"{path} is outside the project {self.root}",

@@ -181,7 +181,7 @@ def _set_header(batch: Batch, project: Path, day: date, title: str) -> None:
 
 def _set_index(batch: Batch, project: Path, day: date) -> None:
     index = project.parent / "index.yaml"
-    if not index.is_file():
+    if not batch.holds_index_beside() or not index.is_file():
         return
     held = batch.file(index)
     try:
