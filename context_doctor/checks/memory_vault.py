@@ -42,7 +42,8 @@ def _stem(note: Note) -> str:
     scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: sum(1 for n in v.notes if n.facts and n.facts.status in (MEMORY, REJECTED)),
-    summary="a memory's frontmatter does not parse, or a required field is missing or empty",
+    summary="a memory's frontmatter does not parse, a required field is missing or empty, or "
+    "a typed optional field is outside Bastra's range or enum",
     remedy="Fix the frontmatter in an editor (Bastra re-reads the file on its next load), or "
     "re-save the memory through Bastra's `edit_memory`; the doctor never edits a vault file.",
     explanation="""
@@ -56,7 +57,15 @@ def _stem(note: Note) -> str:
         still loads the memory); a required field Bastra has to repair is a warning. A memory
         Bastra throws out entirely (a list field holding something that is not text, a date
         that is neither a date nor text, a block that is never closed) is a defect too.
-        Plain Obsidian notes without a memory type are not judged.""",
+        Bastra's typed optional fields are judged with its own ranges and enums:
+        `confidence` and `salience` a number in 0..1, each `related_via` item an `id`, a
+        `reason` and a `score` in 0..1, `sensitivity` one of private, team, public (exact
+        case), `stale_status` one of fresh, aging, stale, expired, `write_origin`, `emotion`
+        and `recall_mode` in theirs, `expires_after_days` a positive whole number. Bastra
+        drops a field that fails (releases before its loader's repair skip the whole memory):
+        a warning, except a `sensitivity` Bastra drops (`Private`), which silently makes the
+        memory `team` and visible to outside tools: a defect. Plain Obsidian notes without a
+        memory type are not judged.""",
 )
 def memory_frontmatter(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
     yield from _unread(vault)
@@ -85,6 +94,7 @@ def memory_frontmatter(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifie
                 1,
                 unit=unit,
             )
+        yield from _invalid_optional(note, unit)
         repaired = [(f, why) for f, why in facts.repairs if not why.startswith("not YAML")]
         if repaired:
             what = "; ".join(f"`{field}` {why}" for field, why in repaired)
@@ -98,6 +108,47 @@ def memory_frontmatter(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifie
                 severity=Severity.WARNING,
                 unit=unit,
             )
+
+
+_OLDER = "releases before its loader's repair skip the whole memory instead"
+
+
+def _widens(value: str) -> bool:
+    """A `sensitivity` Bastra drops makes the memory `team`: wider, unless it said team or public."""
+    return value.strip().lower() not in ("team", "public")
+
+
+def _invalid_optional(note: Note, unit: str) -> Iterator[Issue]:
+    """Bastra's typed optional fields its schema rejects (one finding per cause)."""
+    facts = note.facts
+    assert facts is not None
+    widening = [item for item in facts.invalid_optional if item[0] == "sensitivity"]
+    widening = [item for item in widening if _widens(item[1])]
+    for name, value, why in widening:
+        yield Issue(
+            f"`{name}: {value}` {why} (exact case): Bastra drops it and the memory silently "
+            "becomes `team`, visible to outside tools (Claude Code, Cursor) that a `private` "
+            f"memory is hidden from ({_OLDER})",
+            note.rel_path,
+            facts.line_of(name) or 1,
+            unit=unit,
+        )
+    rest = [item for item in facts.invalid_optional if item not in widening]
+    if rest:
+        what = "; ".join(f"`{name}: {value}` {why}" for name, value, why in rest)
+        lines = [facts.line_of(name) for name, _, _ in rest]
+        dropped = (
+            "Bastra drops the field and loads the memory without it"
+            if len(rest) == 1
+            else "Bastra drops these fields and loads the memory without them"
+        )
+        yield Issue(
+            f"{what}: {dropped} ({_OLDER})",
+            note.rel_path,
+            min((line for line in lines if line is not None), default=1),
+            severity=Severity.WARNING,
+            unit=unit,
+        )
 
 
 @check(
@@ -181,26 +232,39 @@ def memory_empty(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
             yield Issue("the file is empty: it holds no memory", note.rel_path, 1, unit=_stem(note))
 
 
-def _target_state(vault: Vault, target: str) -> str | None:
-    """Why ``target`` is not a live memory, or None when it resolves."""
+def _target_state(vault: Vault, target: str, citing: Note | None = None) -> str | None:
+    """Why ``target`` is not a live memory, or None when it resolves.  Bastra resolves a
+    link by memory id only: a plain note's or an empty file's name is no target.  A
+    successor citing the memory it `replaces` (or that names it in `superseded_by`)
+    cites it on purpose."""
     live = vault.index.get(target)
     if live is not None and live.facts is not None:
         successor = live.facts.superseded_by
-        return f"superseded by `{successor}`" if successor else None
-    if target.lower() in vault.names:
-        return None  # an alias, or a note Obsidian resolves by its name
+        if not successor:
+            return None
+        cited = citing.facts if citing is not None else None
+        if cited is not None and (cited.replaces == target or successor == cited.memory_id):
+            return None
+        return f"superseded by `{successor}`"
     if target in vault.trash_ids:
         return "soft-deleted (in .bastra/trash: Bastra's restore brings it back)"
     if target in vault.deleted_ids:
         return "deleted (the audit log's last entry for it is a delete)"
+    named = vault.plain_names.get(target.lower())
+    if named is not None:
+        return f"no memory id: only {named} has that name, and Bastra resolves links by memory id"
     return "unknown (no memory has this id)"
+
+
+def _judged(vault: Vault) -> int:
+    return sum(1 for note in vault.index.values() if note.facts and not note.facts.obsolete)
 
 
 @check(
     "memory-link",
     scope="vault",
     severity=Severity.WARNING,
-    units=lambda v: len(v.memories),
+    units=_judged,
     summary="a link whose target is not a live memory, or a `replaces`/`superseded_by` that "
     "does not pair",
     remedy="Restore the target (Bastra's restore), point the link at its successor, or drop "
@@ -208,19 +272,24 @@ def _target_state(vault: Vault, target: str) -> str | None:
     explanation="""
         A memory links to others through `related` (ids), `related_via` (the daemon's
         detected relations) and `[[id]]` / `[[id|label]]` wikilinks in its body (outside
-        code). A link whose target is not a live memory is reported, saying which: the
-        target was soft-deleted (it is in .bastra/trash and Bastra's restore brings it
-        back), it was superseded (its `superseded_by` names the newer memory), or no memory
-        ever had that id. A wikilink that Obsidian resolves to a note's file name or to a
-        memory's alias is not dangling. `replaces` and `superseded_by` are the two halves of
-        one edge: when A replaces B, B must say it is superseded by A, and the reverse;
-        a half without its partner is reported.""",
+        code). Bastra resolves a link by memory id only, so a link whose target is not a
+        live memory's id is reported, saying which: the target was soft-deleted (it is in
+        .bastra/trash and Bastra's restore brings it back), it was superseded (its
+        `superseded_by` names the newer memory), only a plain note or an empty file has that
+        name (Obsidian opens it, Bastra's report lists the link as dangling), or no memory
+        ever had that id. A successor citing the memory it `replaces` is no stale citation.
+        A memory marked `obsolete: true` is not judged (Bastra's report skips its links).
+        `replaces` and `superseded_by` are the two halves of one edge: when A replaces B, B
+        must say it is superseded by A, and the reverse; a half without its partner is
+        reported.""",
 )
 def memory_link(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
     yield from _unread(vault)
     for memory_id, note in vault.index.items():
         facts = note.facts
         assert facts is not None
+        if facts.obsolete:
+            continue
         links: list[tuple[int | None, str, str]] = [
             (facts.line_of("related"), target, "`related`") for target in facts.related
         ]
@@ -230,7 +299,7 @@ def memory_link(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
         for line, target, kind in links:
             if target == memory_id or (line, target) in reported:
                 continue
-            state = _target_state(vault, target)
+            state = _target_state(vault, target, note)
             if state is not None:
                 reported.add((line, target))
                 yield Issue(

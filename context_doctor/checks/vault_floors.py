@@ -18,7 +18,9 @@ from context_doctor.vault.model import Vault
 
 GROUP = "memory-vault"
 
-STALE_DAYS = 28
+STALE_WEEKS = 4  # Bastra's report: floor(days since the live affirmation / 7) >= 4
+STALE_DAYS = STALE_WEEKS * 7
+MAX_FLOORS = 12  # Bastra's cap: its API refuses a 13th floor
 
 NO_FLOORS = VaultSkipRule(
     "no floors", "this machine has no Bastra floors file", lambda v: v.floors is None
@@ -45,16 +47,19 @@ def _where(vault: Vault) -> str:
     severity=Severity.WARNING,
     units=_units,
     skips=(NO_FLOORS,),
-    summary=f"a floor whose live affirmation is more than {STALE_DAYS} days old",
+    summary=f"a floor whose live affirmation is {STALE_DAYS} days old or more",
     remedy="Re-affirm the floor through Bastra with a fresh `why`, or release its condition; "
     "a released floor drops back to ranked recall, the memory stays.",
     explanation=f"""
         A floor spends guaranteed context on every session, so Bastra asks for it to be
-        re-affirmed; its vault report lists floors not re-affirmed for 4 weeks. The live
-        affirmation is the act in floor-acts.jsonl with the latest `occurred_at` (an act
-        without one counts at its `recorded` time; ties go to the later `recorded`), among
-        acts at or after the floor's `floored_at`; with none, the floor's `last_affirmed`.
-        It is stale when it is more than {STALE_DAYS} days before --today. A floors file that
+        re-affirmed; its vault report lists a floor once `floor(days since its live
+        affirmation / 7)` reaches {STALE_WEEKS}. The live affirmation is the act in
+        floor-acts.jsonl with the latest `occurred_at` (an act without one counts at its
+        `recorded` time; ties go to the later `recorded`), among acts at or after the floor's
+        `floored_at` that carry both `affirmed_by` and `why` (an act without them is no
+        affirmation and does not move the clock); with none, the floor's `last_affirmed`. It
+        is stale when it is {STALE_DAYS} days or more before --today (exactly {STALE_DAYS} is
+        stale, as in Bastra's report). A floors file that
         cannot be judged (a symlink, not JSON, not an array: Bastra then reads no floor at
         all) is reported here once, and the other floor checks are skipped.""",
 )
@@ -74,10 +79,11 @@ def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
             yield Unverified("unknown floor shape")
             continue
         age = (ctx.today - day).days
-        if age > STALE_DAYS:
+        if age >= STALE_DAYS:
             yield Issue(
                 f"floor on `{floor.memory_id}` was last affirmed {day.isoformat()}, {age} days "
-                f"before {ctx.today.isoformat()} (more than {STALE_DAYS})",
+                f"before {ctx.today.isoformat()} ({age // 7} weeks: Bastra asks for a "
+                f"re-affirmation from {STALE_WEEKS})",
                 _where(vault),
                 floor.line,
                 unit=floor.memory_id,
@@ -90,36 +96,65 @@ def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
     severity=Severity.WARNING,
     units=_units,
     skips=(NO_FLOORS, FLOORS_UNREADABLE),
-    summary="a floor or affirm act with `affirmed_by` and no `why`",
-    remedy="Re-affirm through Bastra with both `affirmed_by` and a `why`; an affirmation "
-    "without its reason is not one.",
+    summary="a floor without its `reason`, or a floor or affirm act with `affirmed_by` or "
+    "`why` but not both",
+    remedy="Re-affirm through Bastra with both `affirmed_by` and a `why` (a floor without its "
+    "reason: floor it again with one); an affirmation without its reason is not one.",
     explanation="""
-        Bastra's rule for floors is "no why, no affirm": a re-affirmation must restate its
-        reason, or the clock must not move. Bastra's own writer refuses one without the
-        other, so a floor entry or an act in floor-acts.jsonl that names who affirmed but
-        carries no `why` was written around it, and its affirmation is not one.""",
+        Bastra's rule for floors is "no why, no affirm". Its API refuses a floor whose
+        `reason` is empty ("a floor without its why is unauditable at the gate"), and
+        `affirmed_by` without `why` or `why` without `affirmed_by`, on a floor entry and on
+        an affirm act alike. So a floor entry or an act in floor-acts.jsonl that breaks one
+        of these was written around Bastra's API: each is reported, and an act without both
+        `affirmed_by` and `why` does not count as an affirmation (floor-stale does not let
+        it move the clock).""",
 )
 def floor_without_why(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
     floors = vault.floors
     assert floors is not None
     mine = {floor.memory_id for floor in vault.my_floors()}
     for floor in vault.my_floors():
-        if floor.affirmed_by and not floor.why:
+        if not floor.reason.strip():
             yield Issue(
-                f"floor on `{floor.memory_id}` names `affirmed_by: {floor.affirmed_by}` but "
-                "no `why`",
+                f"floor on `{floor.memory_id}` has an empty `reason` (Bastra refuses a floor "
+                "without its why)",
+                _where(vault),
+                floor.line,
+                unit=floor.memory_id,
+            )
+        half = _half(floor.affirmed_by or "", floor.why or "", act=False)
+        if half is not None:
+            yield Issue(
+                f"floor on `{floor.memory_id}` {half}",
                 _where(vault),
                 floor.line,
                 unit=floor.memory_id,
             )
     for act in floors.acts:
-        if act.memory_id in mine and act.affirmed_by.strip() and not act.why.strip():
+        if act.memory_id not in mine:
+            continue
+        half = _half(act.affirmed_by, act.why, act=True)
+        if half is not None:
             yield Issue(
-                f"affirm act for `{act.memory_id}` by `{act.affirmed_by}` has no `why`",
+                f"affirm act for `{act.memory_id}` {half}: it is no affirmation and does not "
+                "move the clock",
                 str(floors.acts_path),
                 act.line,
                 unit=act.memory_id,
             )
+
+
+def _half(affirmed_by: str, why: str, *, act: bool) -> str | None:
+    """What is wrong with an affirmation's `affirmed_by` and `why`, or None: they come
+    together (a floor row may carry neither; an act must carry both)."""
+    by, because = affirmed_by.strip(), why.strip()
+    if act and not by and not because:
+        return "has neither `affirmed_by` nor `why`"
+    if by and not because:
+        return f"names `affirmed_by: {by}` but no `why`"
+    if because and not by:
+        return "has a `why` but no `affirmed_by`"
+    return None
 
 
 @check(
@@ -149,3 +184,35 @@ def floor_target(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
             floor.line,
             unit=floor.memory_id,
         )
+
+
+@check(
+    "floor-cap",
+    scope="vault",
+    severity=Severity.WARNING,
+    units=_units,
+    skips=(NO_FLOORS, FLOORS_UNREADABLE),
+    summary=f"more than {MAX_FLOORS} floors on this machine: over Bastra's cap",
+    remedy="Release conditions through Bastra until no more than "
+    f"{MAX_FLOORS} floors remain; the pinned set rations every session's context.",
+    explanation=f"""
+        Every floor is injected into every session, so Bastra caps the registry at
+        {MAX_FLOORS}: its API refuses a new floor past the cap and lists the current ones,
+        leaving the choice of what to release to a person. A floors file holding more was
+        written around that API. Each floor past the {MAX_FLOORS}th (in the file's order)
+        is reported, by the vault that knows its memory id.""",
+)
+def floor_cap(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    floors = vault.floors
+    assert floors is not None
+    mine = {id(floor) for floor in vault.my_floors()}
+    total = len(floors.floors)
+    for position, floor in enumerate(floors.floors[MAX_FLOORS:], start=MAX_FLOORS + 1):
+        if id(floor) in mine:
+            yield Issue(
+                f"floor on `{floor.memory_id}` is floor {position} of {total} on this machine, "
+                f"over Bastra's cap of {MAX_FLOORS} (its API refuses a floor past the cap)",
+                _where(vault),
+                floor.line,
+                unit=floor.memory_id,
+            )

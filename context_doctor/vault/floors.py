@@ -5,8 +5,9 @@ Floors are machine state, not vault state: ``~/.bastra/floors.json`` (or
 ``~/.bastra/floor-acts.jsonl`` (or ``$BASTRA_FLOOR_ACTS_PATH``).  The live
 affirmation of a floor is the act with the latest ``occurred_at`` (an act
 without one is ordered by ``recorded``; ties go to the later ``recorded``, then
-the later line), counting only acts at or after ``floored_at``; with no such act
-it is the entry's ``last_affirmed``.  Both files are read defensively: a
+the later line), counting only acts at or after ``floored_at`` that carry both
+``affirmed_by`` and ``why`` (an act without them is no affirmation); with no such
+act it is the entry's ``last_affirmed``.  Both files are read defensively: a
 symlink is not followed, a file that is not JSON makes the floors unverifiable
 (Bastra itself then treats every floor as gone), an entry of a shape Bastra
 would skip is counted, never judged.
@@ -32,6 +33,7 @@ MAX_FLOORS_BYTES = 4 << 20
 class Floor:
     line: int | None
     memory_id: str
+    reason: str
     floored_at: str
     last_affirmed: str
     affirmed_by: str | None
@@ -51,6 +53,12 @@ class FloorAct:
     def order_key(self) -> str:
         return self.occurred_at if self.occurred_at is not None else self.recorded
 
+    @property
+    def affirms(self) -> bool:
+        """An act is an affirmation only with both `affirmed_by` and `why` (Bastra's API
+        refuses one without the other: no why, no affirm, the clock does not move)."""
+        return bool(self.affirmed_by.strip() and self.why.strip())
+
 
 @dataclass
 class Floors:
@@ -67,7 +75,9 @@ class Floors:
         mine = [
             act
             for act in self.acts
-            if act.memory_id == floor.memory_id and act.order_key >= floor.floored_at
+            if act.memory_id == floor.memory_id
+            and act.affirms
+            and act.order_key >= floor.floored_at
         ]
         if not mine:
             return floor.last_affirmed
@@ -182,6 +192,7 @@ def _parse_floors(raw: bytes, floors: Floors) -> str | None:
             Floor(
                 line=lines[position] if position < len(lines) else None,
                 memory_id=item["memory_id"].strip(),
+                reason=item["reason"],
                 floored_at=item["floored_at"],
                 last_affirmed=item["last_affirmed"],
                 affirmed_by=_text(item.get("affirmed_by")),

@@ -81,6 +81,18 @@ _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _TOP_KEY = re.compile(r"^([^\s#:-][^:]*|-[^\s:][^:]*):")
+# Bastra's typed optional fields (its `FrontmatterSchema`): a value outside these is
+# dropped by its loader (the memory loads without it; releases before the loader's
+# repair skip the whole memory instead).
+UNIT_RANGE_FIELDS = ("confidence", "salience")  # a number in 0..1
+ENUM_FIELDS: dict[str, tuple[str, ...]] = {
+    "sensitivity": ("private", "team", "public"),
+    "stale_status": ("fresh", "aging", "stale", "expired"),
+    "write_origin": ("user-directed", "agent-session", "capture-review"),
+    "emotion": ("frustration", "success", "risk", "neutral"),
+    "recall_mode": ("reflex", "deliberate"),
+}
+POSITIVE_INT_FIELDS = ("expires_after_days",)
 _TYPE_LINE = re.compile(r"^type:\s*['\"]?([A-Za-z-]+)['\"]?\s*$", re.MULTILINE)
 _ENTRY_START = re.compile(r"^(?!-(?:\s|$))[^\s#][^:]*:")
 
@@ -105,6 +117,9 @@ class MemoryFacts(NamedTuple):
     links: tuple[tuple[int, str], ...]  # body [[wikilinks]] outside code: (line, target)
     secrets: tuple[SecretHit, ...]
     authored: str  # digest of what a user writes (daemon-written fields left out)
+    # Typed optional fields Bastra's schema rejects: (field, the value as written, why).
+    invalid_optional: tuple[tuple[str, str, str], ...]
+    obsolete: bool  # `obsolete: true`: Bastra's report judges none of its links
 
     def line_of(self, key: str) -> int | None:
         for name, line in self.field_lines:
@@ -130,6 +145,8 @@ def _facts(status: str, problem: str | None = None, **values: Any) -> MemoryFact
         "links": (),
         "secrets": (),
         "authored": "",
+        "invalid_optional": (),
+        "obsolete": False,
     }
     defaults.update(values)
     return MemoryFacts(status=status, problem=problem, **defaults)
@@ -283,6 +300,63 @@ def _rejections(data: dict[str, Any]) -> list[str]:
         if value not in (None, "") and not isinstance(value, str):
             problems.append(f"`{name}` is not a date or text")
     return problems
+
+
+def _number(value: Any) -> float | None:
+    """A YAML number as JavaScript sees one (a boolean or a quoted number is not)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def invalid_optional_fields(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Bastra's typed optional fields whose value its schema rejects: (field, value, why).
+    Absent or empty fields are fine (Bastra's default is what an empty value means anyway);
+    each rejected one is dropped whole by Bastra's loader."""
+    data = {key: value for key, value in data.items() if value is not None}
+    found: list[tuple[str, str, str]] = []
+    for name in UNIT_RANGE_FIELDS:
+        if name in data:
+            number = _number(data[name])
+            if number is None or not 0 <= number <= 1:
+                why = "is not a number" if number is None else "is outside 0..1"
+                found.append((name, _shown(data[name]), why))
+    for name, allowed in ENUM_FIELDS.items():
+        if name in data and data[name] not in allowed:
+            found.append((name, _shown(data[name]), f"is not one of {'|'.join(allowed)}"))
+    for name in POSITIVE_INT_FIELDS:
+        if name in data:
+            number = _number(data[name])
+            if number is None or not number.is_integer() or number <= 0:
+                found.append((name, _shown(data[name]), "is not a positive whole number"))
+    if "related_via" in data:
+        problem = _related_via_problem(data["related_via"])
+        if problem is not None:
+            found.append(("related_via", _shown(data["related_via"]), problem))
+    return found
+
+
+def _related_via_problem(value: Any) -> str | None:
+    """Why Bastra rejects a `related_via` list (each item `{id, reason, score 0..1}`)."""
+    if not isinstance(value, list):
+        return "is not a list"
+    for position, item in enumerate(value, start=1):
+        if not isinstance(item, dict):
+            return f"item {position} is not a mapping"
+        for key in ("id", "reason"):
+            if not isinstance(item.get(key), str) or not item[key]:
+                return f"item {position} has no `{key}` text"
+        score = _number(item.get("score"))
+        if score is None:
+            return f"item {position} has no numeric `score`"
+        if not 0 <= score <= 1:
+            return f"item {position} has `score` {_shown(item['score'])}, outside 0..1"
+    return None
 
 
 def _canonical(value: Any) -> str:
@@ -445,7 +519,11 @@ def _facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
     )
     rejections = _rejections(data)
     body_lines = lines[body_first - 1 :]
-    related_via = data.get("related_via")
+    invalid = invalid_optional_fields(data)
+    # A rejected `related_via` is dropped whole: Bastra sees none of its links.
+    related_via = (
+        None if any(name == "related_via" for name, _, _ in invalid) else data.get("related_via")
+    )
     return _facts(
         REJECTED if rejections else MEMORY,
         "; ".join(rejections) if rejections else yaml_problem,
@@ -468,6 +546,8 @@ def _facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
         links=body_links(body_lines, body_first),
         secrets=_scan(lines),
         authored=authored_digest(data, body_lines),
+        invalid_optional=tuple(invalid),
+        obsolete=data.get("obsolete") is True,
     )
 
 

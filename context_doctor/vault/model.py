@@ -28,7 +28,9 @@ from context_doctor.vault.audit_log import AuditEntry, AuditLog, read_audit_log
 from context_doctor.vault.floors import Floors, read_floors
 from context_doctor.vault.history import VaultHistory, read_vault_history
 from context_doctor.vault.memory import (
+    EMPTY,
     MEMORY,
+    PLAIN,
     MemoryFacts,
     memory_facts_of_bytes,
     secret_values_of_bytes,
@@ -179,15 +181,17 @@ class Vault:
         return {key: notes for key, notes in grouped.items() if len(notes) > 1}
 
     @cached_property
-    def names(self) -> set[str]:
-        """What an Obsidian wikilink resolves to besides an id: note names and aliases."""
-        found: set[str] = set()
+    def plain_names(self) -> dict[str, str]:
+        """A note's name (lowercase stem) -> what it is, for the notes that are no memory:
+        Obsidian opens such a link, Bastra does not resolve it (it resolves by id only)."""
+        found: dict[str, str] = {}
         for note in self.notes:
-            stem = note.name[:-3]
-            found.add(stem.lower())
-            found.add(note.rel_path.lower().removesuffix(".md"))
-            if note.is_memory and note.facts is not None:
-                found.update(alias.lower() for alias in note.facts.aliases)
+            if note.is_memory or note.facts is None:
+                continue
+            what = {EMPTY: "an empty file", PLAIN: "a plain note"}.get(
+                note.facts.status, "a note Bastra does not load"
+            )
+            found.setdefault(note.name[:-3].lower(), f"{what} ({note.rel_path})")
         return found
 
     # -- the audit log and the trash -------------------------------------------

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, cached_audit
-from vault_support import clean_vault_files, floor, vault_scenario
+from support import Doctor, audit, cached_audit
+from vault_support import clean_vault_files, floor, memory, vault_scenario
 
 from context_doctor.registry import load_checks
 from context_doctor.scenarios import scenario_path, scenario_today
@@ -91,6 +91,44 @@ REVIEWED_INDEX = (
     "  - id: bad-sha\n    status: completed\n    completed_date: 2026-06-01\n"
     "    post_close_reviewed_through: 1234567890abcdef1234567890abcdef12345678\n"
 )
+
+
+def round_two_memories() -> dict[str, str]:
+    """One memory per typed-field and link fault of SPEC §9 "Round two"."""
+
+    def typed(memory_id: str, line: str) -> str:
+        key = line.split(":", 1)[0]
+        text = memory(memory_id, type="decision")
+        rows = [row for row in text.split("\n") if not row.startswith(f"{key}:")]
+        return "\n".join(rows).replace("created:", f"{line}\ncreated:", 1)
+
+    via = "related_via:\n  - id: times-in-utc\n    reason: same rollout\n    score: 1.7"
+    return {
+        "memories/round-two/sure-of-it.md": typed("sure-of-it", "confidence: 1.5"),
+        "memories/round-two/close-enough.md": typed("close-enough", via),
+        "memories/round-two/for-my-eyes.md": typed("for-my-eyes", "sensitivity: Private"),
+        "memories/round-two/gone-off.md": typed("gone-off", "stale_status: rotten"),
+        "memories/round-two/already-expired.md": typed("already-expired", "expires_after_days: -3"),
+        "memories/round-two/by-file-name.md": memory(
+            "by-file-name", body="See [[Untitled]] for the agenda.\n"
+        ).replace("related: []", "related: [meeting-notes]"),
+        "Inbox/meeting-notes.md": "# Meeting notes\n\nA plain note, not a memory.\n",
+        "Inbox/Untitled.md": "",
+    }
+
+
+def round_two_floors() -> list[dict[str, Any]]:
+    """Floors written around Bastra's API: every rule it enforces broken once."""
+    fresh = "2026-06-10T08:00:00.000Z"
+    return [
+        floor("deployment-rollback-window", affirmed="2026-05-18T08:00:00.000Z"),  # 28 days
+        floor("times-in-utc", affirmed=fresh, affirmed_by="", why=""),
+        floor("answer-tersely", affirmed=fresh, why="still open"),
+        floor("back-up-before-migration", affirmed=fresh, reason=""),
+        *(floor(f"sure-of-it-{n}", affirmed=fresh) for n in range(9)),  # the 13th is over
+    ]
+
+
 SCENARIOS: dict[str, dict[str, Any]] = {
     # Markers git leaves after a conflicted merge, committed as they are.
     "conflicted": corpus(
@@ -209,7 +247,41 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         today=date(2026, 6, 15),
         floors=json.dumps([floor("times-in-utc", affirmed="2026-06-10T08:00:00.000Z")]),
     ),
+    # SPEC §9 "Round two": every rule Bastra's own code enforces, planted once each.
+    "vault-round-two": vault_scenario(
+        {**clean_vault_files(), **round_two_memories()},
+        today=date(2026, 6, 15),
+        floors=json.dumps(round_two_floors(), indent=2),
+        floor_acts=json.dumps(
+            {
+                "memory_id": "times-in-utc",
+                "occurred_at": "2026-06-12T08:00:00.000Z",
+                "affirmed_by": "",
+                "why": "",
+                "recorded": "2026-06-12T08:00:01.000Z",
+            }
+        )
+        + "\n",
+    ),
 }
+
+
+# Each finding SPEC §9 "Round two" adds: (check, what its message says), planted in
+# "vault-round-two" and absent from the clean control.
+ROUND_TWO_FINDINGS = (
+    ("memory-frontmatter", "`confidence: 1.5` is outside 0..1"),
+    ("memory-frontmatter", "item 1 has `score` 1.7, outside 0..1"),
+    ("memory-frontmatter", "`sensitivity: Private` is not one of private|team|public"),
+    ("memory-frontmatter", "`stale_status: rotten` is not one of"),
+    ("memory-frontmatter", "`expires_after_days: -3` is not a positive whole number"),
+    ("memory-link", "`related` to `meeting-notes`, which is no memory id: only a plain note"),
+    ("memory-link", "wikilink to `Untitled`, which is no memory id: only an empty file"),
+    ("floor-stale", "28 days before 2026-06-15 (4 weeks"),
+    ("floor-without-why", "has a `why` but no `affirmed_by`"),
+    ("floor-without-why", "has an empty `reason`"),
+    ("floor-without-why", "has neither `affirmed_by` nor `why`"),
+    ("floor-cap", "floor 13 of 13 on this machine, over Bastra's cap of 12"),
+)
 
 
 def _vault_floors(scenario: str, root: Path) -> tuple[str, ...]:
@@ -303,6 +375,7 @@ TWINS: dict[str, Twin] = {
     "unpushed-context": Twin("hygiene/hy-archive", "demo/atlas"),
     "untracked-context": Twin("durability/hidden", "demo/atlas"),
     "unused-suppression": Twin("suppressions/unused", "suppressions/used"),
+    "floor-cap": Twin("vault-round-two", "vault-clean"),
     # Memory vaults (SPEC §9): the bundled demo vault plants every fault (its README.md
     # names them); the control is a clean vault of Bastra-shaped files.
     **{
@@ -388,3 +461,27 @@ def test_the_planted_fault_fires_and_the_control_stays_quiet(
         f"{check} did not examine its control {twin.quiet}: {quiet.json['coverage'][check]}"
     )
     assert quiet.findings(check) == [], f"{check} fired on its control {twin.quiet}"
+
+
+def test_each_round_two_finding_fires_on_its_planted_fault_and_not_on_the_control(
+    doctor: Doctor,
+    inline_repos: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The act log beside the floors file, as Bastra keeps them (conftest points it away).
+    monkeypatch.delenv("BASTRA_FLOOR_ACTS_PATH")
+    runs = {}
+    for scenario in ("vault-round-two", "vault-clean"):
+        root = inline_repos(scenario)
+        target = ("--vault", str(root), *_vault_floors(scenario, root))
+        runs[scenario] = audit(doctor, *target, today=str(SCENARIOS[scenario]["today"]))
+    missing = [
+        (check, says)
+        for check, says in ROUND_TWO_FINDINGS
+        if not any(says in f["message"] for f in runs["vault-round-two"].findings(check))
+    ]
+    assert missing == [], runs["vault-round-two"].json["findings"]
+    quiet = runs["vault-clean"]
+    for check, says in ROUND_TWO_FINDINGS:
+        assert quiet.json["coverage"][check]["examined"] >= 1, check
+        assert not any(says in f["message"] for f in quiet.findings(check)), check

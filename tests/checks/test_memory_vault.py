@@ -34,6 +34,7 @@ VAULT_CHECKS = (
     "floor-stale",
     "floor-without-why",
     "floor-target",
+    "floor-cap",
 )
 
 
@@ -82,7 +83,10 @@ def test_the_clean_vault_is_quiet_in_human_output_too(doctor: Doctor, make_repo:
     run = doctor("check", "--vault", str(root), "--today", TODAY)
     assert run.exit_code == 0, run.stdout
     assert "4 memories audited" in run.stdout
-    assert "floor-stale, floor-target, floor-without-why: examined 0, skipped 1" in run.stdout
+    assert (
+        "floor-cap, floor-stale, floor-target, floor-without-why: examined 0, skipped 1"
+        in run.stdout
+    )
 
 
 # -- memory-frontmatter -----------------------------------------------------------------
@@ -123,6 +127,58 @@ def test_memory_frontmatter_bastra_rejects_a_list_of_non_text(
     (found,) = run.findings("memory-frontmatter", "numbered-tags")
     assert found["severity"] == "defect"
     assert "Bastra does not load this memory" in found["message"]
+
+
+@pytest.mark.parametrize(
+    ("line", "says", "severity"),
+    [
+        ("confidence: 1.5", "`confidence: 1.5` is outside 0..1", "warning"),
+        ("confidence: high", "`confidence: high` is not a number", "warning"),
+        ("stale_status: rotten", "`stale_status: rotten` is not one of fresh|aging|stale|expired",
+         "warning"),
+        ("expires_after_days: -3", "`expires_after_days: -3` is not a positive whole number",
+         "warning"),
+        ("expires_after_days: 2.5", "`expires_after_days: 2.5` is not a positive whole", "warning"),
+        ("related_via:\n  - id: times-in-utc\n    reason: same rollout\n    score: 1.7",
+         "item 1 has `score` 1.7, outside 0..1", "warning"),
+        ("sensitivity: Public", "`sensitivity: Public` is not one of private|team|public",
+         "warning"),
+        ("sensitivity: Private", "silently becomes `team`, visible to outside tools", "defect"),
+        ("sensitivity: secret", "silently becomes `team`, visible to outside tools", "defect"),
+    ],
+)  # fmt: skip
+def test_memory_frontmatter_judges_bastras_typed_optional_fields(
+    doctor: Doctor, make_repo: MakeRepo, line: str, says: str, severity: str
+) -> None:
+    key = line.split(":", 1)[0]
+    text = memory("typed-fields")
+    kept = [row for row in text.split("\n") if not row.startswith(f"{key}:")]
+    odd = "\n".join(kept).replace("created: 2026-01-01", f"{line}\ncreated: 2026-01-01")
+    root = build(make_repo, with_files(**{"memories__typed-fields_DOT_md": odd}))
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("memory-frontmatter", "typed-fields")
+    assert says in found["message"] and found["severity"] == severity
+    assert "releases before its loader's repair skip the whole memory" in found["message"]
+    if severity == "warning":
+        assert "Bastra drops the field and loads the memory without it" in found["message"]
+    assert found["line"] == odd.split("\n").index(line.split("\n")[0]) + 1
+
+
+def test_memory_frontmatter_accepts_bastras_own_values(doctor: Doctor, make_repo: MakeRepo) -> None:
+    fine = (
+        memory("typed-fine")
+        .replace(
+            "created: 2026-01-01",
+            "stale_status: aging\nexpires_after_days: 30\nsalience: 0\nwrite_origin: user-directed\n"
+            "related_via:\n  - id: times-in-utc\n    reason: same rollout\n    score: 1\n"
+            "created: 2026-01-01",
+        )
+        .replace("related_via: []\n", "")
+        .replace("confidence: 0.85", "confidence: 1")
+    )
+    root = build(make_repo, with_files(**{"memories__typed-fine_DOT_md": fine}))
+    run = vault_audit(doctor, root)
+    assert vault_findings(run) == []
 
 
 def test_plain_obsidian_notes_are_never_judged(doctor: Doctor, make_repo: MakeRepo) -> None:
@@ -224,6 +280,52 @@ def test_memory_link_says_why_a_target_is_not_live(doctor: Doctor, make_repo: Ma
     # A matched pair is quiet.
     assert run.findings("memory-link", "newer-backup-rule") == []
     assert run.findings("memory-link", "back-up-before-migration") == []
+
+
+def test_memory_link_resolves_by_id_only(doctor: Doctor, make_repo: MakeRepo) -> None:
+    """A plain note's or an empty file's name is no memory id: Bastra lists the link."""
+    linking = memory("by-name", body="Notes in [[Untitled]] and [[rollback-window]].\n").replace(
+        "related: []", "related: [meeting-notes]"
+    )
+    files = with_files(**{"memories__by-name_DOT_md": linking})
+    files["Inbox/meeting-notes.md"] = "# Meeting notes\n\nA plain note.\n"
+    files["Inbox/Untitled.md"] = ""
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    messages = sorted(f["message"] for f in run.findings("memory-link", "by-name"))
+    assert messages == [
+        "`related` to `meeting-notes`, which is no memory id: only a plain note "
+        "(Inbox/meeting-notes.md) has that name, and Bastra resolves links by memory id",
+        "wikilink to `Untitled`, which is no memory id: only an empty file (Inbox/Untitled.md) "
+        "has that name, and Bastra resolves links by memory id",
+        # An alias is no id either (Bastra's report lists it as dangling).
+        "wikilink to `rollback-window`, which is unknown (no memory has this id)",
+    ]
+
+
+def test_memory_link_skips_obsolete_memories_and_successor_citations(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    files = with_files()
+    files["memories/all-projects/back-up-before-migration.md"] = memory(
+        "back-up-before-migration",
+        type="workflow",
+        extra="superseded_by: newer-backup-rule\nobsolete: true",
+        body="Old rule, see [[never-written]] and [[old-staging-host]].\n",
+    ).replace("related: []", "related: [ghost-id]")
+    files["memories/all-projects/newer-backup-rule.md"] = memory(
+        "newer-backup-rule",
+        extra="replaces: back-up-before-migration",
+        body="Replaces [[back-up-before-migration]] (read it for the history).\n",
+    )
+    root = build(make_repo, files)
+    run = vault_audit(doctor, root)
+    assert run.findings("memory-link", "back-up-before-migration") == []
+    assert run.findings("memory-link", "newer-backup-rule") == []
+    # A third memory citing the superseded one is still told.
+    (told,) = run.findings("memory-link", "deployment-rollback-window")
+    assert "superseded by `newer-backup-rule`" in told["message"]
+    assert run.json["coverage"]["memory-link"]["examined"] == 4  # the obsolete one is not judged
 
 
 # -- secret-in-memory --------------------------------------------------------------------
@@ -347,9 +449,9 @@ def test_floor_checks_fire_and_skip(doctor: Doctor, make_repo: MakeRepo, tmp_pat
     env = {"BASTRA_FLOORS_PATH": str(floors), "BASTRA_FLOOR_ACTS_PATH": str(acts)}
     run = vault_audit(doctor, root, env=env)
     (stale,) = run.findings("floor-stale")
-    # The act's occurred_at (May 10), not its recorded time, is the live affirmation.
+    # An act without its `why` is no affirmation: the floor's own last_affirmed is live.
     assert stale["project"] == "deployment-rollback-window"
-    assert "last affirmed 2026-05-10, 36 days before 2026-06-15" in stale["message"]
+    assert "last affirmed 2026-05-01, 45 days before 2026-06-15 (6 weeks" in stale["message"]
     why = {(f["project"], f["path"]) for f in run.findings("floor-without-why")}
     assert why == {("times-in-utc", str(floors)), ("deployment-rollback-window", str(acts))}
     targets = {f["project"]: f["message"] for f in run.findings("floor-target")}
@@ -358,9 +460,48 @@ def test_floor_checks_fire_and_skip(doctor: Doctor, make_repo: MakeRepo, tmp_pat
     assert "not a memory id" in targets["never-a-memory"]
 
 
+def test_floors_as_bastras_api_enforces_them(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    root = build(make_repo, clean_vault_files())
+    rows = [
+        floor("deployment-rollback-window", affirmed="2026-05-18T08:00:00.000Z"),  # 28 days
+        floor("times-in-utc", affirmed="2026-05-19T08:00:00.000Z"),  # 27 days
+        floor("answer-tersely", affirmed="2026-06-10T08:00:00.000Z", why="still open"),
+        floor("back-up-before-migration", affirmed="2026-06-10T08:00:00.000Z", reason=" "),
+        *(floor(f"pinned-{n:02d}", affirmed="2026-06-10T08:00:00.000Z") for n in range(9)),
+    ]
+    floors = floors_file(tmp_path / "floors.json", *rows)
+    acts = tmp_path / "acts.jsonl"
+    act = {"memory_id": "times-in-utc", "occurred_at": "2026-06-12T08:00:00.000Z",
+           "affirmed_by": "", "why": "", "recorded": "2026-06-12T08:00:01.000Z"}  # fmt: skip
+    acts.write_text(json.dumps(act) + "\n", encoding="utf-8")
+    env = {"BASTRA_FLOORS_PATH": str(floors), "BASTRA_FLOOR_ACTS_PATH": str(acts)}
+    run = vault_audit(doctor, root, env=env)
+    stale = {f["project"]: f["message"] for f in run.findings("floor-stale")}
+    # Exactly 28 days is stale (floor(28 / 7) = 4); the empty act did not move the clock.
+    assert set(stale) == {"deployment-rollback-window"}
+    assert "28 days before 2026-06-15 (4 weeks" in stale["deployment-rollback-window"]
+    why = sorted((f["project"], f["message"]) for f in run.findings("floor-without-why"))
+    assert why == [
+        ("answer-tersely", "floor on `answer-tersely` has a `why` but no `affirmed_by`"),
+        ("back-up-before-migration", "floor on `back-up-before-migration` has an empty "
+         "`reason` (Bastra refuses a floor without its why)"),
+        ("times-in-utc", "affirm act for `times-in-utc` has neither `affirmed_by` nor `why`: "
+         "it is no affirmation and does not move the clock"),
+    ]  # fmt: skip
+    (cap,) = run.findings("floor-cap")
+    assert cap["project"] == "pinned-08"
+    assert "floor 13 of 13 on this machine, over Bastra's cap of 12" in cap["message"]
+    assert (
+        cap["line"]
+        == json.dumps(rows, indent=2).split("\n").index('    "memory_id": "pinned-08",') + 1
+    )
+
+
 def test_floor_checks_skip_without_floors(doctor: Doctor, make_repo: MakeRepo) -> None:
     run = vault_audit(doctor, build(make_repo, clean_vault_files()))
-    for check in ("floor-stale", "floor-without-why", "floor-target"):
+    for check in ("floor-stale", "floor-without-why", "floor-target", "floor-cap"):
         assert run.json["coverage"][check] == {
             "examined": 0,
             "skipped": 1,
