@@ -121,23 +121,31 @@ class Vault:
 
     # -- the notes ------------------------------------------------------------
 
-    def _walk(self, directory: Path, found: list[Path], blind: list[str]) -> None:
-        """Bastra's walk: dot-entries and node_modules skipped, symlinks never followed."""
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            blind.append(self.rel(directory))
-            return
-        for entry in entries:
-            if (entry.name.startswith(".") and len(entry.name) > 1) or entry.name == "node_modules":
-                continue
+    def _walk(self, top: Path, found: list[Path], blind: list[str]) -> None:
+        """Bastra's walk: dot-entries and node_modules skipped, symlinks never followed.
+        Iterative (a stack, never recursion): a directory nested 1,000 levels deep is
+        walked as far as the system lets a path reach, and what it cannot open is a blind
+        spot, never a RecursionError."""
+        pending = [top]
+        while pending:
+            directory = pending.pop()
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    self._walk(Path(entry.path), found, blind)
-                elif entry.is_file(follow_symlinks=False) and entry.name.lower().endswith(".md"):
-                    found.append(Path(entry.path))
+                with os.scandir(directory) as listing:
+                    entries = list(listing)
             except OSError:
-                blind.append(self.rel(Path(entry.path)))
+                blind.append(self.rel(directory))
+                continue
+            for entry in entries:
+                name = entry.name
+                if (name.startswith(".") and len(name) > 1) or name == "node_modules":
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(Path(entry.path))
+                    elif entry.is_file(follow_symlinks=False) and name.lower().endswith(".md"):
+                        found.append(Path(entry.path))
+                except OSError:
+                    blind.append(self.rel(Path(entry.path)))
 
     @cached_property
     def _listing(self) -> tuple[list[Note], list[str]]:
