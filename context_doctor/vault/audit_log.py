@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,12 +77,14 @@ class AuditLog:
         }
 
 
-def lines_of(handle: int) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, bytes) for each line of an open file, read in chunks; a line over
-    :data:`MAX_LINE` comes as ``None`` and is never held in memory whole."""
+def spans_of(handle: int) -> Iterator[tuple[int, int, bytes | None]]:
+    """(line number, byte offset, bytes) for each line of an open file, read in chunks; a
+    line over :data:`MAX_LINE` comes as ``None`` and is never held in memory whole."""
     number = 0
     pending = bytearray()
     overlong = False
+    base = 0  # the file offset of the chunk's first byte
+    line_start = 0
     while True:
         chunk = os.read(handle, CHUNK)
         if not chunk:
@@ -98,15 +101,23 @@ def lines_of(handle: int) -> Iterator[tuple[int, bytes | None]]:
                 break
             number += 1
             if overlong:
-                yield number, None
+                yield number, line_start, None
             else:
                 pending += chunk[start:end]
-                yield number, bytes(pending) if len(pending) <= MAX_LINE else None
+                yield number, line_start, bytes(pending) if len(pending) <= MAX_LINE else None
             pending.clear()
             overlong = False
             start = end + 1
+            line_start = base + start
+        base += len(chunk)
     if pending or overlong:
-        yield number + 1, None if overlong else bytes(pending)
+        yield number + 1, line_start, None if overlong else bytes(pending)
+
+
+def lines_of(handle: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) for each line of an open file (see :func:`spans_of`)."""
+    for number, _offset, raw in spans_of(handle):
+        yield number, raw
 
 
 def snapshot_lines(snapshot: Any) -> list[str]:
@@ -192,8 +203,37 @@ def _scanned(log: AuditLog, line: str) -> tuple[tuple[str, str], ...]:
     return found
 
 
-def read_audit_log(path: Path, rel_path: str) -> AuditLog:
-    """The log at ``path``, streamed; a symlink or a non-regular file is not read."""
+class LogRecord(NamedTuple):
+    """What a read of the log leaves for the next run (``vault/model.py`` keeps it in the
+    repository's cache): the file's identity, and every fact the checks need except the
+    secrets themselves, which are never cached; the lines that hold one are named by
+    their byte span and re-read alone."""
+
+    identity: tuple[int, ...]  # device, inode, size, mtime and ctime in nanoseconds
+    lines: int
+    entries: list[AuditEntry]
+    problems: list[LineProblem]
+    secrets: list[SecretHit]
+    secret_spans: list[tuple[int, int, int]]  # (line number, offset, length)
+
+
+# A log changed this recently may change again within the clock's granularity (racy, as
+# git's index says): it is read, never kept.
+RACY_NS = 2_000_000_000
+
+
+def _identity(handle: int) -> tuple[int, ...]:
+    found = os.fstat(handle)
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def read_audit_log(
+    path: Path, rel_path: str, known: LogRecord | None = None
+) -> tuple[AuditLog, LogRecord | None]:
+    """The log at ``path``, streamed, and the record of it to keep (None: nothing to keep);
+    a symlink or a non-regular file is not read.  When ``known`` describes the file as it
+    is (same device, inode, size, mtime and ctime), only its lines holding a secret are
+    read again: the log is not re-read and re-parsed on a warm run."""
     log = AuditLog(rel_path)
     try:
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
@@ -203,16 +243,50 @@ def read_audit_log(path: Path, rel_path: str) -> AuditLog:
             if path.is_symlink()
             else f"cannot be read ({error.strerror or error})"
         )
-        return log
+        return log, None
+    record: LogRecord | None = None
     try:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
             log.problem = "is not a regular file"
-            return log
-        for number, raw in lines_of(handle):
+            return log, None
+        identity = _identity(handle)
+        if known is not None and tuple(known.identity) == identity:
+            if _recall(handle, known, log):
+                return log, None
+            log = AuditLog(rel_path)
+            os.lseek(handle, 0, os.SEEK_SET)
+        spans: list[tuple[int, int, int]] = []
+        for number, offset, raw in spans_of(handle):
             log.lines = number
+            held = len(log.secret_values)
             parse_line(number, raw, log)
+            if len(log.secret_values) > held and raw is not None:
+                spans.append((number, offset, len(raw)))
+        settled = time.time_ns() - max(identity[3], identity[4]) > RACY_NS
+        if settled and _identity(handle) == identity:
+            record = LogRecord(identity, log.lines, log.entries, log.problems, log.secrets, spans)
     except OSError as error:
         log.problem = f"cannot be read ({error.strerror or error})"
+        record = None
     finally:
         os.close(handle)
-    return log
+    return log, record
+
+
+def _recall(handle: int, known: LogRecord, log: AuditLog) -> bool:
+    """``log`` from the record, its secrets re-read from the lines that hold them; False
+    when a line no longer reads as it did (then the log is read whole)."""
+    log.lines = known.lines
+    log.entries = list(known.entries)
+    log.problems = list(known.problems)
+    log.secrets = list(known.secrets)
+    for number, offset, length in known.secret_spans:
+        raw = os.pread(handle, length, offset)
+        scratch = AuditLog(log.rel_path)
+        if len(raw) != length:
+            return False
+        parse_line(number, raw, scratch)
+        if not scratch.secret_values:
+            return False
+        log.secret_values |= scratch.secret_values
+    return True

@@ -24,7 +24,7 @@ import msgspec
 from context_doctor.cache.store import Entries, Store, cache_key, decode_entry
 from context_doctor.git.repository import Repository
 from context_doctor.limits import TooLarge, read_limited, resolves_within
-from context_doctor.vault.audit_log import AuditEntry, AuditLog, read_audit_log
+from context_doctor.vault.audit_log import AuditEntry, AuditLog, LogRecord, read_audit_log
 from context_doctor.vault.floors import Floors, read_floors
 from context_doctor.vault.history import VaultHistory, read_vault_history
 from context_doctor.vault.memory import (
@@ -210,7 +210,15 @@ class Vault:
         path = self.root / AUDIT_LOG
         if not path.exists() and not path.is_symlink():
             return None
-        return read_audit_log(path, self.rel(path))
+        rel = self.rel(path)
+        store = self.store
+        name = "audit-log-" + hashlib.blake2b(rel.encode(), digest_size=8).hexdigest() + ".msgpack"
+        key = cache_key(store.code, "audit-log " + rel) if store is not None else ""
+        known = store.read(name, key, LogRecord) if store is not None else None
+        log, record = read_audit_log(path, rel, known)
+        if store is not None and record is not None:
+            store.write(name, key, record)
+        return log
 
     @cached_property
     def entries_by_memory(self) -> dict[str, list[AuditEntry]]:
