@@ -17,6 +17,7 @@ from datetime import date
 from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.git.history import ProjectCommit
 from context_doctor.model.currency import AsOfMarker, lags
+from context_doctor.model.header import fields_named
 from context_doctor.model.project import Project
 from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
 
@@ -166,7 +167,12 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
     context = project.context
     path = context.rel_path
     lead = f"Re-read the record, then move the header to that session ({day}, {why})"
-    fields = project.header("Last session")
+    fields = fields_named(context, ("Last session",), anywhere=False)
+    if len(fields) == 1 and fields[0] not in context.header_fields:
+        return (
+            f"{lead}: set the date of the `## {fields[0].name}:` heading (line "
+            f"{fields[0].line}) of {path} to {day}."
+        )
     if len(fields) != 1 or any(
         other.line == fields[0].line and other.name != fields[0].name
         for other in context.header_fields

@@ -46,7 +46,7 @@ from context_doctor.model.suppression_comments import (
     SuppressionComment,
     markdown_suppressions,
 )
-from context_doctor.model.text import BOM, decode_utf8
+from context_doctor.model.text import BOM, LEADING_DATE, decode_utf8
 from context_doctor.model.text import lines as split_lines
 
 if TYPE_CHECKING:
@@ -57,6 +57,16 @@ if TYPE_CHECKING:
 _FIELD = re.compile(r"\*\*([A-Z][^*\n]*?)(?::\*\*|\*\*:)")
 _BARE_FIELD = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}):(?=\s)")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
+# SPEC §10: a field anywhere in a layout's file is a line that, with list markers, `>`,
+# heading marks and emphasis (`*`, `_`) stripped, starts with `Name:`.  A name is a short
+# run of words in any script (`Zuletzt aktualisiert`); the colon is followed by a space or
+# the end of the line, so `https://…` is never a field.
+_LINE_MARKS = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?|>\s*|#{1,6}\s+)*")
+_FIELD_NAME = r"[^\W\d_][\w'\u2019 \-]{0,40}?"
+_LINE_FIELD = re.compile(rf"[*_]*({_FIELD_NAME})[*_]*\s*:[*_]*(?=\s|$)")
+# `<!-- Updated: 2026-07-20 by the bot -->`: a field in an HTML comment (last resort, §10).
+_COMMENT_FIELD = re.compile(rf"^\s*<!--\s*({_FIELD_NAME})\s*:\s*(.*?)\s*(?:-->.*)?$")
+_EMPHASIS_EDGES = "*_ \t"
 # SPEC §1: a line `*State as of: YYYY-MM-DD <optional text>*`.
 _AS_OF = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
 _AS_OF_HINT = "*State as of:"
@@ -151,6 +161,18 @@ class HeaderField(NamedTuple):
     line: int
 
 
+class DatedRow(NamedTuple):
+    """A table body row whose first cell starts with a date (a session entry, SPEC §10).
+
+    ``first_cell`` is the cell with its emphasis stripped; ``text`` is every cell joined
+    by `` | ``, as a reader sees the row.
+    """
+
+    line: int
+    first_cell: str
+    text: str
+
+
 class AsOfLine(NamedTuple):
     """A ``*State as of: YYYY-MM-DD ...*`` line outside code: the date's parts and the rest."""
 
@@ -197,6 +219,12 @@ class DocumentFacts(NamedTuple):
     # The last TAIL_LINES lines (context-template's budget footer): a warm run need not
     # read CONTEXT.md's text again for them.
     tail: tuple[str, ...]
+    # SPEC §10 reading, whatever the layout: the first field of each (casefolded) name on
+    # a line of its own anywhere outside code (headings included), the first of each name
+    # in an HTML comment, and the table rows that start with a date.
+    line_fields: tuple[HeaderField, ...]
+    comment_fields: tuple[HeaderField, ...]
+    dated_rows: tuple[DatedRow, ...]
 
 
 # How many of a document's last lines its facts keep (``Document.last_lines``).
@@ -205,7 +233,7 @@ TAIL_LINES = 5
 
 def _unreadable_facts(problem: str) -> DocumentFacts:
     return DocumentFacts(
-        problem, 0, True, (), (), (), (), (), None, (), (), (), (), False, False, ()
+        problem, 0, True, (), (), (), (), (), None, (), (), (), (), False, False, (), (), (), ()
     )
 
 
@@ -227,7 +255,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     lines = split_lines(text)
     env: dict[str, Any] = {}  # the block pass files reference definitions here (links need them)
     tokens = _block_parser().parse(text, env)
-    headings, items, code_ranges = _walk_blocks(tokens)
+    headings, items, code_ranges, rows = _walk_blocks(tokens)
     headings = _without_field_paragraphs(headings, lines)
     code = _CodeLines(code_ranges)
     # Only a comment naming the marker can be one of ours: most files skip the walk.
@@ -251,6 +279,9 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         may_hold_markers=may_hold_markers(text),
         may_hold_attributions=ATTRIBUTION_HINT in text,
         tail=tuple(lines[-TAIL_LINES:]),
+        line_fields=_line_fields(lines, code),
+        comment_fields=_comment_fields(lines, code) if "<!--" in text else (),
+        dated_rows=rows,
     )
     if not secrets:
         return facts
@@ -282,14 +313,21 @@ def _claim_facts(lines: list[str]) -> dict[str, Any]:
 
 def _walk_blocks(
     tokens: Iterable[Token],
-) -> tuple[tuple[Heading, ...], tuple[ListItem, ...], tuple[tuple[int, int], ...]]:
-    """Headings, list items and code ranges in one pass over the block tokens.
+) -> tuple[
+    tuple[Heading, ...], tuple[ListItem, ...], tuple[tuple[int, int], ...], tuple[DatedRow, ...]
+]:
+    """Headings, list items, code ranges and dated table rows in one pass over the tokens.
 
     A heading's text is the inline token right after its ``heading_open``; a
     list item's is the first line of the first inline token after its
     ``list_item_open``, unless another item opens or closes first (then it is
     empty).  Holding the one item still waiting for its text keeps this linear.
+    A body row's cells are the inline tokens between its ``tr_open`` and ``tr_close``.
     """
+    rows: list[DatedRow] = []
+    row_at: int | None = None  # the line of a table body row being read
+    cells: list[str] = []
+    in_body = False
     headings: list[Heading] = []
     items: list[tuple[int, str]] = []
     code_ranges: list[tuple[int, int]] = []
@@ -302,9 +340,21 @@ def _walk_blocks(
                 headings.append(Heading(heading_at[0], token.content.strip(), heading_at[1]))
             heading_at = None
         if kind == "inline":
+            if row_at is not None:
+                cells.append(token.content.strip())
             if waiting is not None:
                 items[waiting] = (items[waiting][0], token.content.split("\n", 1)[0].strip())
                 waiting = None
+        elif kind in ("tbody_open", "tbody_close"):
+            in_body = kind == "tbody_open"
+        elif kind == "tr_open":
+            row_at, cells = (token.map[0] + 1 if in_body and token.map else None), []
+        elif kind == "tr_close":
+            if row_at is not None and cells:
+                row = _dated_row(row_at, cells)
+                if row is not None:
+                    rows.append(row)
+            row_at = None
         elif kind == "heading_open":
             if token.map:
                 heading_at = (int(token.tag[1:]), token.map[0] + 1)
@@ -321,7 +371,71 @@ def _walk_blocks(
     for line, text in items:
         box = _CHECKBOX.match(text)
         found.append(ListItem(line, text, None if box is None else box.group(1) != " "))
-    return tuple(headings), tuple(found), tuple(code_ranges)
+    return tuple(headings), tuple(found), tuple(code_ranges), tuple(rows)
+
+
+def _dated_row(line: int, cells: list[str]) -> DatedRow | None:
+    first = cells[0].strip(_EMPHASIS_EDGES)
+    if LEADING_DATE.match(first) is None:
+        return None
+    return DatedRow(line, first, " | ".join(cells))
+
+
+def field_of_line(line: str) -> tuple[str, str] | None:
+    """``(name, value)`` when ``line`` is a field by the SPEC §10 rule, else None.
+
+    List markers (with a task box), ``>`` and heading marks are stripped, then emphasis
+    around the name; the value ends at the next ``**Capitalised:**`` field on the line
+    (as in the header rule) and loses the emphasis that closes it.
+    """
+    if ":" not in line:
+        return None
+    marks = _LINE_MARKS.match(line)
+    rest = line[marks.end() :] if marks is not None else line
+    match = _LINE_FIELD.match(rest)
+    if match is None:
+        return None
+    value = rest[match.end() :]
+    following = _FIELD.search(value)
+    if following is not None:
+        value = value[: following.start()]
+    return match.group(1).strip(), value.strip(_EMPHASIS_EDGES)
+
+
+def first_of_each_name(found: Iterable[HeaderField]) -> tuple[HeaderField, ...]:
+    """SPEC §10: the first occurrence of a (casefolded) name wins; later ones are dropped."""
+    seen: set[str] = set()
+    kept: list[HeaderField] = []
+    for field in found:
+        key = field.name.casefold()
+        if key not in seen:
+            seen.add(key)
+            kept.append(field)
+    return tuple(kept)
+
+
+def _line_fields(lines: list[str], code: _CodeLines) -> tuple[HeaderField, ...]:
+    def found() -> Iterable[HeaderField]:
+        for number, line in enumerate(lines, start=1):
+            if ":" not in line or number in code:
+                continue
+            field = field_of_line(line)
+            if field is not None:
+                yield HeaderField(field[0], field[1], number)
+
+    return first_of_each_name(found())
+
+
+def _comment_fields(lines: list[str], code: _CodeLines) -> tuple[HeaderField, ...]:
+    def found() -> Iterable[HeaderField]:
+        for number, line in enumerate(lines, start=1):
+            if "<!--" not in line or number in code:
+                continue
+            match = _COMMENT_FIELD.match(line)
+            if match is not None:
+                yield HeaderField(match.group(1).strip(), match.group(2).strip(), number)
+
+    return first_of_each_name(found())
 
 
 def _is_field_line(line: str) -> bool:
@@ -607,6 +721,21 @@ class Document:
         project's own status.
         """
         return list(self._readable().header_fields)
+
+    @property
+    def line_fields(self) -> tuple[HeaderField, ...]:
+        """The first field of each name anywhere in the file, by the SPEC §10 line rule."""
+        return self._readable().line_fields
+
+    @property
+    def comment_fields(self) -> tuple[HeaderField, ...]:
+        """The first ``<!-- Name: value -->`` comment field of each name."""
+        return self._readable().comment_fields
+
+    @property
+    def dated_rows(self) -> tuple[DatedRow, ...]:
+        """Table body rows whose first cell starts with a date, outside code."""
+        return self._readable().dated_rows
 
     @cached_property
     def links(self) -> list[Link]:

@@ -1,4 +1,10 @@
-"""The completion reading of a CONTEXT.md header (SPEC §1 "Completion reading").
+"""Reading a record's fields (SPEC §1 header fields, §10 fields anywhere), and the
+completion reading of its Status and Phase (SPEC §1 "Completion reading").
+
+Which fields a record has depends on its layout, which passes its own values in:
+the field names of ``[layout.fields]`` (case-insensitive) and whether fields are read
+anywhere in the file (every layout but the seed's) or in the header block (the seed's,
+whose `## Last Session: DATE` headings are read as well, SPEC §10).
 
 Only a value's leading clause decides: a completion word later in the prose never
 does (a real active project's Status "Roster email sent — asking for a complete
@@ -14,8 +20,20 @@ clause; "New — nothing shipped yet" reads not completed).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from datetime import date
+from typing import TYPE_CHECKING
 
-from context_doctor.model.documents import HeaderField
+from context_doctor.model.documents import HeaderField, field_of_line, first_of_each_name
+from context_doctor.model.text import first_date
+
+if TYPE_CHECKING:
+    from context_doctor.model.documents import Document
+
+# SPEC §10 `[layout.fields]` defaults, in the order a layout lists them.
+DEFAULT_LAST_SESSION_NAMES = ("Last session", "Last updated", "Updated")
+DEFAULT_STATUS_NAMES = ("Status",)
+DEFAULT_PHASE_NAMES = ("Phase",)
 
 # A full stop ends the clause only before a space or the end (`v2.0 shipped` is one clause).
 _CLAUSE_END = re.compile(r"—|\||,|;|\(|\.(?!\S)|--")
@@ -74,4 +92,63 @@ def pause_reading(status: list[HeaderField], phase: list[HeaderField]) -> Header
             if value_verdict(field.value) is None:
                 continue
             return field if _ON_HOLD.search(_leading_clause(field.value).casefold()) else None
+    return None
+
+
+def heading_fields(document: Document) -> list[HeaderField]:
+    """``## Name: value`` headings read as fields (emphasis stripped), in file order."""
+    found: list[HeaderField] = []
+    for heading in document.headings:
+        field = field_of_line(heading.text)
+        if field is not None:
+            found.append(HeaderField(field[0], field[1], heading.line))
+    return found
+
+
+def fields_named(document: Document, names: Sequence[str], *, anywhere: bool) -> list[HeaderField]:
+    """The fields called any of ``names`` (case-insensitive), in the order the file holds them.
+
+    ``anywhere`` (SPEC §10, a layout other than the seed's): the first occurrence of each
+    name anywhere in the file wins: a header-block field (several may share a line, as the
+    seed writes them) or a line that starts with ``Name:`` once list markers, ``>``, heading
+    marks and emphasis are stripped (``## Name: value`` included).  Otherwise (the seed's
+    layout, SPEC §1) every header-block field of those names, then the first ``## Name:``
+    heading of each name: a hand-off note headed ``## Last Session: 2026-04-08`` is read.
+    Fields inside code are never read.
+    """
+    wanted = {name.casefold() for name in names}
+    if anywhere:
+        candidates = [*document.header_fields, *document.line_fields]
+        candidates.sort(key=lambda field: field.line)  # stable: a line keeps its own order
+        return list(
+            first_of_each_name(field for field in candidates if field.name.casefold() in wanted)
+        )
+    block = [field for field in document.header_fields if field.name.casefold() in wanted]
+    headings = first_of_each_name(
+        field for field in heading_fields(document) if field.name.casefold() in wanted
+    )
+    return [*block, *headings]
+
+
+def last_session_field(
+    document: Document, names: Sequence[str], *, anywhere: bool
+) -> tuple[HeaderField, date | None] | None:
+    """The last-session field and the first ``YYYY-MM-DD`` in its value (None: impossible).
+
+    The first field of ``names`` (:func:`fields_named`) whose value holds a date; when none
+    does and fields are read ``anywhere``, the first HTML comment ``<!-- Name: DATE … -->``
+    of those names that holds one (SPEC §10: a comment is the last resort).  The seed's
+    layout keeps its header rule: its section markers (``<!-- updated: DATE by:NAME -->``,
+    SPEC §1) date sections, not the record.  None when nothing gives a date.
+    """
+    wanted = {name.casefold() for name in names}
+    comments = [
+        field
+        for field in (document.comment_fields if anywhere else ())
+        if field.name.casefold() in wanted
+    ]
+    for field in (*fields_named(document, names, anywhere=anywhere), *comments):
+        found = first_date(field.value)
+        if found is not None:
+            return field, found[1]
     return None

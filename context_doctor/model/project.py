@@ -23,14 +23,13 @@ from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifac
 from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
-from context_doctor.model.header import completion_reading, pause_reading
+from context_doctor.model.header import completion_reading, last_session_field, pause_reading
 from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.secrets import SecretHit
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
 from context_doctor.model.state_file import STATE_FILE, StructuredState
-from context_doctor.model.text import first_date
 from context_doctor.write.batch import is_batch_leftover, is_journal_name
 
 
@@ -280,12 +279,8 @@ class Project:
 
     @cached_property
     def header_last_session(self) -> tuple[HeaderField, date | None] | None:
-        """The ``**Last session:**`` field and the first date in it."""
-        for field in self.header("Last session"):
-            found = first_date(field.value)
-            if found is not None:
-                return field, found[1]
-        return None
+        """The ``**Last session:**`` field (or a ``## Last Session:`` heading) and its date."""
+        return last_session_field(self.context, ("Last session",), anywhere=False)
 
     @cached_property
     def header_reads_completed(self) -> bool | None:

@@ -180,6 +180,43 @@ def test_single_project_repository_skips_the_index_check(
     assert "sessions/2026-06.md:3" in finding["message"]
 
 
+def _hand_off_note(make_repo: MakeRepo, heading: str) -> Path:
+    """A root CONTEXT.md that is a hand-off note headed `## Last Session: DATE`, a log
+    reaching 2026-06-01, and nothing after it."""
+    return make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-01T09:00:00+00:00",
+                    "files": {
+                        "CONTEXT.md": f"# Hand-off\n\n{heading}\n\nPicked up the parser.\n",
+                        "sessions/2026-06.md": "# Sessions\n\n## 2026-06-01 — parser\n",
+                    },
+                }
+            ]
+        }
+    )
+
+
+def test_a_last_session_heading_is_read_and_a_stale_one_fires(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """#27: `## Last Session: DATE` was "unreadable", and its remedy stamped a later date."""
+    root = _hand_off_note(make_repo, "## Last Session: 2026-04-08")
+    run = doctor("check", "--project", str(root), "--today", TODAY, "--json")
+    finding = sole(run, "context-header-freshness", root.name)
+    assert finding["severity"] == "defect"
+    assert finding["line"] == 3
+    assert "2026-04-08" in finding["message"] and "readable" not in finding["message"]
+    assert "`## Last Session:` heading (line 3)" in finding["remedy"]
+
+
+def test_a_current_last_session_heading_is_quiet(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = _hand_off_note(make_repo, "## Last Session: 2026-06-01")
+    run = doctor("check", "--project", str(root), "--today", TODAY, "--json")
+    assert_quiet(run, "context-header-freshness")
+
+
 # -- no log: git history speaks ------------------------------------------------
 
 

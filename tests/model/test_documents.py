@@ -115,7 +115,7 @@ def test_list_items_take_one_pass_over_the_tokens() -> None:
     """Each item used to rescan the tokens from the start (#14: 80,000 items took 98 s)."""
     text = "# T\n\n## Next\n\n" + "".join(f"- [ ] item {n}\n" for n in range(20_000))
     tokens = CountingTokens(_block_parser().parse(text))
-    _headings, items, _code = _walk_blocks(tokens)
+    _headings, items, _code, _rows = _walk_blocks(tokens)
     assert len(items) == 20_000
     assert tokens.visits == len(tokens.tokens)
 

@@ -11,9 +11,13 @@ from hypothesis import strategies as st
 
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.model.documents import Document
-from context_doctor.model.header import completion_reading
+from context_doctor.model.header import (
+    DEFAULT_LAST_SESSION_NAMES,
+    completion_reading,
+    last_session_field,
+)
 from context_doctor.model.index import load_index
-from context_doctor.model.sessions import entries_of
+from context_doctor.model.sessions import entries_of, layout_entries
 
 MARKDOWN_PIECES = st.sampled_from(
     [
@@ -31,6 +35,10 @@ MARKDOWN_PIECES = st.sampled_from(
         "[link](reference/a.md#x)\n",
         "| a | [b](reference/b.md) |\n|---|---|\n",
         "<!-- updated: 2026-01-01 by:me -->\n",
+        "## Last Session: 2026-04-08\n",
+        "- _Last updated: 2026-07-20_\n",
+        "### 2026-05-13/14\n",
+        "| 2026-07-29 | work |\n",
         "*State as of: 2026-08-24 (round 13)*\n",
         "---\n",
         "\n",
@@ -53,6 +61,8 @@ def _exercise(document: Document) -> None:
             [f for f in fields if f.name == "Status"], [f for f in fields if f.name == "Phase"]
         )
         entries_of(document, 0)
+        layout_entries([document], document, log_in_context=True)
+        last_session_field(document, DEFAULT_LAST_SESSION_NAMES, anywhere=True)
         _ = document.line_count, document.code_lines
     except Unreadable:
         pass  # the documented outcome for bytes that are not UTF-8 text
