@@ -167,12 +167,11 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
     context = project.context
     path = context.rel_path
     lead = f"Re-read the record, then move the header to that session ({day}, {why})"
-    fields = fields_named(context, ("Last session",), anywhere=False)
-    if len(fields) == 1 and fields[0] not in context.header_fields:
-        return (
-            f"{lead}: set the date of the `## {fields[0].name}:` heading (line "
-            f"{fields[0].line}) of {path} to {day}."
-        )
+    # The header block's field when there is one (what set-field edits first), else the
+    # `## Last Session:` heading the seed's layout reads too (SPEC §10).
+    fields = project.header("Last session") or fields_named(
+        context, ("Last session",), anywhere=False
+    )
     if len(fields) != 1 or any(
         other.line == fields[0].line and other.name != fields[0].name
         for other in context.header_fields
@@ -181,6 +180,7 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
             f"{lead}: edit the `**Last session:**` line of {path} by hand (it appears twice or "
             "shares its line with another field, which `edit set-field` refuses)."
         )
+    name = _quoted(fields[0].name)
     reached = newest_day_ordinals(project) if day > recorded else {}
     suffix = " (" + ", ".join(f"{f} {n}" for f, n in reached.items()) + ")" if reached else ""
     value = f"{day}{suffix}"
@@ -192,7 +192,7 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
     )
     if not stale:
         return (
-            f"{lead}: `context-doctor edit set-field {_quoted(path)} --field 'Last session' "
+            f"{lead}: `context-doctor edit set-field {_quoted(path)} --field {name} "
             f"--value {_quoted(value)}{whole}`."
         )
     counts = Counter(context.lines[m.line - 1].strip() for m in stale)
@@ -206,7 +206,7 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
     set_field: dict[str, object] = {
         "op": "set-field",
         "file": path,
-        "field": "Last session",
+        "field": fields[0].name,
         "value": value,
     }
     if reached:

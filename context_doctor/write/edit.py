@@ -33,6 +33,11 @@ Decisions where the spec is silent (also in CHANGELOG.md):
 - The body state compares every as-of marker with the file's own ``**Last
   session:**``: no header date, no markers, an impossible marker date, or an
   operational section without a marker is "body currency unverifiable".
+- ``set-field`` edits a header-block field (SPEC §1) when the file has one of that
+  name; otherwise the field that SPEC §10 reads anywhere in a layout's file: the first
+  line that, list markers, ``>``, heading marks and emphasis stripped, starts with
+  ``Name:`` (a ``## Last Session: 2026-04-08`` heading too). Only its value changes;
+  the markers and emphasis around it stay, and the result must read back as that field.
 - ``set-field`` matches the field's name as written: a header that spells it in
   another case is refused (``field-case``) with the spelling to pass, so a
   script never edits a field it did not name exactly.
@@ -62,7 +67,7 @@ from context_doctor.model.currency import (
     lags,
 )
 from context_doctor.model.documents import Document
-from context_doctor.model.header import completion_reading
+from context_doctor.model.header import completion_reading, fields_named
 from context_doctor.model.state_file import find_block
 from context_doctor.model.text import (
     BOM,
@@ -253,11 +258,15 @@ def plan_set_field(
             "--value holds a line break; a header field is one line",
             "give a one-line value (use `edit replace` to restructure the header)",
         )
-    fields = _document(path, body).field_values(name)
+    document = _document(path, body)
+    fields = document.field_values(name)
+    anywhere = not fields
+    if anywhere:
+        fields = fields_named(document, [name], anywhere=True)
     if not fields:
         raise EditRefused(
             "anchor-absent",
-            f"{path.name} has no `**{name}:**` header field",
+            f"{path.name} has no `**{name}:**` header field (nor a `{name}:` line anywhere)",
             remedy=f"re-read {path.name}; add the field with `context-doctor edit insert-before`",
         )
     if len(fields) > 1:
@@ -282,7 +291,7 @@ def plan_set_field(
     lines = split_lines(body)
     line = lines[target.line - 1]
     on_line = list(_FIELD.finditer(line))
-    if len(on_line) > 1:
+    if len(on_line) > 1 and not anywhere:
         names = ", ".join(f"`**{match.group(1).strip()}:**`" for match in on_line)
         old = f"**{target.name}:** {target.value}".rstrip()
         new = f"**{target.name}:** {value.strip()}"
@@ -294,8 +303,7 @@ def plan_set_field(
             f"{_quoted(old)} --replacement {_quoted(new)}`",
         )
     new_value = _new_value(target.name, target.value, value.strip(), whole_value)
-    marker = on_line[0]
-    start = marker.end()
+    start = on_line[0].end() if not anywhere else _value_start(line, target.name)
     content_end = len(line.rstrip("\r\n"))
     offset = _line_starts(lines)[target.line - 1]
     if target.value:
@@ -304,8 +312,9 @@ def plan_set_field(
     else:
         gap = " " if start >= content_end or line[start] != " " else ""
         splice = Splice(offset + start, offset + start, gap + new_value)
-    after = _document(path, apply_splices(body, [splice])).field_values(name)
-    if len(after) != 1 or after[0].value != new_value:
+    changed = _document(path, apply_splices(body, [splice]))
+    after = fields_named(changed, [name], anywhere=True) if anywhere else changed.field_values(name)
+    if len(after) != 1 or after[0].value != new_value or after[0].line != target.line:
         raise EditRefused(
             "value-unreadable",
             f"`**{name}:** {new_value}` would not read back as that field's value "
@@ -314,6 +323,16 @@ def plan_set_field(
             "with `context-doctor edit replace`",
         )
     return [splice]
+
+
+def _value_start(line: str, name: str) -> int:
+    """Where the value of the field ``name`` begins on ``line``: after its colon and the
+    emphasis closing it (``- **Name:** value``, ``> _Name: value_``, ``## Name: value``)."""
+    colon = line.index(":", line.index(name) + len(name))
+    start = colon + 1
+    while start < len(line) and line[start] in "*_":
+        start += 1
+    return start
 
 
 def _new_value(name: str, old: str, new: str, whole_value: bool) -> str:

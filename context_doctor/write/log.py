@@ -1,11 +1,15 @@
-"""``log add``: a session entry appended to ``sessions/YYYY-MM.md``, in date order (SPEC §4).
+"""``log add``: a session entry in the project's log, in date order (SPEC §4, §10).
 
-The entry goes into the month file of its date (created with its title line
-when missing), before the first entry dated later, else at the end. With
-``set_header`` the same batch moves ``CONTEXT.md``'s ``**Last session:**`` to
-the entry's date and the index's ``last_session`` with it, so the header can
-never be ahead of the log it names. Everything is one
-:class:`~context_doctor.write.apply.Batch`: every gate once, every file or none.
+Where the entry goes is the layout's (:class:`LogPlace`): the seed's
+``sessions/YYYY-MM.md``; for another layout its log folder's month file, its one log
+file, or the section of the context file that holds its dated entries; a log of
+dated table rows gets a new row. Within a file the entry goes in date order: before
+the first entry dated later (a log written newest first: before the first entry dated
+earlier), else after the last entry's section. With ``set_header`` the same batch
+moves the layout's last-session field to the entry's date (and, in the seed's layout,
+the index's ``last_session`` with it), so the header can never be ahead of the log it
+names. Everything is one :class:`~context_doctor.write.apply.Batch`: every gate once,
+every file or none.
 
 Decisions where the spec is silent (also in CHANGELOG.md):
 
@@ -18,7 +22,17 @@ Decisions where the spec is silent (also in CHANGELOG.md):
   date (and ordinals); a value with a summary after its date gets
   ``DATE — TITLE``: the old summary described the old session.
 - The index's ``last_session`` is set (or added) only when the project has an
-  entry in the ``index.yaml`` beside it.
+  entry in the ``index.yaml`` beside it (the seed's layout; no other layout has one).
+- A log folder gets month files ``YYYY-MM.md`` when it holds month files or no log
+  yet; a folder holding exactly one other log file (``docs/handoff/sessions/log.md``)
+  is that file; a folder of other files (one per session, say) is refused: the doctor
+  will not guess a name (declare ``sessions`` as one file, or add the entry by hand).
+- A log in the context file with no entry yet gets a ``## Session Log`` section at the
+  end, unless a heading named ``Session Log``/``Sessions``/``Log`` (any case) exists:
+  the entry then ends that section, one level below it.
+- A table log's new row puts the date in the first cell, the title in the second, the
+  text (one line) in the third; a table of two columns takes no text, and a text of
+  several lines is refused (a row is one line); a ``|`` is written ``\\|``.
 """
 
 from __future__ import annotations
@@ -26,13 +40,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import SetEntryField
-from context_doctor.model.documents import Document
-from context_doctor.model.sessions import entries_of
-from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, lines_with_ends
+from context_doctor.model.documents import Document, Heading
+from context_doctor.model.header import fields_named, last_session_field
+from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, layout_entries
+from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Gates, Splice
 from context_doctor.write.fixes import NotApplicable, set_entry_field
@@ -57,11 +73,34 @@ _WORDS = re.compile(r"[\s—\u2013:\-]+")
 
 
 @dataclass(frozen=True)
+class LogPlace:
+    """Where a layout keeps the records ``log add`` writes (absolute paths).
+
+    ``sessions`` is a folder of logs or one log file (None: no separate log);
+    ``in_context``: the log lives inside ``context``.  ``last_session`` are the layout's
+    field names (case-insensitive) and ``anywhere`` how its fields are read (SPEC §10:
+    every layout but the seed's).  ``seed``: the seed's layout (its grammar, its index).
+    """
+
+    context: Path
+    sessions: Path | None
+    in_context: bool = False
+    last_session: tuple[str, ...] = ("Last session",)
+    anywhere: bool = False
+    seed: bool = False
+
+    @classmethod
+    def of_seed(cls, project: Path) -> LogPlace:
+        return cls(project / "CONTEXT.md", project / "sessions", seed=True)
+
+
+@dataclass(frozen=True)
 class LogEntry:
     project: Path
     day: date
     title: str
     text: str = ""
+    place: LogPlace | None = None  # None: the seed's layout in ``project``
 
 
 def _normal(heading: str) -> str:
@@ -93,20 +132,64 @@ def add_entry(
             "happened",
             remedy="give the session's real date",
         )
+    place = entry.place or LogPlace.of_seed(entry.project)
     with as_edit_refusal():
         batch = Batch(entry.project, dry_run=dry_run)
-        path = log_path(entry.project, entry.day)
-        newline = _project_newline(batch, entry.project)
+        newline = _project_newline(batch, place.context)
+        path = _log_file(place, entry.day)
         if path.exists() or path.is_symlink():
-            _insert(batch, path, entry.day, title, entry.text)
+            _insert(batch, path, entry.day, title, entry.text, place)
         else:
             month = f"{MONTHS[entry.day.month - 1]} {entry.day.year}"
             heading = f"## {entry.day.isoformat()} — {title}"
-            body = f"# Session Archive — {month}\n\n{heading}\n{_paragraph(entry.text)}"
+            top = f"# Session Archive — {month}" if _monthly(path) else "# Session Log"
+            body = f"{top}\n\n{heading}\n{_paragraph(entry.text)}"
             batch.create(path, body.replace("\n", newline))
         if set_header:
-            _set_header(batch, entry.project, entry.day, title)
+            _set_header(batch, place, entry.day, title)
         return batch.commit(gates or Gates(), dry_run=dry_run)
+
+
+_MONTH_FILE = re.compile(r"\d{4}-\d{2}\.md", re.IGNORECASE)
+
+
+def _monthly(path: Path) -> bool:
+    return _MONTH_FILE.fullmatch(path.name) is not None
+
+
+def _log_file(place: LogPlace, day: date) -> Path:
+    """The file the entry goes in: see the module's decisions."""
+    if place.in_context:
+        return place.context
+    if place.sessions is None:
+        raise DoctorError(
+            f"the layout of {place.context.name} keeps no session log",
+            'declare one: `sessions = "docs/sessions"` (a folder), a file, or "context" '
+            "under [layout] (`context-doctor layout` shows what it found)",
+        )
+    folder = place.sessions
+    if folder.suffix.casefold() == ".md" and not folder.is_dir():
+        return folder
+    month = folder / f"{day:%Y-%m}.md"
+    logs = (
+        sorted(
+            child
+            for child in folder.iterdir()
+            if child.suffix.casefold() == ".md" and child.name.casefold() not in NOT_LOGS
+        )
+        if folder.is_dir()
+        else []
+    )
+    others = [log for log in logs if not _monthly(log)]
+    if place.seed or not others or len(others) < len(logs):
+        return month
+    if len(others) == 1:
+        return others[0]
+    raise DoctorError(
+        f"{folder} holds {len(others)} log files and none is a month file (YYYY-MM.md): "
+        "log add will not guess which one this session belongs in",
+        "declare `sessions` as the one file to append to, or add the entry by hand",
+    )
 
 
 def _paragraph(text: str) -> str:
@@ -115,8 +198,7 @@ def _paragraph(text: str) -> str:
     return "\n" + text + ("" if text.endswith(("\n", "\r")) else "\n")
 
 
-def _project_newline(batch: Batch, project: Path) -> str:
-    context = project / "CONTEXT.md"
+def _project_newline(batch: Batch, context: Path) -> str:
     if context.is_file() and not context.is_symlink():
         try:
             return batch.file(context).decoded.newline
@@ -125,58 +207,190 @@ def _project_newline(batch: Batch, project: Path) -> str:
     return "\n"
 
 
-def _insert(batch: Batch, path: Path, day: date, title: str, text: str) -> None:
+_LOG_SECTION = re.compile(r"(?:session\s*log|sessions|log)\s*", re.IGNORECASE)
+
+
+def _entries(document: Document, place: LogPlace) -> list[SessionEntry]:
+    if place.seed:
+        return entries_of(document, 0)
+    return layout_entries([], document, log_in_context=True)
+
+
+def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: LogPlace) -> None:
     held = batch.file(path)
-    body = held.body
-    document = Document.from_text(body, path, path.name)
-    entries = entries_of(document, 0)
+    document = Document.from_text(held.body, path, path.name)
+    entries = _entries(document, place)
+    rows = {row.line: row for row in document.dated_rows}
+    if entries and all(entry.line in rows for entry in entries):
+        _insert_row(batch, held.body, held.decoded, path, document, entries, day, title, text)
+        return
+    headings = [entry for entry in entries if entry.line not in rows]
     level, separator = 2, " — "
-    if entries:
-        first = entries[0]
+    if headings:
+        first = headings[0]
         level = next(h.level for h in document.headings if h.line == first.line)
         found = _SEPARATOR.match(first.heading.strip())
         separator = found.group(1) if found else " — "
     heading_text = f"{day.isoformat()}{separator}{title}"
     wanted = _normal(heading_text)
     for heading in document.headings:
-        if heading.level in (2, 3) and _normal(heading.text) == wanted:
-            raise EditRefused(
-                "duplicate-entry",
-                f"{path.name} already has `{heading.text}` (line {heading.line})",
-                remedy="add to that entry with `context-doctor edit insert-before`, or give "
-                "another title",
-            )
+        if (place.seed and heading.level not in (2, 3)) or _normal(heading.text) != wanted:
+            continue
+        raise EditRefused(
+            "duplicate-entry",
+            f"{path.name} already has `{heading.text}` (line {heading.line})",
+            remedy="add to that entry with `context-doctor edit insert-before`, or give "
+            "another title",
+        )
+    section = None
+    if not headings and path == place.context:
+        section = _log_section(document)
+        level = section.level + 1 if section is not None else 3
     block = f"{'#' * level} {heading_text}\n{_paragraph(text)}"
-    later = next((e for e in entries if e.date is not None and e.date > day), None)
-    lines = document.lines
-    if later is not None:
-        offset = sum(len(line) for line in _with_ends(body)[: later.line - 1])
+    if not headings and section is None and path == place.context:
+        block = f"## Session Log\n\n{block}"
+    before = _before_line(document, headings, day, section)
+    body = held.body
+    if before is not None:
+        offset = sum(len(line) for line in _with_ends(body)[: before - 1])
         splice = Splice(offset, offset, held.decoded.native(block + "\n"))
     else:
+        lines = document.lines
         ending = "" if not body or body.endswith(("\n", "\r")) else "\n"
         blank = "" if not lines or not lines[-1].strip() else "\n"
         splice = Splice(len(body), len(body), held.decoded.native(ending + blank + block))
     batch.change(path, [splice], "the new entry")
 
 
+def _log_section(document: Document) -> Heading | None:
+    return next((h for h in document.headings if _LOG_SECTION.fullmatch(h.text)), None)
+
+
+def _before_line(
+    document: Document, headings: list[SessionEntry], day: date, section: Heading | None
+) -> int | None:
+    """The line the new entry goes before (None: the end of the file).
+
+    Date order as the log keeps it (newest first when its dates never rise); after the
+    last entry, the entry ends that entry's section (the next heading of its level or
+    above), so a log in the middle of a file stays in its section.
+    """
+    before = _entry_dated_after(headings, day)
+    if before is not None:
+        return before
+    last = headings[-1] if headings else None
+    anchor = last.line if last is not None else (section.line if section else None)
+    if anchor is None:
+        return None
+    level = next(h.level for h in document.headings if h.line == anchor)
+    if last is None and section is not None:
+        level = section.level
+    return next((h.line for h in document.headings if h.line > anchor and h.level <= level), None)
+
+
+def _entry_dated_after(entries: list[SessionEntry], day: date) -> int | None:
+    """The line of the first entry the new one precedes in the log's own order: the first
+    dated later, or, in a log written newest first (its dates never rise), the first dated
+    earlier.  None: the new entry comes after them all."""
+    days = [(entry.date, entry.line) for entry in entries if entry.date is not None]
+    newest_first = (
+        len(days) >= 2 and days[0][0] > days[-1][0] and all(a >= b for a, b in pairwise(days))
+    )
+    for when, line in days:
+        if (when < day) if newest_first else (when > day):
+            return line
+    return None
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner.removeprefix("|")
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    return [cell.strip() for cell in _CELL_SPLIT.split(inner)]
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _insert_row(
+    batch: Batch,
+    body: str,
+    decoded: TextFile,
+    path: Path,
+    document: Document,
+    entries: list[SessionEntry],
+    day: date,
+    title: str,
+    text: str,
+) -> None:
+    """A new row of the table log, in date order, with the cells the table has."""
+    sample = document.lines[entries[-1].line - 1]
+    width = len(_cells(sample))
+    note = text.strip()
+    if "\n" in note or "\r" in note:
+        raise DoctorError(
+            f"{path.name} logs sessions as table rows, and a row is one line: --text holds "
+            "line breaks",
+            "give --text on one line (or none, with the session in --title)",
+        )
+    if note and width < 3:
+        raise DoctorError(
+            f"{path.name}'s session table has {width} columns: no cell for --text",
+            "put the session in --title alone",
+        )
+    for entry in entries:
+        cells = _cells(document.lines[entry.line - 1])
+        if entry.date == day and len(cells) > 1 and _normal(cells[1]) == _normal(title):
+            raise EditRefused(
+                "duplicate-entry",
+                f"{path.name} already has the row `{entry.heading}` (line {entry.line})",
+                remedy="add to that row with `context-doctor edit replace`, or give another title",
+            )
+    values = [day.isoformat(), title.strip(), note][:width]
+    values += [""] * (width - len(values))
+    escaped = [value.replace("|", "\\|") for value in values]
+    row = " | ".join(escaped)
+    row = f"| {row} |" if sample.lstrip().startswith("|") else row
+    before = _entry_dated_after(entries, day)
+    starts = _with_ends(body)
+    if before is not None:
+        offset = sum(len(line) for line in starts[: before - 1])
+        splice = Splice(offset, offset, decoded.native(row + "\n"))
+    else:
+        after = entries[-1].line
+        offset = sum(len(line) for line in starts[:after])
+        ending = "" if starts[after - 1].endswith(("\n", "\r")) else "\n"
+        splice = Splice(
+            offset, offset, decoded.native(ending + row + ("\n" if ending == "" else ""))
+        )
+    batch.change(path, [splice], "the new row")
+
+
 def _with_ends(body: str) -> list[str]:
     return lines_with_ends(body)
 
 
-def _set_header(batch: Batch, project: Path, day: date, title: str) -> None:
-    context = project / "CONTEXT.md"
+def _set_header(batch: Batch, place: LogPlace, day: date, title: str) -> None:
+    context = place.context
     held = batch.file(context)
-    fields = Document.from_text(held.body, context, context.name).field_values("Last session")
-    old = fields[0].value if fields else ""
+    document = Document.from_text(held.body, context, context.name)
+    found = last_session_field(document, place.last_session, anywhere=place.anywhere)
+    if found is None and not place.seed:
+        fields = fields_named(document, place.last_session, anywhere=place.anywhere)
+        found = (fields[0], None) if fields else None
+    name = found[0].name if found is not None else place.last_session[0]
+    old = found[0].value if found is not None else ""
     leading = LEADING_DATE.match(old)
     rest = old[leading.end() :] if leading else old
     summary = bool(ORDINAL_PATTERN.sub("", rest).strip(" \t()—\u2013-,;:"))
     value = f"{day.isoformat()} — {title}" if summary else day.isoformat()
     batch.edit(
-        Edit("set-field", context, field="Last session", value=value, whole_value=True),
+        Edit("set-field", context, field=name, value=value, whole_value=True),
         "--set-header",
     )
-    _set_index(batch, project, day)
+    if place.seed:
+        _set_index(batch, context.parent, day)
 
 
 def _set_index(batch: Batch, project: Path, day: date) -> None:

@@ -208,7 +208,23 @@ def test_a_last_session_heading_is_read_and_a_stale_one_fires(
     assert finding["severity"] == "defect"
     assert finding["line"] == 3
     assert "2026-04-08" in finding["message"] and "readable" not in finding["message"]
-    assert "`## Last Session:` heading (line 3)" in finding["remedy"]
+    assert (
+        "edit set-field CONTEXT.md --field 'Last Session' --value 2026-06-01" in (finding["remedy"])
+    )
+    # The remedy is a promise: the editor moves the heading's date, and the finding goes.
+    edit = doctor(
+        "edit",
+        "set-field",
+        str(root / "CONTEXT.md"),
+        "--field",
+        "Last Session",
+        "--value",
+        "2026-06-01",
+    )
+    assert edit.exit_code == 0, edit.stdout + edit.stderr
+    assert "## Last Session: 2026-06-01\n" in (root / "CONTEXT.md").read_text()
+    again = doctor("check", "--project", str(root), "--today", TODAY, "--json")
+    assert again.findings("context-header-freshness") == []
 
 
 def test_a_current_last_session_heading_is_quiet(make_repo: MakeRepo, doctor: Doctor) -> None:

@@ -297,6 +297,62 @@ def test_set_field_rewrites_only_the_value(tmp_path: Path, nl: str) -> None:
     assert result.written and result.body_state == edit.BODY_CURRENT
 
 
+STATUS = """# Status
+
+Some prose first.
+
+- **Last updated:** 2026-07-20 (round 2)
+> _Owner: Ana_
+
+## Last Session: 2026-04-08
+"""
+
+
+@NEWLINES
+@pytest.mark.parametrize(
+    ("field", "value", "old", "new"),
+    [
+        ("Last updated", "2026-08-01", "2026-07-20 (round 2)", "2026-08-01 (round 2)"),
+        ("Owner", "Bo", "> _Owner: Ana_", "> _Owner: Bo_"),
+        (
+            "Last Session",
+            "2026-04-20",
+            "## Last Session: 2026-04-08",
+            "## Last Session: 2026-04-20",
+        ),
+    ],
+    ids=["list-item", "quoted-emphasis", "heading"],
+)
+def test_set_field_edits_a_field_read_anywhere(
+    tmp_path: Path, nl: str, field: str, value: str, old: str, new: str
+) -> None:
+    """SPEC §10: a layout's field outside the header block keeps its markers and emphasis."""
+    path = write(tmp_path, STATUS, nl, "STATUS.md")
+    edit.set_field(path, field, value)
+    assert path.read_bytes() == native(STATUS.replace(old, new), nl)
+
+
+@NEWLINES
+@pytest.mark.parametrize(
+    ("field", "value", "rule"),
+    [
+        ("Last session", "2026-04-20", "field-case"),
+        ("Phase", "x", "anchor-absent"),
+        ("Owner", "Ana", "no-change"),
+        ("Last updated", "soon", "date-led-value"),
+    ],
+)
+def test_set_field_refusals_on_fields_read_anywhere_leave_the_file_byte_identical(
+    tmp_path: Path, nl: str, field: str, value: str, rule: str
+) -> None:
+    path = write(tmp_path, STATUS.replace("- **Last updated:**", "- Last updated:"), nl, "S.md")
+    before = path.read_bytes()
+    with pytest.raises(edit.EditRefused) as refused:
+        edit.set_field(path, field, value)
+    assert refused.value.rule == rule
+    assert path.read_bytes() == before
+
+
 @NEWLINES
 def test_a_whole_header_advance_with_its_sections_succeeds(tmp_path: Path, nl: str) -> None:
     path = write(tmp_path, CONTEXT, nl)

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from context_doctor import edit
-from context_doctor.write.log import LogEntry, add_entry
+from context_doctor.errors import DoctorError
+from context_doctor.model.header import DEFAULT_LAST_SESSION_NAMES
+from context_doctor.write.log import LogEntry, LogPlace, add_entry
 
 NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
 TODAY = date(2026, 6, 30)
@@ -156,3 +158,197 @@ def test_an_index_that_cannot_move_with_the_header_writes_nothing(
         add_entry(LogEntry(root, date(2026, 6, 20), "x"), today=TODAY, set_header=True)
     assert refused.value.rule == rule
     assert files(tmp_path) == before
+
+
+# -- the layout's log (SPEC §10, #27 item 8) -------------------------------------------
+
+STATUS = """# Status
+
+- **Last updated:** 2026-07-20
+- Status: active
+
+## Session Log
+
+### 2026-07-18 — parser
+
+Ported.
+
+### 2026-07-20 — tests
+
+## Notes
+
+Keep this last.
+"""
+
+TABLE_LOG = """# Sessions
+
+| Date | Session | Notes |
+|------|---------|-------|
+| 2026-07-28 | cache | warm runs |
+| 2026-07-29 | hooks | |
+"""
+
+
+def layout_repo(tmp_path: Path, files_at: dict[str, str], nl: str = "\n") -> Path:
+    root = tmp_path / "repo"
+    for relative, text in files_at.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.replace("\n", nl).encode())
+    return root
+
+
+def place(
+    root: Path,
+    context: str,
+    sessions: str | None,
+    names: tuple[str, ...] = DEFAULT_LAST_SESSION_NAMES,
+) -> LogPlace:
+    """A non-seed layout's place: fields read anywhere, its log where ``sessions`` says."""
+    return LogPlace(
+        root / context,
+        None if sessions in (None, "context") else root / str(sessions),
+        in_context=sessions == "context",
+        last_session=names,
+        anywhere=True,
+    )
+
+
+def add(
+    root: Path, where: LogPlace, day: date, title: str, text: str = "", *, set_header: bool = False
+) -> None:
+    add_entry(
+        LogEntry(root, day, title, text, where), today=date(2026, 8, 31), set_header=set_header
+    )
+
+
+@NEWLINES
+def test_a_log_folder_gets_the_month_file_and_a_foreign_field_moves(
+    tmp_path: Path, nl: str
+) -> None:
+    root = layout_repo(
+        tmp_path,
+        {
+            "docs/PROGRESS.md": "# Fortschritt\n\n> Zuletzt aktualisiert: 2026-04-30\n",
+            "docs/sessions/2026-05.md": "# Mai\n\n## 2026-05-14 — Export\n",
+        },
+        nl,
+    )
+    where = place(root, "docs/PROGRESS.md", "docs/sessions", names=("Zuletzt aktualisiert",))
+    add(root, where, date(2026, 5, 20), "Import", set_header=True)
+    assert (root / "docs/sessions/2026-05.md").read_bytes() == (
+        f"# Mai{nl}{nl}## 2026-05-14 — Export{nl}{nl}## 2026-05-20 — Import{nl}".encode()
+    )
+    assert (
+        (root / "docs/PROGRESS.md")
+        .read_bytes()
+        .endswith(f"> Zuletzt aktualisiert: 2026-05-20{nl}".encode())
+    )
+    add(root, where, date(2026, 6, 2), "Juni")
+    assert (root / "docs/sessions/2026-06.md").read_bytes() == (
+        f"# Session Archive — June 2026{nl}{nl}## 2026-06-02 — Juni{nl}".encode()
+    )
+
+
+@NEWLINES
+def test_one_log_file_written_newest_first_gets_the_entry_on_top(tmp_path: Path, nl: str) -> None:
+    log = "# Log\n\n### 2026-05-14: export\n\nDone.\n\n### 2026-05-01: start\n"
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n\nUpdated: 2026-05-14\n", "LOG.md": log}, nl)
+    add(root, place(root, "HANDOFF.md", "LOG.md"), date(2026, 5, 20), "import", "Moved.\n")
+    expected = log.replace("### 2026-05-14", "### 2026-05-20: import\n\nMoved.\n\n### 2026-05-14")
+    assert (root / "LOG.md").read_bytes() == expected.replace("\n", nl).encode()
+
+
+@NEWLINES
+def test_a_log_inside_the_context_file_grows_inside_its_section(tmp_path: Path, nl: str) -> None:
+    root = layout_repo(tmp_path, {"docs/STATUS.md": STATUS}, nl)
+    where = place(root, "docs/STATUS.md", "context")
+    add(root, where, date(2026, 8, 3), "review", "Reviewed.\n", set_header=True)
+    expected = STATUS.replace(
+        "## Notes", "### 2026-08-03 — review\n\nReviewed.\n\n## Notes"
+    ).replace("**Last updated:** 2026-07-20", "**Last updated:** 2026-08-03")
+    assert (root / "docs/STATUS.md").read_bytes() == expected.replace("\n", nl).encode()
+
+
+def test_a_context_file_without_a_log_gets_a_session_log_section(tmp_path: Path) -> None:
+    root = layout_repo(tmp_path, {"STATUS.md": "# Status\n\nUpdated: 2026-07-01\n"})
+    add(root, place(root, "STATUS.md", "context"), date(2026, 7, 2), "first")
+    assert (root / "STATUS.md").read_text() == (
+        "# Status\n\nUpdated: 2026-07-01\n\n## Session Log\n\n### 2026-07-02 — first\n"
+    )
+
+
+@NEWLINES
+def test_a_table_log_gets_a_new_row(tmp_path: Path, nl: str) -> None:
+    root = layout_repo(
+        tmp_path,
+        {"docs/handoff/state.md": "# State\n", "docs/handoff/sessions/log.md": TABLE_LOG},
+        nl,
+    )
+    where = place(root, "docs/handoff/state.md", "docs/handoff/sessions")
+    add(root, where, date(2026, 7, 30), "a | b", "fast")
+    assert (root / "docs/handoff/sessions/log.md").read_bytes() == (
+        TABLE_LOG + "| 2026-07-30 | a \\| b | fast |\n"
+    ).replace("\n", nl).encode()
+    add(root, where, date(2026, 7, 28), "early")
+    text = (root / "docs/handoff/sessions/log.md").read_bytes().decode()
+    # in date order: after the row of the same day, before the first later one
+    assert (
+        f"| 2026-07-28 | cache | warm runs |{nl}| 2026-07-28 | early |  |{nl}"
+        f"| 2026-07-29 | hooks | |{nl}" in text
+    )
+
+
+@NEWLINES
+@pytest.mark.parametrize(
+    ("title", "text", "rule"),
+    [("Hooks", "", "duplicate-entry"), ("later", "two\nlines", None)],
+    ids=["duplicate-row", "multi-line-text"],
+)
+def test_table_log_refusals_leave_every_file_byte_identical(
+    tmp_path: Path, nl: str, title: str, text: str, rule: str | None
+) -> None:
+    root = layout_repo(
+        tmp_path,
+        {"state.md": "# State\n\nUpdated: 2026-07-29\n", "sessions/log.md": TABLE_LOG},
+        nl,
+    )
+    before = files(tmp_path)
+    expected: type[Exception] = edit.EditRefused if rule else DoctorError
+    with pytest.raises(expected) as refused:
+        add(root, place(root, "state.md", "sessions"), date(2026, 7, 29), title, text,
+            set_header=True)  # fmt: skip
+    if rule:
+        assert getattr(refused.value, "rule", None) == rule
+    assert files(tmp_path) == before
+
+
+@NEWLINES
+def test_set_header_moves_a_last_session_heading(tmp_path: Path, nl: str) -> None:
+    root = layout_repo(
+        tmp_path,
+        {"CONTEXT.md": "# Hand-off\n\n## Last Session: 2026-04-08\n\nNotes.\n",
+         "sessions/2026-04.md": "# April\n\n## 2026-04-08 — parser\n"},
+        nl,
+    )  # fmt: skip
+    add_entry(LogEntry(root, date(2026, 4, 20), "tests"), today=TODAY, set_header=True)
+    assert (root / "CONTEXT.md").read_bytes() == (
+        f"# Hand-off{nl}{nl}## Last Session: 2026-04-20{nl}{nl}Notes.{nl}".encode()
+    )
+
+
+def test_a_folder_of_other_log_files_is_refused_by_name(tmp_path: Path) -> None:
+    root = layout_repo(
+        tmp_path,
+        {"STATUS.md": "# S\n", "sessions/alpha.md": "## 2026-05-01\n", "sessions/beta.md": "x\n"},
+    )
+    before = files(tmp_path)
+    with pytest.raises(DoctorError, match="none is a month file"):
+        add(root, place(root, "STATUS.md", "sessions"), date(2026, 5, 2), "x")
+    assert files(tmp_path) == before
+
+
+def test_a_layout_with_no_log_is_refused(tmp_path: Path) -> None:
+    root = layout_repo(tmp_path, {"STATUS.md": "# S\n"})
+    with pytest.raises(DoctorError, match="keeps no session log"):
+        add(root, place(root, "STATUS.md", None), date(2026, 5, 2), "x")
