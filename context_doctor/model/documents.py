@@ -219,9 +219,9 @@ class DocumentFacts(NamedTuple):
     # The last TAIL_LINES lines (context-template's budget footer): a warm run need not
     # read CONTEXT.md's text again for them.
     tail: tuple[str, ...]
-    # SPEC §10 reading, whatever the layout: the first field of each (casefolded) name on
-    # a line of its own anywhere outside code (headings included), the first of each name
-    # in an HTML comment, and the table rows that start with a date.
+    # SPEC §10 reading, whatever the layout: every field on a line of its own anywhere
+    # outside code (headings included), every HTML comment field, in file order, and the
+    # table rows that start with a date.  Which names count is the layout's (model/header.py).
     line_fields: tuple[HeaderField, ...]
     comment_fields: tuple[HeaderField, ...]
     dated_rows: tuple[DatedRow, ...]
@@ -423,7 +423,7 @@ def _line_fields(lines: list[str], code: _CodeLines) -> tuple[HeaderField, ...]:
             if field is not None:
                 yield HeaderField(field[0], field[1], number)
 
-    return first_of_each_name(found())
+    return tuple(found())
 
 
 def _comment_fields(lines: list[str], code: _CodeLines) -> tuple[HeaderField, ...]:
@@ -435,7 +435,7 @@ def _comment_fields(lines: list[str], code: _CodeLines) -> tuple[HeaderField, ..
             if match is not None:
                 yield HeaderField(match.group(1).strip(), match.group(2).strip(), number)
 
-    return first_of_each_name(found())
+    return tuple(found())
 
 
 def _is_field_line(line: str) -> bool:
@@ -724,12 +724,12 @@ class Document:
 
     @property
     def line_fields(self) -> tuple[HeaderField, ...]:
-        """The first field of each name anywhere in the file, by the SPEC §10 line rule."""
+        """Every field anywhere in the file by the SPEC §10 line rule, in file order."""
         return self._readable().line_fields
 
     @property
     def comment_fields(self) -> tuple[HeaderField, ...]:
-        """The first ``<!-- Name: value -->`` comment field of each name."""
+        """Every ``<!-- Name: value -->`` comment field, in file order."""
         return self._readable().comment_fields
 
     @property

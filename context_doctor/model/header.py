@@ -105,13 +105,21 @@ def heading_fields(document: Document) -> list[HeaderField]:
     return found
 
 
-def fields_named(document: Document, names: Sequence[str], *, anywhere: bool) -> list[HeaderField]:
+def fields_named(
+    document: Document,
+    names: Sequence[str],
+    *,
+    anywhere: bool,
+    within: tuple[int, int] | None = None,
+) -> list[HeaderField]:
     """The fields called any of ``names`` (case-insensitive), in the order the file holds them.
 
     ``anywhere`` (SPEC §10, a layout other than the seed's): the first occurrence of each
     name anywhere in the file wins: a header-block field (several may share a line, as the
     seed writes them) or a line that starts with ``Name:`` once list markers, ``>``, heading
-    marks and emphasis are stripped (``## Name: value`` included).  Otherwise (the seed's
+    marks and emphasis are stripped (``## Name: value`` included).  ``within``
+    (``(first, end)``, 1-based lines, end excluded) reads only those lines: the section a
+    record lives in (``## Current status`` of a ``CLAUDE.md``).  Otherwise (the seed's
     layout, SPEC §1) every header-block field of those names, then the first ``## Name:``
     heading of each name: a hand-off note headed ``## Last Session: 2026-04-08`` is read.
     Fields inside code are never read.
@@ -121,7 +129,11 @@ def fields_named(document: Document, names: Sequence[str], *, anywhere: bool) ->
         candidates = [*document.header_fields, *document.line_fields]
         candidates.sort(key=lambda field: field.line)  # stable: a line keeps its own order
         return list(
-            first_of_each_name(field for field in candidates if field.name.casefold() in wanted)
+            first_of_each_name(
+                field
+                for field in candidates
+                if field.name.casefold() in wanted and _inside(field, within)
+            )
         )
     block = [field for field in document.header_fields if field.name.casefold() in wanted]
     headings = first_of_each_name(
@@ -130,24 +142,39 @@ def fields_named(document: Document, names: Sequence[str], *, anywhere: bool) ->
     return [*block, *headings]
 
 
+def _inside(field: HeaderField, within: tuple[int, int] | None) -> bool:
+    return within is None or within[0] <= field.line < within[1]
+
+
+# SPEC §10 names the comment `<!-- Updated: DATE … -->`: read whatever the layout calls
+# its field, beside the layout's own names.
+_COMMENT_NAMES = ("Updated", "Last updated")
+
+
 def last_session_field(
-    document: Document, names: Sequence[str], *, anywhere: bool
+    document: Document,
+    names: Sequence[str],
+    *,
+    anywhere: bool,
+    within: tuple[int, int] | None = None,
 ) -> tuple[HeaderField, date | None] | None:
     """The last-session field and the first ``YYYY-MM-DD`` in its value (None: impossible).
 
     The first field of ``names`` (:func:`fields_named`) whose value holds a date; when none
-    does and fields are read ``anywhere``, the first HTML comment ``<!-- Name: DATE … -->``
-    of those names that holds one (SPEC §10: a comment is the last resort).  The seed's
-    layout keeps its header rule: its section markers (``<!-- updated: DATE by:NAME -->``,
-    SPEC §1) date sections, not the record.  None when nothing gives a date.
+    does and fields are read ``anywhere``, the first HTML comment ``<!-- Updated: DATE … -->``
+    (or one named as the layout names its field) that holds one (SPEC §10: a comment is the
+    last resort).  The seed's layout keeps its header rule: its section markers
+    (``<!-- updated: DATE by:NAME -->``, SPEC §1) date sections, not the record.  None when
+    nothing gives a date.
     """
-    wanted = {name.casefold() for name in names}
+    wanted = {name.casefold() for name in (*names, *_COMMENT_NAMES)}
     comments = [
         field
         for field in (document.comment_fields if anywhere else ())
-        if field.name.casefold() in wanted
+        if field.name.casefold() in wanted and _inside(field, within)
     ]
-    for field in (*fields_named(document, names, anywhere=anywhere), *comments):
+    fields = fields_named(document, names, anywhere=anywhere, within=within)
+    for field in (*fields, *comments):
         found = first_date(field.value)
         if found is not None:
             return field, found[1]

@@ -171,3 +171,23 @@ def test_reading_fields_of_any_text_never_raises(text: str) -> None:
     fields_named(document, [*LAST, "Status"], anywhere=True)
     fields_named(document, ["Last session"], anywhere=False)
     last_session_field(document, LAST, anywhere=True)
+
+
+def test_within_reads_only_the_records_section() -> None:
+    """A `## Current status` section of a CLAUDE.md: fields above or below it are not its."""
+    document = doc(
+        "# Project guide\n\nStatus: see the README\n\n## Current status\n\n"
+        "- Status: active\n- Last updated: 2026-07-02\n\n## Conventions\n\nUpdated: 2026-01-01\n"
+    )
+    section = (5, 10)
+    found = fields_named(document, ["Status"], anywhere=True, within=section)
+    assert [(f.value, f.line) for f in found] == [("active", 7)]
+    field = last_session_field(document, LAST, anywhere=True, within=section)
+    assert field is not None and field[1] == date(2026, 7, 2)
+    assert last_session_field(document, LAST, anywhere=True, within=(1, 5)) is None
+
+
+def test_an_updated_comment_counts_whatever_the_layout_calls_its_field() -> None:
+    document = doc("# Fortschritt\n\n<!-- Updated: 2026-04-30 -->\n")
+    field = last_session_field(document, ["Zuletzt aktualisiert"], anywhere=True)
+    assert field is not None and field[1] == date(2026, 4, 30)
