@@ -44,9 +44,21 @@ from pathlib import Path
 TODAY = "2025-12-01"
 
 
+BEFORE: list[str] = []  # --before: another version's console script, measured alongside
+
+
 def doctor() -> list[str]:
     found = shutil.which("context-doctor")
     return [found] if found else [sys.executable, "-m", "context_doctor"]
+
+
+def with_before(commands: dict[str, list[str]], doctor_names: tuple[str, ...]) -> None:
+    """Add each doctor command again, run by the ``--before`` version, as ``NAME (before)``."""
+    if not BEFORE:
+        return
+    for name in doctor_names:
+        command = commands[name]
+        commands[f"{name} (before)"] = [*BEFORE, *command[len(doctor()) :]]
 
 
 def interpreter() -> str:
@@ -143,6 +155,7 @@ def startup(rounds: int, scratch: Path, env: dict[str, str]) -> dict[str, dict[s
         "--version": [*doctor(), "--version"],
         "--help": [*doctor(), "--help"],
     }
+    with_before(commands, ("status", "--version", "--help"))
     figures = measure(commands, env, scratch, rounds)
     print_table("start-up", figures, "python -c pass")
     print(f"  --help wall: {figures['--help']['wall']:.3f} s (target <= 0.08 s)")
@@ -182,10 +195,18 @@ def small_source(
         "warm": check,
     }
     subprocess.run(check, env=env, cwd=scratch, stdout=subprocess.DEVNULL)  # the cache, once
+    if BEFORE:
+        # The other version's cache would miss every time against this one's: its own copy.
+        other = scratch / "small-before"
+        shutil.copytree(repo, other, symlinks=True)
+        before = [*BEFORE, "check", "--source", str(other), "--today", TODAY, "--json"]
+        commands["cold (before)"] = [*before, "--no-cache"]
+        commands["warm (before)"] = before
+        subprocess.run(before, env=env, cwd=scratch, stdout=subprocess.DEVNULL)
     figures = measure(commands, env, scratch, rounds)
     print_table(f"small source {repo.name}", figures, "upstream")
     print("  targets: warm <= 1.5x, cold <= 2.5x upstream")
-    for name in ("cold", "warm"):
+    for name in [name for name in commands if name != "upstream"]:
         print(f"  git processes, {name}: {git_calls(commands[name], env, scratch, scratch)}")
     return figures
 
@@ -202,7 +223,12 @@ def main() -> int:
         "--upstream", type=Path, help="the upstream context_doctor.py (fetched, never vendored)"
     )
     parser.add_argument("--output", type=Path)
+    parser.add_argument(
+        "--before", help="another version's context-doctor script, measured in the same rounds"
+    )
     args = parser.parse_args()
+    if args.before:
+        BEFORE[:] = [args.before]
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     subprocess.run(
