@@ -356,6 +356,14 @@ def _defined_in_package(module: str) -> bool:
     return module == BUILTIN_PACKAGE or module.startswith(f"{BUILTIN_PACKAGE}.")
 
 
+def selectable_names(known: dict[str, CheckSpec]) -> list[str]:
+    """Every name ``--select``/``--ignore`` (and ``explain``) accept: checks, their aliases,
+    groups and group aliases, sorted (MCP enums and shell completion offer these)."""
+    names = set(known) | {alias for spec in known.values() for alias in spec.aliases}
+    names |= {spec.group for spec in known.values() if spec.group}
+    return sorted(names | set(GROUPS) | set(GROUP_ALIASES))
+
+
 def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str) -> list[str]:
     """Check names as given (a group name stands for its checks), or exit 2 naming the first
     unknown or empty one, with "did you mean" when a known name is close."""

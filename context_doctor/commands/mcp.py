@@ -15,7 +15,17 @@ import click
 from context_doctor.commands.common import guarded
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
-from context_doctor.mcp.clients import CLIENTS, SERVER_NAME, config_path, install, server_entry
+from context_doctor.mcp.clients import (
+    CLIENTS,
+    SCOPES,
+    SERVER_NAME,
+    SERVERS_KEY,
+    config_path,
+    install,
+    project_config_path,
+    server_entry,
+)
+from context_doctor.write import repository_root
 
 EXTRA = "pip install 'context-doctor[mcp]'"
 
@@ -57,6 +67,15 @@ def mcp_group(ctx: click.Context, allow_writes: bool) -> None:
     "--allow-writes", is_flag=True, help="Register the server with its writing tools too."
 )
 @click.option(
+    "--scope",
+    type=click.Choice(SCOPES),
+    default="user",
+    show_default=True,
+    help="user: your own config, starting this installation's interpreter. project: the "
+    "repository's shared file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) with the "
+    "portable command `context-doctor`, to commit.",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -69,22 +88,31 @@ def mcp_group(ctx: click.Context, allow_writes: bool) -> None:
     help="Print the JSON to add by hand and write nothing.",
 )
 def install_command(
-    client: str, allow_writes: bool, config_file: Path | None, print_entry: bool
+    client: str, allow_writes: bool, scope: str, config_file: Path | None, print_entry: bool
 ) -> None:
-    """Register the doctor's MCP server in CLIENT's config (claude-code, claude-desktop, cursor).
+    """Register the doctor's MCP server in CLIENT's config (claude-code, claude-desktop,
+    cursor, vscode).
 
     Idempotent; keeps a timestamped backup of a file it changes; keeps every key it does
     not own; refuses (exit 1, nothing written) a file that is not a JSON object or is a
-    symlink. Exit 2 when the client's config directory does not exist or the MCP SDK is
-    not installed.
+    symlink. Exit 2 when the client's config directory does not exist, when --scope
+    project runs outside a git repository or names claude-desktop (it has no project
+    file), or when the MCP SDK is not installed.
     """
     with guarded(False, False):
-        entry = server_entry(client, allow_writes=allow_writes)
+        project = scope == "project"
+        entry = server_entry(client, allow_writes=allow_writes, portable=project)
+        repository = None
+        path = config_file or config_path(client)
+        if project and config_file is None:
+            project_config_path(client, Path.cwd())  # DoctorError: the client has no project file
+            repository = _repository()
+            path = project_config_path(client, repository)
         if print_entry:
-            click.echo(json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2))
+            click.echo(json.dumps({SERVERS_KEY[client]: {SERVER_NAME: entry}}, indent=2))
             return
         _require_sdk()
-        done = install(client, config_file or config_path(client), entry)
+        done = install(client, path, entry, repository=repository)
         if not done.changed:
             click.echo(escape_text(f"{client}: {SERVER_NAME} is already registered in {done.path}"))
             return
@@ -92,4 +120,21 @@ def install_command(
         click.echo(escape_text(f"{client}: registered {SERVER_NAME} ({verb} {done.path})"))
         if done.backup is not None:
             click.echo(escape_text(f"kept the previous file as {done.backup}"))
+        if project:
+            click.echo(
+                "commit it so everyone who opens the repository gets the server; it runs "
+                f"`{entry['command']}` from PATH"
+            )
         click.echo(f"restart {client} to start the server")
+
+
+def _repository() -> Path:
+    """The top of the git repository the current directory is in (project scope)."""
+    top = repository_root(Path.cwd() / SERVER_NAME)
+    if top is None:
+        raise DoctorError(
+            f"{Path.cwd()} is not inside a git repository; --scope project writes the "
+            "repository's shared MCP file",
+            "run it inside the repository, or use --scope user",
+        )
+    return top

@@ -3,113 +3,175 @@
 Built on the official Python SDK (the optional extra ``context-doctor[mcp]``).
 Tools: ``check`` (the structured §3 report), ``explain``, ``status``; with
 ``--allow-writes`` also ``edit`` (the fail-closed editor) and ``log_add``.
-Every failure is a tool error with one line (an edit refusal names its rule),
-never a crash, and a call with an argument the tool does not take is refused,
-not silently dropped: an agent that misspells ``dry_run`` must not get a write.
+
+The tools follow the protocol's conventions (SPEC §7): every parameter has a
+description, dates a pattern, closed sets an enum (readiness, check and group
+names, severities, edit ops, each op's own keys); every tool a ``title`` and
+annotations (``readOnlyHint`` on the readers, ``destructiveHint`` on the
+writers); ``check``'s ``outputSchema`` is ``schemas/report.schema.json``.
+The input schemas are written here, not derived from the Python signatures, and
+every call is validated against them before the tool runs, so a bad argument is
+one line naming the MCP parameter and the values it allows (never a pydantic
+dump, never a CLI flag). A call with an argument the tool does not take is
+refused, not silently dropped: an agent that misspells ``dry_run`` must not get
+a write. A relative or missing path resolves against the client's roots
+(``roots/list``, asked only when a call needs it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
 
+import anyio
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resolve import ListRoots, Resolve
 from mcp.server.mcpserver.tools import Tool
-from pydantic import ConfigDict, with_config
-from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
+from mcp_types import ListRootsResult, ToolAnnotations
 
 from context_doctor import __version__
 from context_doctor.mcp import tools
+from context_doctor.mcp.paths import roots_of
+from context_doctor.mcp.schemas import (
+    TOOL_SCHEMAS,
+    ArgumentProblem,
+    check_output_schema,
+    first_problem,
+)
 from context_doctor.mcp.tools import ToolFailure
-
-_T = TypeVar("_T")
 
 INSTRUCTIONS = (
     "context-doctor audits the durable context files agents resume from (CONTEXT.md, "
     "REFERENCE.md, sessions/, projects/index.yaml). `status` gives the cached corpus "
-    "verdict without auditing; `check` audits a path and returns the structured report; "
-    "`explain` says what a finding's check means and how to fix it."
+    "verdict without auditing; `check` audits a path and returns the structured report "
+    "(ask for less with min_severity, max_findings, include_coverage); `explain` says what "
+    "a finding's check means and how to fix it."
 )
 
 
-def _answer(call: Callable[[], _T]) -> _T:
+def _asks_roots(ctx: Context[Any, Any], needed: bool) -> ListRootsResult | ListRoots:
+    """Ask the client for its roots (``roots/list``) only when a path needs them and the
+    client declares it has roots; otherwise there are none."""
+    capabilities = ctx.client_capabilities
+    if not needed or capabilities is None or capabilities.roots is None:
+        return ListRootsResult(roots=[])
+    return ListRoots()
+
+
+def _roots_for_path(ctx: Context[Any, Any], path: str | None = None) -> ListRootsResult | ListRoots:
+    return _asks_roots(ctx, _relative(path))
+
+
+def _roots_for_project(ctx: Context[Any, Any], project: str = "") -> ListRootsResult | ListRoots:
+    return _asks_roots(ctx, _relative(project))
+
+
+def _roots_for_edits(
+    ctx: Context[Any, Any], edits: list[dict[str, Any]] | None = None
+) -> ListRootsResult | ListRoots:
+    files = [one.get("file") for one in edits or () if isinstance(one, dict)]
+    return _asks_roots(ctx, any(_relative(file) for file in files))
+
+
+def _local(listed: ListRootsResult) -> list[Path]:
+    return roots_of([str(root.uri) for root in listed.roots])
+
+
+def _relative(value: object) -> bool:
+    return not isinstance(value, str) or not Path(value).is_absolute()
+
+
+async def _off_the_loop(call: Callable[[], Any]) -> Any:
+    """Run a tool's blocking work on a worker thread; its failures as one-line tool errors."""
     try:
-        return call()
+        return await anyio.to_thread.run_sync(call)
     except ToolFailure as failure:
         raise ToolError(str(failure)) from None
 
 
-def check(
+async def check(
+    roots: Annotated[ListRootsResult, Resolve(_roots_for_path)],
     path: str | None = None,
     select: list[str] | None = None,
     ignore: list[str] | None = None,
-    readiness: Literal["local", "remote"] = "local",
+    readiness: str = "local",
     today: str | None = None,
+    min_severity: str = "warning",
+    max_findings: int = tools.DEFAULT_MAX_FINDINGS,
+    include_coverage: bool = False,
 ) -> dict[str, Any]:
-    """Audit a knowledge repository or project and return the structured report.
-
-    path: a knowledge repository (holding projects/), a project directory or a
-    single-project repository; omitted: the console.yaml sources, else the server's
-    working directory. select/ignore: check or group names. readiness `remote` makes
-    uncommitted and unpushed context defects. today: YYYY-MM-DD (default: today).
-    """
-    return _answer(lambda: tools.check(path, select or (), ignore or (), readiness, today))
-
-
-def explain(name: str) -> str:
-    """What a check (or a group of checks) means, why it matters and how to fix it."""
-    return _answer(lambda: tools.explain(name))
-
-
-def status() -> dict[str, Any]:
-    """The cached corpus verdict (defects, warnings, projects, age), without auditing."""
-    return _answer(tools.status)
-
-
-@with_config(ConfigDict(extra="forbid"))
-class Overrides(TypedDict, total=False):
-    """The editor's gates (SPEC §4): each an explicit claim a person or agent makes, never a
-    default. Omitted ones stay closed."""
-
-    max_lines: int
-    allow_header_lag: bool
-    allow_stale_body: bool
-    state_reviewed: bool
-    allow_header_ahead: bool
+    """Audit a knowledge repository or project and return the structured report (the JSON
+    `context-doctor check --json` prints). Findings are cut to `max_findings` (defects
+    first) at or above `min_severity`, and coverage is left out unless `include_coverage`;
+    `omitted` says what was left out. `defects`, `warnings` and `ok` always count the whole
+    audit."""
+    return await _off_the_loop(  # type: ignore[no-any-return]
+        partial(
+            tools.check,
+            path,
+            select or (),
+            ignore or (),
+            readiness,
+            today,
+            min_severity=min_severity,
+            max_findings=max_findings,
+            include_coverage=include_coverage,
+            roots=_local(roots),
+        )
+    )
 
 
-def edit(
-    edits: list[dict[str, Any]], overrides: Overrides | None = None, dry_run: bool = False
+async def explain(name: str) -> str:
+    """What a check (or a group of checks) means, why it matters, how to fix it and what
+    skips it."""
+    return await _off_the_loop(partial(tools.explain, name))  # type: ignore[no-any-return]
+
+
+async def status() -> dict[str, Any]:
+    """The cached corpus verdict (defects, warnings, projects, age) from the last sweep or
+    whole-repository check, without auditing."""
+    return await _off_the_loop(tools.status)  # type: ignore[no-any-return]
+
+
+async def edit(
+    roots: Annotated[ListRootsResult, Resolve(_roots_for_edits)],
+    edits: list[dict[str, Any]],
+    overrides: dict[str, Any] | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Edit CONTEXT.md, REFERENCE.md or session logs through the fail-closed editor.
+    """Edit a project's context files through the fail-closed editor: CONTEXT.md,
+    REFERENCE.md, reference/*.md, sessions/*.md, CURRENT_STATE.json or the index.yaml beside
+    the project, inside the git repository the path names, nothing else. All edits are
+    applied in memory, gated once, and every file is written or none; a refusal is an error
+    naming its rule and the override that exists, if any. dry_run returns the diff and
+    writes nothing."""
+    return await _off_the_loop(  # type: ignore[no-any-return]
+        partial(tools.edit, edits, dry_run=dry_run, roots=_local(roots), **(overrides or {}))
+    )
 
-    edits: a list of {"op", "file", ...} objects, as in `context-doctor edit apply`:
-    set-field (field, value, whole_value), replace (anchor, replacement, count),
-    insert-before (anchor, text, count), delete-line (anchor, count). All are applied
-    in memory, gated once, and every file is written or none. A refusal is an error
-    naming its rule and the override that exists, if any; dry_run returns the diff.
-    """
-    return _answer(lambda: tools.edit(edits, dry_run=dry_run, **(overrides or {})))
 
-
-def log_add(
+async def log_add(
+    roots: Annotated[ListRootsResult, Resolve(_roots_for_project)],
     project: str,
     date: str,
     title: str,
     text: str = "",
     set_header: bool = False,
     today: str | None = None,
-    overrides: Overrides | None = None,
+    overrides: dict[str, Any] | None = None,
     dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Log a session: an entry `## DATE — TITLE` in PROJECT/sessions/YYYY-MM.md, in date order.
-
-    set_header also moves CONTEXT.md's Last session and the index's last_session to
-    DATE, in the same write. Refused: a date after today, a heading the file has.
-    """
-    return _answer(
-        lambda: tools.log_add(
+    """Log a session: an entry `## DATE — TITLE` in PROJECT/sessions/YYYY-MM.md, in date
+    order, inside the git repository the project lies in. set_header also moves CONTEXT.md's
+    Last session and the index's last_session to DATE, in the same write. Refused: a date
+    after today, a heading the file has."""
+    return await _off_the_loop(  # type: ignore[no-any-return]
+        partial(
+            tools.log_add,
             project,
             date,
             title,
@@ -117,17 +179,29 @@ def log_add(
             set_header=set_header,
             today=today,
             dry_run=dry_run,
+            roots=_local(roots),
             **(overrides or {}),
         )
     )
 
 
-READ_TOOLS: tuple[Callable[..., Any], ...] = (check, explain, status)
-WRITE_TOOLS: tuple[Callable[..., Any], ...] = (edit, log_add)
+_READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+_WRITES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
+READ_TOOLS: tuple[tuple[Callable[..., Awaitable[Any]], str], ...] = (
+    (check, "Audit context files"),
+    (explain, "Explain a check"),
+    (status, "Cached corpus verdict"),
+)
+WRITE_TOOLS: tuple[tuple[Callable[..., Awaitable[Any]], str], ...] = (
+    (edit, "Edit context files (fail-closed)"),
+    (log_add, "Log a session"),
+)
 
 
 class DoctorServer(MCPServer[Any]):
-    """An MCPServer that refuses unknown arguments (the SDK drops them silently)."""
+    """An MCPServer whose calls are validated against the published input schemas first."""
 
     def __init__(self, tool_list: list[Tool]) -> None:
         super().__init__(
@@ -137,25 +211,46 @@ class DoctorServer(MCPServer[Any]):
             tools=tool_list,
             log_level="WARNING",  # a refused call is an answer, not news for the client's log
         )
-        self._known = {tool.name: set(tool.parameters.get("properties", {})) for tool in tool_list}
+        self._schemas = {tool.name: tool.parameters for tool in tool_list}
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        known = self._known.get(name)
-        if known is not None:
-            unknown = sorted(set(arguments) - known)
-            if unknown:
-                raise ToolError(
-                    f"tool `{name}` takes no argument {', '.join(map(repr, unknown))}; "
-                    f"its arguments: {', '.join(sorted(known)) or 'none'}"
-                )
-        return await super().call_tool(name, arguments, context)
+        schema = self._schemas.get(name)
+        if schema is not None:
+            problem = first_problem(name, schema, arguments)
+            if problem is not None:
+                raise ToolError(problem)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(cause, ToolError | ArgumentProblem | ToolFailure):
+                # The SDK prefixes "Error executing tool NAME: "; the one line is ours.
+                raise ToolError(" ".join(str(cause).split())) from None
+            if type(error) is ToolError:
+                raise ToolError(" ".join(str(error).split())) from None
+            # An unexpected failure: one line that names it, never a bare "Error executing tool".
+            detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(error)
+            raise ToolError(
+                " ".join(f"`{name}` failed: internal error ({detail})".split())
+            ) from None
 
 
 def build(*, allow_writes: bool) -> DoctorServer:
     tool_list: list[Tool] = []
-    for function in READ_TOOLS + (WRITE_TOOLS if allow_writes else ()):
-        tool = Tool.from_function(function, structured_output=function is not explain)
-        tool.parameters["additionalProperties"] = False  # the schema says it too
+    chosen: Sequence[tuple[Callable[..., Awaitable[Any]], str]] = READ_TOOLS + (
+        WRITE_TOOLS if allow_writes else ()
+    )
+    for function, title in chosen:
+        name = function.__name__
+        tool = Tool.from_function(
+            function,
+            title=title,
+            annotations=_WRITES if (function, title) in WRITE_TOOLS else _READS,
+            structured_output=function is not explain,
+        )
+        tool.parameters = TOOL_SCHEMAS[name]()
+        if name == "check":
+            tool.fn_metadata.output_schema = check_output_schema()
         tool_list.append(tool)
     return DoctorServer(tool_list)
 

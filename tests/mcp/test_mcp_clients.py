@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from support import Doctor
+from support import Doctor, MakeRepo
 
 from context_doctor.mcp.clients import config_path
 
@@ -190,3 +190,77 @@ def test_the_registered_server_started_in_a_project_runs_none_of_its_code(
     finally:
         assert not marker.exists()
     assert tools == {"check", "explain", "status"}
+
+
+def test_vscode_keeps_its_servers_under_servers(home: Path, doctor: Doctor) -> None:
+    path = home / ".config/Code/User/mcp.json"
+    assert doctor("mcp", "install", "vscode").exit_code == 2  # VS Code not set up for this user
+    path.parent.mkdir(parents=True)
+    path.write_text('{"servers": {"other": {"type": "stdio", "command": "x"}}, "inputs": []}\n')
+    run = doctor("mcp", "install", "vscode")
+    assert run.exit_code == 0, run.stderr
+    config = json.loads(path.read_text())
+    assert "mcpServers" not in config
+    assert config["inputs"] == []
+    assert config["servers"]["other"] == {"type": "stdio", "command": "x"}
+    entry = config["servers"]["context-doctor"]
+    assert entry["type"] == "stdio"  # VS Code requires the type of a stdio server
+    assert entry["command"] == sys.executable
+    assert len(backups(path)) == 1
+    assert config_path("vscode", home=Path("/u"), platform="darwin") == Path(
+        "/u/Library/Application Support/Code/User/mcp.json"
+    )
+
+
+@pytest.mark.parametrize(
+    ("client", "relative", "key"),
+    [
+        ("claude-code", ".mcp.json", "mcpServers"),
+        ("cursor", ".cursor/mcp.json", "mcpServers"),
+        ("vscode", ".vscode/mcp.json", "servers"),
+    ],
+)
+def test_project_scope_writes_the_repositorys_shared_file(
+    home: Path, doctor: Doctor, make_repo: MakeRepo, client: str, relative: str, key: str
+) -> None:
+    root = make_repo({"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": {"README.md": "# kb\n"}}]})
+    (root / "sub").mkdir()
+    run = doctor("mcp", "install", client, "--scope", "project", cwd=root / "sub")
+    assert run.exit_code == 0, run.stderr
+    path = root / relative
+    entry = json.loads(path.read_text())[key]["context-doctor"]
+    assert entry["command"] == "context-doctor"  # portable: found on PATH, no venv path
+    assert entry["args"] == ["mcp"]
+    assert "env" not in entry  # nothing of this machine in a committed file
+    assert list(home.iterdir()) == []  # the user's own config is untouched
+    again = doctor("mcp", "install", client, "--scope", "project", cwd=root)
+    assert "already registered" in again.stdout
+    assert backups(path) == []
+
+
+def test_project_scope_refusals(home: Path, doctor: Doctor, tmp_path: Path) -> None:
+    desktop = doctor("mcp", "install", "claude-desktop", "--scope", "project", cwd=tmp_path)
+    assert desktop.exit_code == 2
+    assert "no project-level MCP configuration" in desktop.stderr
+    outside = doctor("mcp", "install", "cursor", "--scope", "project", cwd=tmp_path)
+    assert outside.exit_code == 2
+    assert "not inside a git repository" in outside.stderr
+    assert not (tmp_path / ".cursor").exists()
+
+
+def test_the_portable_entry_starts_a_working_server(
+    home: Path, doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = make_repo({"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": {"README.md": "# kb\n"}}]})
+    assert doctor("mcp", "install", "claude-code", "--scope", "project", cwd=root).exit_code == 0
+    entry = json.loads((root / ".mcp.json").read_text())["mcpServers"]["context-doctor"]
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    server = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env={**os.environ, "PATH": path}, cwd=root
+    )
+
+    async def names() -> set[str]:
+        async with Client(server) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    assert asyncio.run(asyncio.wait_for(names(), timeout=120)) == {"check", "explain", "status"}

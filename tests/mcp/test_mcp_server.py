@@ -228,3 +228,98 @@ def test_without_the_extra_the_server_says_how_to_install_it(
     assert run.exit_code == 2
     assert "pip install 'context-doctor[mcp]'" in run.stderr
     assert run.stderr.count("\n") == 1
+
+
+def test_tools_follow_the_protocols_conventions(tmp_path: Path) -> None:
+    async def body(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    listed = {tool.name: tool for tool in session(tmp_path, "--allow-writes", body=body)}
+    for name, tool in listed.items():
+        assert tool.title, name
+        assert tool.annotations is not None, name
+        writer = name in ("edit", "log_add")
+        assert tool.annotations.read_only_hint is not writer, name
+        assert tool.annotations.destructive_hint is writer, name
+        for parameter, schema in tool.input_schema.get("properties", {}).items():
+            assert schema.get("description"), f"{name}.{parameter}"
+    check = listed["check"]
+    assert check.output_schema is not None
+    assert check.output_schema["$id"].endswith("report.schema.json")
+    assert check.input_schema["properties"]["today"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
+    assert "context-budget" in check.input_schema["properties"]["select"]["items"]["enum"]
+    assert {"min_severity", "max_findings", "include_coverage"} <= set(
+        check.input_schema["properties"]
+    )
+
+
+def test_check_returns_what_the_agent_asked_for(make_repo: MakeRepo, tmp_path: Path) -> None:
+    over = CONTEXT + "".join(f"Line {n}.\n" for n in range(160))
+    root = make_repo(
+        corpus({"projects/fine/CONTEXT.md": over, "projects/fine/notes.md": "stray\n"})
+    )
+
+    async def body(client: Client) -> dict[str, Any]:
+        whole = {"path": str(root), "today": TODAY, "include_coverage": True}
+        return {
+            "whole": await client.call_tool("check", {**whole, "max_findings": 1000}),
+            "defects": await client.call_tool(
+                "check", {"path": str(root), "today": TODAY, "min_severity": "defect"}
+            ),
+            "none": await client.call_tool(
+                "check", {"path": str(root), "today": TODAY, "max_findings": 0}
+            ),
+        }
+
+    results = session(tmp_path, body=body)
+    whole = results["whole"].structured_content
+    assert "omitted" not in whole
+    assert whole["coverage"]
+    assert whole["warnings"] >= 1 and whole["defects"] >= 1
+    defects = results["defects"].structured_content
+    assert {f["severity"] for f in defects["findings"]} == {"defect"}
+    assert defects["omitted"]["findings"] == whole["warnings"]
+    assert f"{whole['warnings']} warning" in defects["omitted"]["why"]
+    assert defects["coverage"] == {}
+    assert "include_coverage=true" in defects["omitted"]["why"]
+    none = results["none"].structured_content
+    assert none["findings"] == []
+    assert none["omitted"]["findings"] == len(whole["findings"])
+    assert (none["defects"], none["warnings"], none["ok"]) == (
+        whole["defects"],
+        whole["warnings"],
+        whole["ok"],
+    )  # the verdict counts the whole audit
+
+
+def test_a_relative_path_resolves_against_the_clients_roots(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    from mcp_types import ListRootsResult, Root
+
+    root = make_repo(corpus())
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "context_doctor", "mcp"],
+        env=dict(os.environ),
+        cwd=tmp_path,  # not the repository: only the roots lead there
+    )
+
+    async def roots(context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=root.as_uri(), name="kb")])
+
+    async def run() -> dict[str, Any]:
+        async with Client(server, list_roots_callback=roots) as client:
+            return {
+                "relative": await client.call_tool(
+                    "check", {"path": "projects/fine", "today": TODAY}
+                ),
+                "missing": await client.call_tool("check", {"today": TODAY}),
+            }
+
+    results = asyncio.run(asyncio.wait_for(run(), timeout=120))
+    for name, result in results.items():
+        assert result.is_error is False, (name, text_of(result))
+        report = result.structured_content
+        assert report["projects_audited"] == 1, name
+        assert report["source_details"][0]["root"] == str(root), name
