@@ -223,7 +223,9 @@ def test_vscode_keeps_its_servers_under_servers(home: Path, doctor: Doctor) -> N
 def test_project_scope_writes_the_repositorys_shared_file(
     home: Path, doctor: Doctor, make_repo: MakeRepo, client: str, relative: str, key: str
 ) -> None:
-    root = make_repo({"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": {"README.md": "# kb\n"}}]})
+    root = make_repo(
+        {"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": {"README.md": "# kb\n"}}]}
+    )
     (root / "sub").mkdir()
     run = doctor("mcp", "install", client, "--scope", "project", cwd=root / "sub")
     assert run.exit_code == 0, run.stderr
@@ -251,7 +253,9 @@ def test_project_scope_refusals(home: Path, doctor: Doctor, tmp_path: Path) -> N
 def test_the_portable_entry_starts_a_working_server(
     home: Path, doctor: Doctor, make_repo: MakeRepo
 ) -> None:
-    root = make_repo({"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": {"README.md": "# kb\n"}}]})
+    root = make_repo(
+        {"commits": [{"date": "2026-06-01T10:00:00+00:00", "files": {"README.md": "# kb\n"}}]}
+    )
     assert doctor("mcp", "install", "claude-code", "--scope", "project", cwd=root).exit_code == 0
     entry = json.loads((root / ".mcp.json").read_text())["mcpServers"]["context-doctor"]
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
