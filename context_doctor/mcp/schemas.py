@@ -230,8 +230,7 @@ def log_add_input() -> dict[str, Any]:
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 200,
-                "pattern": r"^[^\r\n]+$",
-                "description": "the entry's title, one line",
+                "description": "the entry's title, one line (no line break)",
             },
             "text": {
                 "type": "string",

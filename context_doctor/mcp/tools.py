@@ -18,6 +18,7 @@ from typing import Any
 
 from context_doctor.errors import DoctorError
 from context_doctor.mcp.paths import PathRefused, resolve, writable_file, writable_project
+from context_doctor.model.text import LINE_BREAK
 from context_doctor.write import WriteRefused
 
 # The doctor's run state (module caches, the collector pause) is per process: one tool
@@ -298,6 +299,8 @@ def log_add(
 
     when = _day(day, "date")
     on = _day(today, "today")
+    if LINE_BREAK.search(title) or not title.strip():
+        raise ToolFailure("`title` must be one non-empty line")
     with _answering():
         month = log_path(Path("."), when).as_posix()
         directory = writable_project(project, roots, "project", month)
