@@ -184,3 +184,34 @@ def test_writes_land_only_in_files_the_editor_owns(make_repo: MakeRepo, tmp_path
     assert list((outside / "sessions").iterdir()) == []
     assert context.read_bytes() == before
     assert sorted(path.name for path in home.iterdir()) == [".bashrc", "notes"]
+
+
+def test_the_files_the_editor_owns(make_repo: MakeRepo) -> None:
+    import pytest
+
+    from context_doctor.mcp.paths import PathRefused, writable_file, writable_project
+
+    root = make_repo(corpus({"projects/fine/reference/api.md": "# API\n"}))
+    for owned in (
+        "projects/fine/CONTEXT.md",
+        "projects/fine/REFERENCE.md",
+        "projects/fine/reference/api.md",
+        "projects/fine/sessions/2026-06.md",
+        "projects/fine/CURRENT_STATE.json",
+        "projects/index.yaml",
+    ):
+        assert writable_file(owned, [root], "file") == root / owned
+    for foreign in (
+        "projects/fine/notes.md",
+        "projects/fine/sessions/README.md",
+        "projects/fine/sessions/deep/x.md",
+        "README.md",
+        ".git/config",
+    ):
+        with pytest.raises(PathRefused, match="not a file the editor owns"):
+            writable_file(foreign, [root], "file")
+    assert writable_project("projects/fine", [root], "project", "sessions/2026-07.md") == (
+        root / "projects/fine"
+    )
+    with pytest.raises(PathRefused, match="not a project directory"):
+        writable_project("projects", [root], "project", "sessions/2026-07.md")
