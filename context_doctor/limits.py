@@ -27,6 +27,10 @@ import stat
 from pathlib import Path
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_WRITE_TARGET_BYTES = 64 * 1024 * 1024
+"""The most the write path reads of a file it changes (a CONTEXT.md, a log, a journal, a
+client's config such as ``~/.claude.json``, which grows past 4 MiB in real use): bigger is
+one clear refusal, never a ``MemoryError`` (a journal linked to a 3 GiB file)."""
 MIN_YAML_NODES = 100_000
 
 
@@ -61,30 +65,43 @@ class NotRegularFile(OSError):
         super().__init__(errno.EINVAL, f"is {kind_of(mode)}, not a regular file")
 
 
-def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_limited(path: Path, limit: int = MAX_FILE_BYTES, *, follow: bool = True) -> bytes:
     """The file's bytes, never reading more than ``limit`` + 1 of them (``TooLarge`` if over).
 
     Plain ``os`` calls: a warm run reads every tier file (10,000 at 2,000 projects), and
     ``Path.open`` adds a file object, a buffer, an ``fstat`` and an ``isatty`` to each.
     Opened without blocking and refused (:class:`NotRegularFile`) unless it is a regular
-    file: a FIFO in the audited tree would otherwise hang the run on its first read.
+    file: a FIFO in the audited tree would otherwise hang the run on its first read, and a
+    link to ``/dev/zero`` would never end. ``follow=False`` refuses a link itself.
     """
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    if not follow:  # the final component may not be a link (ELOOP)
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     handle = os.open(path, flags)
     try:
         mode = os.fstat(handle).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegularFile(mode)
-        chunks: list[bytes] = []
-        total = 0
-        while total <= limit:
-            chunk = os.read(handle, min(limit + 1 - total, READ_CHUNK))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
+        return read_descriptor(handle, limit)
     finally:
         os.close(handle)
+
+
+def read_descriptor(handle: int, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the open file ``handle`` from its start, never more than ``limit`` + 1.
+
+    The one bounded reader: every read the doctor makes of a file ends here, through
+    :func:`read_limited` or the write path. Positional reads (``pread``): the handle's
+    offset is left alone. ``TooLarge`` past ``limit``.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = os.pread(handle, min(limit + 1 - total, READ_CHUNK), total)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
     if total > limit:
         raise TooLarge(limit)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -36,6 +36,7 @@ from typing import Any
 from context_doctor import __version__
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.findings import Finding, Severity, fingerprints
+from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.model.documents import Document
 from context_doctor.model.source import Corpus
 from context_doctor.model.suppression_comments import SuppressionComment
@@ -147,7 +148,9 @@ def read_baseline(path: Path) -> Baseline:
             "create it with `context-doctor check --write-baseline`",
         )
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(read_limited(path, MAX_WRITE_TARGET_BYTES).decode("utf-8"))
+    except TooLarge as error:
+        raise _baseline_error(path, str(error)) from error
     except OSError as error:
         raise _baseline_error(path, f"cannot be read ({error.strerror or error})") from error
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:

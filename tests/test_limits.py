@@ -7,6 +7,7 @@ the bounds existed, the 578-byte bomb ran for minutes.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -165,3 +166,112 @@ def test_read_limited_reads_whole_files_up_to_the_limit_and_refuses_past_it(
         read_limited(tmp_path)  # a directory
     with pytest.raises(OSError):
         read_limited(tmp_path / "missing")
+
+
+# -- round three: every read is bounded, not only the audit's (#30) ----------------------------
+
+PAST_THE_WRITE_BOUND = 65 * 1024 * 1024  # sparse: no disk, but a reader would load it all
+
+
+def grown(path: Path, size: int = PAST_THE_WRITE_BOUND) -> None:
+    """``path`` made ``size`` bytes long (a sparse tail of NULs after its text)."""
+    with path.open("r+b") as handle:
+        handle.truncate(size)
+
+
+def test_the_one_reader_refuses_a_device_and_a_fifo(tmp_path: Path) -> None:
+    link = tmp_path / "journal"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(OSError, match="is a device, not a regular file"):
+        read_limited(link)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="is a FIFO, not a regular file"):
+        read_limited(fifo)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [
+            "edit",
+            "set-field",
+            "projects/alpha/CONTEXT.md",
+            "--field",
+            "Status",
+            "--value",
+            "Paused",
+        ],
+        [
+            "edit",
+            "replace",
+            "projects/alpha/CONTEXT.md",
+            "--anchor",
+            "# Alpha",
+            "--replacement",
+            "# A",
+        ],
+        ["log", "add", "projects/alpha", "--date", "2026-06-10", "--title", "x", "--today", TODAY],
+    ],
+)
+def test_a_writer_refuses_a_target_past_the_bound_with_one_line(
+    make_repo: MakeRepo, command: list[str]
+) -> None:
+    month = "# Session Archive — June 2026\n\n## 2026-06-01 — Started\n\nBegun.\n"
+    root = make_repo(corpus({"projects/alpha/sessions/2026-06.md": month}))
+    target = "sessions/2026-06.md" if command[0] == "log" else "CONTEXT.md"
+    grown(root / "projects" / "alpha" / target)
+    before = (root / "projects" / "alpha" / target).stat()
+    done = subprocess.run(
+        [sys.executable, "-m", "context_doctor", *command],
+        cwd=root, capture_output=True, text=True, env=git_environment(),
+        timeout=GENEROUS_SECONDS, check=False,
+    )  # fmt: skip
+    assert done.returncode in (1, 2), done.stderr
+    assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr
+    assert "over 64 MiB" in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    after = (root / "projects" / "alpha" / target).stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+
+
+def test_a_journal_linked_to_dev_zero_is_refused_not_read(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus({}))
+    project = root / "projects" / "alpha"
+    (project / ".context-doctor-apply-0badc0de.journal").symlink_to("/dev/zero")
+    done = subprocess.run(
+        [sys.executable, "-m", "context_doctor", "edit", "recover", str(project)],
+        capture_output=True, text=True, env=git_environment(),
+        timeout=GENEROUS_SECONDS, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "is not a journal context-doctor wrote" in done.stderr
+    assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_baseline_past_the_bound_is_exit_2_naming_it(make_repo: MakeRepo) -> None:
+    root = make_repo(corpus({}))
+    baseline = root / "baseline.json"
+    baseline.write_text('{"context-doctor-baseline": 1, "findings": []}\n')
+    grown(baseline)
+    done = check("--source", str(root), "--baseline", str(baseline))
+    assert done.returncode == 2, done.stderr
+    assert "over 64 MiB" in done.stderr and str(baseline) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_fifo_where_the_report_cache_is_makes_status_say_so(tmp_path: Path) -> None:
+    cache = tmp_path / "last-report.json"
+    os.mkfifo(cache)
+    done = subprocess.run(
+        [sys.executable, "-m", "context_doctor", "status", "--cache", str(cache)],
+        capture_output=True, text=True, env=git_environment(),
+        timeout=GENEROUS_SECONDS, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert "is a FIFO, not a regular file" in output, output
+    assert "Traceback" not in output

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
+from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import USER_NAMED, WriteRefused, ensure_directory, write_file
 from context_doctor.yamlio import validator
 
@@ -41,8 +42,8 @@ def read_cached_report(path: Path) -> dict[str, Any]:
             "run `context-doctor check` over the console.yaml sources to write one",
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        data = json.loads(read_limited(path, MAX_WRITE_TARGET_BYTES).decode("utf-8"))
+    except (OSError, TooLarge, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise DoctorError(
             f"the cached report {path} is unreadable ({error.__class__.__name__})",
             "run `context-doctor check` again to rewrite it",

@@ -34,6 +34,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.git.repository import repository_for
 from context_doctor.git.run import run_git
 from context_doctor.interpreter import isolation_flags
+from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import (
     WriteRefused,
     default_mode,
@@ -240,7 +241,9 @@ def _current(target: Path) -> bytes | None:
     if target.is_symlink() or not target.is_file():
         return b""
     try:
-        return target.read_bytes()
+        return read_limited(target, MAX_WRITE_TARGET_BYTES)
+    except TooLarge as error:
+        raise DoctorError(f"the hook {target} {error}", "look at it by hand") from error
     except OSError as error:
         raise DoctorError(
             f"cannot read the hook {target}: {error.strerror or error}", "check its permissions"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from context_doctor.escape import escape_text
+from context_doctor.limits import NotRegularFile, TooLarge, read_limited
 
 if TYPE_CHECKING:
     import click
@@ -118,10 +119,14 @@ def read_status(cache: Path | None = None, now: datetime | None = None) -> Statu
         size = path.stat().st_size
         if size > MAX_BYTES:
             return Status(path, f"report cache {path} is over {MAX_BYTES} bytes; {REFRESH}")
-        with path.open("rb") as handle:
-            report = json.loads(handle.read(MAX_BYTES + 1).decode("utf-8"))
+        # Bounded, and never blocked on a FIFO planted where the cache should be.
+        report = json.loads(read_limited(path, MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return Status(path, "no report yet; run `context-doctor sweep` to write one")
+    except NotRegularFile as error:
+        return Status(path, f"report cache {path} {error.strerror}; {REFRESH}")
+    except TooLarge:
+        return Status(path, f"report cache {path} is over {MAX_BYTES} bytes; {REFRESH}")
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         return Status(
             path, f"report cache {path} unreadable ({error.__class__.__name__}); {REFRESH}"

@@ -25,6 +25,7 @@ from pathlib import Path
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import Repository
 from context_doctor.git.run import neutralised_filters, run_git
+from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import ensure_directory, write_file
 
 ZERO = "0" * 40
@@ -178,7 +179,7 @@ class PushRepository:
             if shallow.is_file():
                 # A shallow repository's grafted boundary travels with it, so the doctor
                 # sees the same shallowness here (exit 2 unless --allow-shallow).
-                write_file(git_dir / "shallow", shallow.read_bytes(), within=git_dir)
+                write_file(git_dir / "shallow", _read_shallow(shallow), within=git_dir)
             self._plumb(top, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
             self._plumb(top, "update-ref", f"refs/heads/{branch}", commit)
             # One step fills the temporary index and work tree, with the index's stat data
@@ -195,6 +196,16 @@ class PushRepository:
                 f"cannot check out the pushed tree (git {args[0]}: {said[0] if said else 'failed'})",
                 "run `git fsck` in the repository; a push the doctor cannot read is refused",
             )
+
+
+def _read_shallow(path: Path) -> bytes:
+    """The repository's list of shallow boundary commits, bounded like every read."""
+    try:
+        return read_limited(path, MAX_WRITE_TARGET_BYTES)
+    except (OSError, TooLarge) as error:
+        raise DoctorError(
+            f"cannot read {path} ({error})", "run `git fsck` in the repository"
+        ) from error
 
 
 def read_hook_input() -> str:

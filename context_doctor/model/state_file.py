@@ -31,7 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from context_doctor.limits import kind_of
+from context_doctor.limits import TooLarge, kind_of, read_limited
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
 from context_doctor.yamlio import validator
@@ -402,16 +402,13 @@ def without_block(raw: bytes) -> bytes:
 
 
 def _sha256_file(path: Path, transform: Callable[[bytes], bytes] | None = None) -> str | None:
+    # Bounded like every read (a 1 GiB file planted in a project was hashed in full), never
+    # blocked on a FIFO: a file past the bound has no hash, as an unreadable one.
     try:
-        if transform is not None:
-            return hashlib.sha256(transform(path.read_bytes())).hexdigest()
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            while chunk := handle.read(_HASH_CHUNK):
-                digest.update(chunk)
-        return digest.hexdigest()
-    except OSError:
+        data = read_limited(path)
+    except (OSError, TooLarge):
         return None
+    return hashlib.sha256(transform(data) if transform is not None else data).hexdigest()
 
 
 def markdown_files(directory: Path) -> list[str]:

@@ -59,6 +59,7 @@ from pathlib import Path
 
 from context_doctor.contain import inside
 from context_doctor.errors import DoctorError
+from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_descriptor
 
 LOCK_TIMEOUT_SECONDS = 30.0
 UPDATE_ATTEMPTS = 5
@@ -123,6 +124,11 @@ def _snapshot_at(directory: int, path: Path) -> FileSnapshot:
     try:
         status = os.fstat(handle)
         data = _read_all(handle)
+    except TooLarge as error:
+        raise DoctorError(
+            f"{path} {error} when it changes a file: nothing was written",
+            "shorten or split it by hand (or archive it), then rerun",
+        ) from error
     except OSError as error:
         raise _read_error(path, error) from error
     finally:
@@ -171,15 +177,30 @@ def _is_link(directory: int, name: str) -> bool:
         return False
 
 
-def _read_all(handle: int) -> bytes:
+def _read_all(handle: int, limit: int = MAX_WRITE_TARGET_BYTES) -> bytes:
+    """The file's bytes, bounded (:func:`~context_doctor.limits.read_descriptor`)."""
+    return read_descriptor(handle, limit)
+
+
+def _prefix(handle: int, size: int) -> bytes:
+    """The first ``size`` bytes of the open file (fewer when it is shorter)."""
     chunks: list[bytes] = []
-    offset = 0
-    while True:
-        chunk = os.pread(handle, _CHUNK, offset)
+    total = 0
+    while total < size:
+        chunk = os.pread(handle, min(size - total, _CHUNK), total)
         if not chunk:
-            return b"".join(chunks)
+            break
         chunks.append(chunk)
-        offset += len(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def _same_bytes(handle: int, expected: bytes) -> bool:
+    """Whether the open file holds exactly ``expected`` (read no further than one byte past)."""
+    try:
+        return read_descriptor(handle, len(expected)) == expected
+    except TooLarge:
+        return False
 
 
 def _read_error(path: Path, error: OSError) -> DoctorError:
@@ -394,8 +415,7 @@ def _fsync_directory(directory: int) -> None:
 
 def _confirm(path: Path, temporary: _Temporary, data: bytes, directory: int) -> None:
     """Re-read what was written. If another writer replaced the file after us, theirs wins."""
-    written = _read_all(temporary.fd)
-    if written[: len(data)] != data:
+    if _prefix(temporary.fd, len(data)) != data:
         raise WriteRefused(
             "not-on-disk",
             f"{path} does not hold what was just written to it; check the disk",
@@ -451,7 +471,7 @@ def _replace_locked(directory: int, snapshot: FileSnapshot, new_data: bytes) -> 
     old = _open_target(directory, path)
     try:
         status = os.fstat(old)
-        if _identity(status) != snapshot.identity or _read_all(old) != snapshot.data:
+        if _identity(status) != snapshot.identity or not _same_bytes(old, snapshot.data):
             raise _changed(path)
         _require_writable(path, status)
         try:
@@ -485,7 +505,10 @@ def _replace_locked(directory: int, snapshot: FileSnapshot, new_data: bytes) -> 
         # An appender that opened the file before the rename writes into the replaced copy:
         # let it finish, then carry what it wrote over.
         _wait_for_other_writers(old)
-        late = _read_all(old)
+        try:
+            late = _read_all(old)
+        except TooLarge:
+            late = b""  # grown past the bound meanwhile: not an append we can carry over
     finally:
         os.close(old)
     if late != snapshot.data:

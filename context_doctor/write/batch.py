@@ -30,6 +30,7 @@ from typing import Any
 
 from context_doctor.contain import inside
 from context_doctor.errors import DoctorError
+from context_doctor.limits import TooLarge, read_limited
 from context_doctor.write.atomic import (
     FileSnapshot,
     WriteRefused,
@@ -41,9 +42,9 @@ from context_doctor.write.atomic import (
     _locked_directory,
     _open_target,
     _parent,
-    _read_all,
     _require_within,
     _require_writable,
+    _same_bytes,
     _snapshot_at,
     _write_error,
     default_mode,
@@ -54,6 +55,7 @@ from context_doctor.write.atomic import (
 _JOURNAL = re.compile(r"^\.context-doctor-apply-([0-9a-f]{8})\.journal$")
 _STAGED_MARK = "context-doctor-apply"
 JOURNAL_VERSION = 1
+MAX_JOURNAL_BYTES = 1 << 20
 
 
 _LEFTOVER = re.compile(
@@ -186,9 +188,8 @@ def _check_planned(handles: dict[str, int], planned: PlannedFile) -> int:
     handle = _open_target(directory, planned.path)
     try:
         status = os.fstat(handle)
-        if (
-            _identity(status) != planned.snapshot.identity
-            or _read_all(handle) != planned.snapshot.data
+        if _identity(status) != planned.snapshot.identity or not _same_bytes(
+            handle, planned.snapshot.data
         ):
             raise _changed(planned.path)
         _require_writable(planned.path, status)
@@ -298,8 +299,10 @@ def _read_journal(path: Path) -> dict[str, Any]:
         "look at the files it names, then remove it",
     )
     try:
-        data = json.loads(path.read_bytes()[: 1 << 20])
-    except (OSError, ValueError) as error:
+        # Bounded and never through a link or into a FIFO: a journal is the doctor's own
+        # few lines, and one committed to a hostile repository may point at /dev/zero.
+        data = json.loads(read_limited(path, MAX_JOURNAL_BYTES, follow=False))
+    except (OSError, ValueError, TooLarge) as error:
         raise problem from error
     if (
         not isinstance(data, dict)
