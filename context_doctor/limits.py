@@ -32,6 +32,13 @@ MAX_WRITE_TARGET_BYTES = 64 * 1024 * 1024
 client's config such as ``~/.claude.json``, which grows past 4 MiB in real use): bigger is
 one clear refusal, never a ``MemoryError`` (a journal linked to a 3 GiB file)."""
 MIN_YAML_NODES = 100_000
+MAX_FRONTMATTER_BYTES = 64 * 1024
+"""The most frontmatter the careful (pure-Python, round-trip) YAML parser is given: a real
+block is a few hundred bytes, and that parser spends seconds on a hostile 1 MiB one (a
+1.6 MiB broken-YAML memory took over 30 s). Past it the block is refused unparsed."""
+MAX_RESCUED_ENTRIES = 64
+"""The most top-level entries of a broken frontmatter block parsed one by one (Bastra's
+rescue); the rest are dropped unparsed, so each file's YAML work stays bounded."""
 
 
 class TooLarge(Exception):

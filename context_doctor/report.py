@@ -10,7 +10,7 @@ from typing import Any
 
 from context_doctor import __version__
 from context_doctor.escape import clean_json
-from context_doctor.findings import Finding, Severity
+from context_doctor.findings import Finding, Fix, Severity
 from context_doctor.model.secrets import scrub
 
 
@@ -240,6 +240,15 @@ class Report:
         }
 
 
+def _fix_carries(fix: Fix, values: set[str]) -> bool:
+    """Whether the fix's target or any text it writes (``fix.edits[].text``, an index
+    value) holds one of the secrets ``values``."""
+    texts = [fix.path]
+    for edit in fix.to_json()["edits"]:
+        texts += [str(value) for value in edit.values()]
+    return any(scrub(text, values) != text for text in texts)
+
+
 def redacted(report: Report, secrets: Iterable[str]) -> Report:
     """``report`` with every quote of a secret in ``secrets`` redacted (issue #23 item 3).
 
@@ -254,7 +263,13 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
     findings = []
     for finding in report.findings:
         fix = finding.fix
-        if fix is not None:
+        remedy = scrub(finding.remedy, values)
+        if fix is not None and _fix_carries(fix, values):
+            # What a fix writes cannot be redacted (`--fix` would write the redaction), so a
+            # fix that would copy a detected secret is not offered at all, and says so.
+            fix = None
+            remedy += " (no automatic fix: it would copy a detected secret)"
+        elif fix is not None:
             fix = replace(fix, description=scrub(fix.description, values))
         findings.append(
             replace(
@@ -263,7 +278,7 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
                 project=scrub(finding.project, values) if finding.project else finding.project,
                 path=scrub(finding.path, values),
                 message=scrub(finding.message, values),
-                remedy=scrub(finding.remedy, values),
+                remedy=remedy,
                 fix=fix,
             )
         )

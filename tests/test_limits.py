@@ -275,3 +275,36 @@ def test_a_fifo_where_the_report_cache_is_makes_status_say_so(tmp_path: Path) ->
     output = done.stdout + done.stderr
     assert "is a FIFO, not a regular file" in output, output
     assert "Traceback" not in output
+
+
+def hostile_memory(entries: int = 40_000) -> bytes:
+    """A vault memory whose frontmatter is ~1.6 MiB of YAML libyaml refuses: every entry an
+    unclosed flow sequence, so the careful parser and the rescue would be handed all of it."""
+    block = "".join(f"field_{n:05}: [never closed {n}, and more text\n" for n in range(entries))
+    return f"---\ntype: fact\n{block}---\nThe body.\n".encode()
+
+
+def test_the_yaml_work_on_a_hostile_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The careful (pure-Python) parser is the slow one: count what it is handed, never time it.
+    from context_doctor.freshness import frontmatter
+    from context_doctor.limits import MAX_FRONTMATTER_BYTES
+    from context_doctor.vault import memory
+
+    handed: list[int] = []
+    real = memory.lenient_loader
+
+    class Counting:
+        def __init__(self) -> None:
+            self.loader = real()
+
+        def load(self, text: str) -> Any:
+            handed.append(len(text))
+            return self.loader.load(text)
+
+    monkeypatch.setattr(memory, "lenient_loader", Counting)
+    monkeypatch.setattr(frontmatter, "lenient_loader", Counting)
+    raw = hostile_memory()
+    assert len(raw) > 1_500_000
+    facts = memory.memory_facts_of_bytes(raw, "hostile.md")
+    assert facts is not None
+    assert sum(handed) <= 2 * MAX_FRONTMATTER_BYTES, (len(handed), sum(handed))

@@ -305,3 +305,48 @@ def test_no_output_or_cache_quotes_a_secret_found_in_a_memory_vault(
     for cached in (root / ".git" / "context-doctor").rglob("*"):
         if cached.is_file():
             assert_clean(cached.read_bytes(), str(cached))
+
+
+def test_a_fix_that_would_copy_a_secret_is_redacted_from_every_output_and_store(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    # A topic named after a token (pasted into its file name and its text) is not linked from
+    # REFERENCE.md: reference-index-orphan's fix would append a link holding the token.
+    topic = f"projects/alpha/reference/deploy-{TOKEN}.md"
+    root = make_repo(
+        {
+            "commits": [
+                {
+                    "date": "2026-06-18T10:00:00+00:00",
+                    "files": {
+                        "projects/index.yaml": "projects:\n  - id: alpha\n    status: active\n"
+                        "    last_session: 2026-06-18\n",
+                        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n"
+                        "**Last session:** 2026-06-18\n\nSee [REFERENCE.md](REFERENCE.md).\n",
+                        "projects/alpha/REFERENCE.md": "# Alpha — Reference\n\nStable facts.\n",
+                        topic: f"# Deploy\n\nThe key is {TOKEN}.\n",
+                    },
+                }
+            ]
+        }
+    )
+    last = tmp_path / "last-report.json"
+    written = tmp_path / "out.json"
+    for attempt in ("audited", "from the cache"):
+        args = ["check", "--source", str(root), "--today", TODAY, "--report-cache", str(last)]
+        run = doctor(*args, "--json", "-o", str(written))
+        assert run.exit_code == 1, run.stderr
+        printed = doctor(*args, "--json")
+        [orphan] = printed.findings("reference-index-orphan")
+        assert orphan["fix"] is None
+        assert "it would copy a detected secret" in orphan["remedy"]
+        assert_clean(printed.stdout, f"json ({attempt})")
+        assert_clean(written.read_bytes(), f"-o ({attempt})")
+    assert_clean(last.read_bytes(), "last-report.json")
+    # The second attempt above is replayed from the store: what it keeps is clean. (The caches
+    # key files by their names, which the work tree and git's own trees hold anyway.)
+    reference = root / "projects" / "alpha" / "REFERENCE.md"
+    before = reference.read_bytes()
+    fixed = doctor("check", "--source", str(root), "--today", TODAY, "--fix", "--unsafe-fixes")
+    assert fixed.exit_code in (0, 1), fixed.stderr
+    assert reference.read_bytes() == before

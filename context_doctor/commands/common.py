@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import re
 import sys
 import traceback
@@ -56,6 +58,16 @@ def _show_debug_lines() -> logging.Handler:
     return handler
 
 
+def too_long(error: OSError) -> DoctorError:
+    """The one line for a path the system refuses as too long (a 300-byte name, 3,000 parts)."""
+    name = os.fsdecode(error.filename) if isinstance(error.filename, str | bytes) else ""
+    shown = name if len(name) <= 80 else f"{name[:60]}…({len(name)} characters)"
+    return DoctorError(
+        f"a path is too long for this system{f': {shown}' if shown else ''}",
+        "name a shorter path (each name at most 255 bytes, the whole path at most 4,096)",
+    )
+
+
 @contextmanager
 def guarded(
     as_json: bool,
@@ -91,6 +103,8 @@ def guarded(
     except Exception as error:
         if debug:
             traceback.print_exc()
+        if isinstance(error, OSError) and error.errno == errno.ENAMETOOLONG:
+            _fail(too_long(error), as_json, output_format, output_file)
         _fail(
             DoctorError(
                 f"internal error: {error.__class__.__name__}: {error}",

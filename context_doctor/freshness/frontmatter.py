@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
-from context_doctor.limits import yaml_node_limit
+from context_doctor.limits import MAX_FRONTMATTER_BYTES, yaml_node_limit
 from context_doctor.model.text import BOM, lines_with_ends
 from context_doctor.yamlio import (
     RecursiveYaml,
@@ -100,6 +100,11 @@ def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
     if parts is None:
         return None, None
     head, block, _ = parts
+    if len(block) > MAX_FRONTMATTER_BYTES:
+        return None, (
+            f"the frontmatter is over {MAX_FRONTMATTER_BYTES // 1024} KiB, the most the doctor "
+            "parses: refused unread"
+        )
     if nesting_depth(block, MAX_DEPTH) > MAX_DEPTH:
         return None, f"the frontmatter nests more than {MAX_DEPTH} levels deep: refused unread"
     try:

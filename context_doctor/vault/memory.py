@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from context_doctor.freshness.frontmatter import MAX_DEPTH, read_frontmatter, split_frontmatter
-from context_doctor.limits import yaml_node_limit
+from context_doctor.limits import MAX_FRONTMATTER_BYTES, MAX_RESCUED_ENTRIES, yaml_node_limit
 from context_doctor.model.documents import decode
 from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
 from context_doctor.model.text import lines as split_lines
@@ -245,10 +245,16 @@ def rescue(block: str) -> tuple[dict[str, Any], list[str]]:
     parsed alone; returns (data, the fields it drops)."""
     data: dict[str, Any] = {}
     dropped: list[str] = []
+    parsed_entries = parsed_bytes = 0  # the YAML work is bounded per file (SECURITY.md)
     for entry in _entries(block):
         if not entry.strip():
             continue
         field = entry.split(":", 1)[0].strip() or "(unknown)"
+        parsed_entries += 1
+        parsed_bytes += len(entry)
+        if parsed_entries > MAX_RESCUED_ENTRIES or parsed_bytes > MAX_FRONTMATTER_BYTES:
+            dropped.append(field)  # past the bound: not parsed
+            continue
         if nesting_depth(entry, MAX_DEPTH) > MAX_DEPTH:
             dropped.append(field)  # refused unread, as read_frontmatter refuses the block
             continue

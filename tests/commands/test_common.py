@@ -56,3 +56,30 @@ def test_the_lines_are_plain_logging_records(
         doctor("check", str(root), "--today", TODAY)
     assert any("ignored" in record.getMessage() for record in caplog.records)
     assert {record.name for record in caplog.records} == {"context_doctor.cache"}
+
+
+# -- round three: an over-long path is exit 2 with one line (#30) ---------------------------
+
+
+@pytest.mark.parametrize("shape", ["a 300-byte name", "3,000 parts"])
+@pytest.mark.parametrize("command", ["check", "edit", "log"])
+def test_an_over_long_path_is_exit_2_with_one_line(
+    make_repo: MakeRepo, doctor: Doctor, shape: str, command: str
+) -> None:
+    files = {"projects/alpha/CONTEXT.md": "# Alpha\n"}
+    root = make_repo({"commits": [{"date": "2026-06-01T09:00:00+00:00", "files": files}]})
+    long = (
+        root / "projects" / ("x" * 300)
+        if shape == "a 300-byte name"
+        else root.joinpath(*["a"] * 3_000)
+    )
+    arguments = {
+        "check": ["check", str(long), "--today", "2026-06-10"],
+        "edit": ["edit", "set-field", str(long / "CONTEXT.md"), "--field", "Phase", "--value", "x"],
+        "log": ["log", "add", str(long), "--date", "2026-06-09", "--title", "x"],
+    }[command]
+    run = doctor(*arguments)
+    assert run.exit_code == 2, run.stdout + run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert "internal error" not in run.stderr
+    assert "too long" in run.stderr

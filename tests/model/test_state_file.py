@@ -19,6 +19,7 @@ from context_doctor.model.state_file import (
     content_hashes,
     find_block,
     lexical_inside,
+    markdown_files,
     read_state,
     render_block,
     resolve_plan,
@@ -221,3 +222,40 @@ def test_anything_in_the_state_file_is_a_reading_never_an_exception(
     reading = read_state(write(tmp_path, data))
     assert reading.present
     assert reading.valid or reading.unreadable or reading.problems
+
+
+# -- round three: no walk recurses (#30) ---------------------------------------------------
+
+NESTED_LEVELS = 1_100
+
+
+def _remove_nested(top: Path, levels: int) -> None:
+    """Remove the nested chain deepest first: pytest's own cleanup recurses once per level."""
+    for depth in range(levels, 0, -1):
+        deepest = top.joinpath(*["d"] * depth)
+        for entry in deepest.iterdir():
+            entry.unlink()
+        deepest.rmdir()
+
+
+@pytest.fixture
+def deeply_nested(tmp_path: Path) -> Any:
+    project = tmp_path / "alpha"
+    deepest = project
+    project.mkdir()
+    for _ in range(NESTED_LEVELS):  # one level at a time: makedirs recurses too
+        deepest = deepest / "d"
+        deepest.mkdir()
+    (deepest / "notes.md").write_text("# Deep\n", encoding="utf-8")
+    (project / "CONTEXT.md").write_text("# Alpha\n", encoding="utf-8")
+    yield project
+    _remove_nested(project, NESTED_LEVELS)
+
+
+def test_the_state_file_walk_reaches_1100_nested_folders_without_recursing(
+    deeply_nested: Path,
+) -> None:
+    found = markdown_files(deeply_nested)
+    assert found == ["CONTEXT.md", "/".join(["d"] * NESTED_LEVELS) + "/notes.md"]
+    hashes = content_hashes(deeply_nested, None)
+    assert set(hashes) == set(found)
