@@ -134,7 +134,8 @@ def test_a_cache_that_is_a_directory_is_one_line(doctor: Doctor, tmp_path: Path)
 
 def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
     # A session-start hook pays only for what the line needs: no audit, no git, no schema,
-    # not even click (#32).
+    # not even click (#32); the one bounded reader (limits.py, standard library only, #30)
+    # keeps a FIFO where the cache is from hanging it.
     script = (
         "import sys\n"
         "sys.argv = ['context-doctor', 'status']\n"
@@ -151,7 +152,7 @@ def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
     assert line.startswith("context: ")
     assert result == (
         "0 ['context_doctor', 'context_doctor.cli', 'context_doctor.commands', "
-        "'context_doctor.commands.status', 'context_doctor.escape']"
+        "'context_doctor.commands.status', 'context_doctor.escape', 'context_doctor.limits']"
     )
 
 
