@@ -100,13 +100,13 @@ def read_frontmatter(text: str) -> tuple[Frontmatter | None, str | None]:
     if parts is None:
         return None, None
     head, block, _ = parts
+    if nesting_depth(block, MAX_DEPTH) > MAX_DEPTH:
+        return None, f"the frontmatter nests more than {MAX_DEPTH} levels deep: refused unread"
     if len(block) > MAX_FRONTMATTER_BYTES:
         return None, (
             f"the frontmatter is over {MAX_FRONTMATTER_BYTES // 1024} KiB, the most the doctor "
             "parses: refused unread"
         )
-    if nesting_depth(block, MAX_DEPTH) > MAX_DEPTH:
-        return None, f"the frontmatter nests more than {MAX_DEPTH} levels deep: refused unread"
     try:
         data = lenient_loader().load(block)
     except YAMLError as error:
