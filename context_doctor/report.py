@@ -10,7 +10,7 @@ from typing import Any
 
 from context_doctor import __version__
 from context_doctor.escape import clean_json
-from context_doctor.findings import Finding, Fix, Severity
+from context_doctor.findings import Finding, Severity
 from context_doctor.model.secrets import scrub
 
 
@@ -240,9 +240,12 @@ class Report:
         }
 
 
-def _fix_carries(fix: Fix, values: set[str]) -> bool:
-    """Whether the fix's target or any text it writes (``fix.edits[].text``, an index
-    value) holds one of the secrets ``values``."""
+def _fix_carries(finding: Finding, values: set[str]) -> bool:
+    """Whether the finding's fix targets or writes (``fix.edits[].text``, an index value)
+    one of the secrets ``values``."""
+    fix = finding.fix
+    if fix is None:
+        return False
     texts = [fix.path]
     for edit in fix.to_json()["edits"]:
         texts += [str(value) for value in edit.values()]
@@ -264,7 +267,7 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
     for finding in report.findings:
         fix = finding.fix
         remedy = scrub(finding.remedy, values)
-        if fix is not None and _fix_carries(fix, values):
+        if _fix_carries(finding, values):
             # What a fix writes cannot be redacted (`--fix` would write the redaction), so a
             # fix that would copy a detected secret is not offered at all, and says so.
             fix = None
