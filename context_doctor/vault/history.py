@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from context_doctor.git.history import is_shallow
 from context_doctor.git.repository import Repository
@@ -59,6 +60,42 @@ class VaultHistory:
     unaudited: list[Unaudited] = field(default_factory=list)
     unverified_log: Counter[str] = field(default_factory=Counter)
     unverified_changes: Counter[str] = field(default_factory=Counter)
+
+
+class HistoryRecord(NamedTuple):
+    """A :class:`VaultHistory` as the cache keeps it (keyed by HEAD: commits never change)."""
+
+    reason: str | None
+    log_commits: int
+    memory_changes: int
+    rewrites: list[Rewrite]
+    unaudited: list[Unaudited]
+    unverified_log: dict[str, int]
+    unverified_changes: dict[str, int]
+
+
+def history_record(history: VaultHistory) -> HistoryRecord:
+    return HistoryRecord(
+        history.reason,
+        history.log_commits,
+        history.memory_changes,
+        history.rewrites,
+        history.unaudited,
+        dict(history.unverified_log),
+        dict(history.unverified_changes),
+    )
+
+
+def history_of_record(record: HistoryRecord) -> VaultHistory:
+    return VaultHistory(
+        record.reason,
+        record.log_commits,
+        record.memory_changes,
+        list(record.rewrites),
+        list(record.unaudited),
+        Counter(record.unverified_log),
+        Counter(record.unverified_changes),
+    )
 
 
 @dataclass

@@ -22,11 +22,18 @@ from typing import Any
 import msgspec
 
 from context_doctor.cache.store import Entries, Store, cache_key, decode_entry
+from context_doctor.git.history import head_commit, is_shallow
 from context_doctor.git.repository import Repository
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.vault.audit_log import AuditEntry, AuditLog, LogRecord, read_audit_log
 from context_doctor.vault.floors import Floors, read_floors
-from context_doctor.vault.history import VaultHistory, read_vault_history
+from context_doctor.vault.history import (
+    HistoryRecord,
+    VaultHistory,
+    history_of_record,
+    history_record,
+    read_vault_history,
+)
 from context_doctor.vault.memory import (
     EMPTY,
     MEMORY,
@@ -267,8 +274,23 @@ class Vault:
     @cached_property
     def history(self) -> VaultHistory:
         """The vault's trail through git (one history pass; ``reason`` when there is none)."""
-        prefix = self.rel(self.root) if self.repository is not None else ""
-        return read_vault_history(self.repository, prefix)
+        repository, store = self.repository, self.store
+        if repository is None:
+            return read_vault_history(None, "")
+        prefix = self.rel(self.root)
+        head = head_commit(repository) if store is not None else None
+        if store is None or head is None:
+            return read_vault_history(repository, prefix)
+        # Commits never change: the trail read at this HEAD is the trail at this HEAD.
+        shallow = "shallow" if is_shallow(repository) else "complete"
+        name = "vault-history-" + hashlib.blake2b(prefix.encode(), digest_size=8).hexdigest()
+        key = cache_key(store.code, "vault-history", prefix, head, shallow)
+        known = store.read(name + ".msgpack", key, HistoryRecord)
+        if known is not None:
+            return history_of_record(known)
+        history = read_vault_history(repository, prefix)
+        store.write(name + ".msgpack", key, history_record(history))
+        return history
 
     # -- floors ---------------------------------------------------------------
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from support import Doctor, MakeRepo, commit_files, git, run_git
 from test_memory_vault import vault_audit
 from vault_support import LOG, clean_vault_files, entry, log, memory, vault_scenario
+
+from context_doctor.vault import model
 
 CLEAN = clean_vault_files()
 ROLLBACK = "memories/all-projects/deployment-rollback-window.md"
@@ -151,3 +154,25 @@ def test_a_vault_in_a_subdirectory_beside_projects(doctor: Doctor, make_repo: Ma
     assert found["path"] == f"vault/{ROLLBACK}"
     assert run.findings("audit-log-rewritten") == []
     assert run.json["coverage"]["audit-log-rewritten"]["examined"] == 1
+
+
+def test_the_trail_read_at_a_head_is_kept_until_head_moves(
+    doctor: Doctor, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = base(make_repo)
+    tidied = CLEAN[LOG].replace('"reason": "the user asked to keep this"', '"reason": "tidied"', 1)
+    commit_files(root, {LOG: tidied}, "tidy the log")
+    cold = vault_audit(doctor, root)
+    assert cold.findings("audit-log-rewritten")
+
+    def unread(*args: object) -> None:
+        raise AssertionError("the trail was read again at the same HEAD")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(model, "read_vault_history", unread)
+        warm = vault_audit(doctor, root)
+    assert warm.json["findings"] == cold.json["findings"]
+    assert warm.json["coverage"] == cold.json["coverage"]
+    commit_files(root, {LOG: tidied + log(entry("x", "create", number=8))}, "append")
+    moved = vault_audit(doctor, root)
+    assert moved.json["coverage"]["audit-log-rewritten"]["examined"] == 3
