@@ -15,10 +15,19 @@ import os
 from pathlib import Path
 
 from context_doctor.cache.store import Store
+from context_doctor.config import find_config, validate_config
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.grades import discover_files
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.repository import repository_for, repository_or_none
+from context_doctor.git.repository import (
+    Repository,
+    origin_name,
+    repository_for,
+    repository_or_none,
+)
+from context_doctor.layouts import Layout
+from context_doctor.layouts.declared import declared_layout
+from context_doctor.layouts.detect import detect, shapes_sentence
 from context_doctor.model.index import load_index
 from context_doctor.model.project import Project
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
@@ -90,21 +99,82 @@ def _vault(
 
 
 def _source_for_directory(path: Path, what: str) -> Source:
-    """A directory holding ``projects/`` or, failing that, a top-level ``CONTEXT.md``."""
+    """A directory's layout: declared, else ``projects/``, else detected (SPEC §10)."""
+    declared = _declared(path)
+    if declared is not None:
+        return declared
     if (path / DEFAULT_PROJECTS_DIR).is_dir():
         return _source(path.name, path, DEFAULT_PROJECTS_DIR)
-    if (path / "CONTEXT.md").is_file():
-        return _project_source(path, what)
+    detected = detect(path)
+    if detected is not None:
+        return _layout_source(path, detected, repository_for(path))
     if next(discover_files(path), None) is not None:
         # SPEC §3: nothing to audit is no project *and* no graded file.
         source = _source(path.name, path, DEFAULT_PROJECTS_DIR)
         source.grades_only = True
         return source
-    raise DoctorError(
-        f"{what} {path} holds neither a projects/ directory, a CONTEXT.md nor a file declaring "
-        "`convention: pai-freshness-v1`",
-        "point at a knowledge repository root, one project directory, or a tree of graded files",
+    raise no_layout_error(path, what)
+
+
+def no_layout_error(path: Path, what: str) -> DoctorError:
+    """Exit 2 for a directory no layout matches, listing the shapes detection looked for."""
+    # `what` is not in the message: `check --project PATH` says what `check PATH` says.
+    return DoctorError(
+        f"{path} matches no layout: it holds none of {shapes_sentence()}; nor a "
+        "file declaring `convention: pai-freshness-v1`",
+        "declare where the working memory is (`[layout]` in context-doctor.toml, e.g. "
+        '`context = "docs/NOTES.md"`; `context-doctor layout PATH` shows what it sees), or '
+        "point at a knowledge repository root or one project directory",
     )
+
+
+# A `--config` the user named for this run: its `[layout]` applies to every source.
+_explicit_config: list[Path] = []
+
+
+def _declared(path: Path) -> Source | None:
+    """The source of a ``[layout]`` declared in the configuration ``path`` finds, if any."""
+    repository = repository_or_none(path)
+    if repository is None:
+        return None
+    layout = declared_for(path, repository, _explicit_config[0] if _explicit_config else None)
+    if layout is None:
+        return None
+    return _layout_source(repository.toplevel, layout, repository)
+
+
+def declared_for(path: Path, repository: Repository, config: Path | None) -> Layout | None:
+    """The ``[layout]`` of ``config``, else of the nearest config at or above ``path``."""
+    found = find_config(_up_to(path, repository.toplevel), config)
+    if found is None:
+        return None
+    origin, data = found
+    validate_config(data, str(origin))
+    return declared_layout(data, origin, repository.toplevel)
+
+
+def _layout_source(root: Path, layout: Layout, repository: Repository) -> Source:
+    """A source built from ``layout``: one project, or one per ``*`` match."""
+    folder = layout.projects_folder
+    if not folder:
+        source = Source(root.name, root, None, repository, given_layout=layout)
+        source.named_by_project = True
+        return source
+    return Source(root.name, root, folder, repository, given_layout=layout)
+
+
+def single_project_id(
+    layout: Layout, repository: Repository, identity: str | None, root: Path | None = None
+) -> str:
+    """A single project's id (SPEC §10): ``[layout] name``, else the pushing repository's
+    identity (the pre-push hook), else the ``origin`` remote's name, else the top folder's.
+
+    Never the folder a checkout happens to sit in when anything steadier is known, so a
+    baseline or suppression written in one clone holds in every clone and in the hook.
+    """
+    if root is not None and root != repository.toplevel:
+        return layout.name or root.name  # a folder inside the repository: its own name
+    return layout.name or identity or origin_name(repository) or repository.toplevel.name
 
 
 def _source_for_path(path: Path, what: str) -> Source:
@@ -114,7 +184,7 @@ def _source_for_path(path: Path, what: str) -> Source:
     project holding it; a file in a source but in no project audits that source.
     """
     if path.is_dir() and (
-        (path / DEFAULT_PROJECTS_DIR).is_dir() or (path / "CONTEXT.md").is_file()
+        (path / DEFAULT_PROJECTS_DIR).is_dir() or _declared(path) or detect(path) is not None
     ):
         return _source_for_directory(path, what)
     start = path if path.is_dir() else path.parent
@@ -144,8 +214,12 @@ def _source_for_working_directory(here: Path) -> Source:
             return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
     if (here / DEFAULT_PROJECTS_DIR).is_dir():
         return _source(here.name, here, DEFAULT_PROJECTS_DIR)
-    if (top / "CONTEXT.md").is_file() and not (top / DEFAULT_PROJECTS_DIR).is_dir():
-        return _project_source(top, "current directory")
+    declared = _declared(here)
+    if declared is not None:
+        return declared
+    detected = None if (top / DEFAULT_PROJECTS_DIR).is_dir() else detect(top)
+    if detected is not None:
+        return _layout_source(top, detected, repository_for(top))
     graded_root = top if here.is_relative_to(top) else here
     if next(discover_files(graded_root), None) is not None:
         # A tree of graded files without projects (a LifeOS install): SPEC §3's "nothing
@@ -155,10 +229,10 @@ def _source_for_working_directory(here: Path) -> Source:
         return source
     raise DoctorError(
         f"current directory {here}: no projects/index.yaml at or above it in its repository "
-        f"({top}), no CONTEXT.md at the repository root, and no file declaring "
-        "`convention: pai-freshness-v1`",
-        "cd into a knowledge repository, pass --source PATH, or list sources in "
-        "$SYNTHESIS_HOME/console.yaml",
+        f"({top}), no layout at the repository root (none of {shapes_sentence()}), and no "
+        "file declaring `convention: pai-freshness-v1`",
+        "cd into a knowledge repository, pass --source PATH, declare `[layout]` in "
+        "context-doctor.toml, or list sources in $SYNTHESIS_HOME/console.yaml",
     )
 
 
@@ -178,8 +252,13 @@ def _holder(start: Path, top: Path) -> Source | None:
             return _source(parent.parent.name, parent.parent, parent.name, only={directory.name})
         if (directory / DEFAULT_PROJECTS_DIR / "index.yaml").is_file():
             return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
-        if directory == top and (directory / "CONTEXT.md").is_file():
-            return _project_source(directory, "path")
+        if directory == top:
+            declared = _declared(directory)
+            if declared is not None:
+                return declared
+            detected = detect(directory)
+            if detected is not None:
+                return _layout_source(directory, detected, repository_for(directory))
     return None
 
 
@@ -193,12 +272,15 @@ def _project_source(path: Path, what: str) -> Source:
             f"use --source {path}, or --project {path / DEFAULT_PROJECTS_DIR}/<id>",
         )
     if not (parent / "index.yaml").is_file() and repository.toplevel == path:
-        return Source(name=path.name, root=path, projects_dir=None, repository=repository)
+        declared = _declared(path)
+        if declared is not None:
+            return declared
+        detected = detect(path)
+        if detected is None:
+            raise no_layout_error(path, what)
+        return _layout_source(path, detected, repository)
     if not (path / "CONTEXT.md").exists() and not (parent / "index.yaml").is_file():
-        raise DoctorError(
-            f"{what} {path} has no CONTEXT.md and its parent has no index.yaml",
-            "point --project at a project directory (projects/<id>/)",
-        )
+        raise no_layout_error(path, what)
     return _source(parent.parent.name, parent.parent, parent.name, only={path.name})
 
 
@@ -398,6 +480,8 @@ def discover(
     audit: bool = False,
     vaults: tuple[str, ...] = (),
     floors: tuple[Path, Path] | None = None,
+    config: Path | None = None,
+    identity: str | None = None,
 ) -> Corpus:
     """The sources and their projects; ``cache``: use the persistent cache (``cache/store.py``).
 
@@ -408,6 +492,35 @@ def discover(
     afresh is started at once (``RepositoryFacts.begin_history``) and git walks while
     the index is parsed; the commands that only look at a project leave it unstarted.
     """
+    _explicit_config[:] = [config] if config is not None else []
+    try:
+        return _discover(
+            paths, sources, projects, cwd=cwd, home=home, user_home=user_home,
+            require_console=require_console, allow_shallow=allow_shallow, pushing=pushing,
+            ci=ci, cache=cache, audit=audit, vaults=vaults, floors=floors, identity=identity,
+        )  # fmt: skip
+    finally:
+        _explicit_config.clear()
+
+
+def _discover(
+    paths: tuple[str, ...],
+    sources: tuple[str, ...],
+    projects: tuple[str, ...],
+    *,
+    cwd: Path | None,
+    home: Path | None,
+    user_home: Path | None,
+    require_console: bool,
+    allow_shallow: bool,
+    pushing: tuple[str, ...],
+    ci: bool,
+    cache: bool,
+    audit: bool,
+    vaults: tuple[str, ...],
+    floors: tuple[Path, Path] | None,
+    identity: str | None,
+) -> Corpus:
     found: list[Source] = []
     vault_roots: list[tuple[str | None, Path]] = [
         (None, _existing_directory(raw, "vault")) for raw in vaults
@@ -464,6 +577,7 @@ def discover(
     for repository_facts in facts.values() if audit else ():
         repository_facts.begin_history()  # git walks while the index is parsed (#13)
     for source in list(corpus.sources):
+        source.identity = identity
         try:
             populate(source)
         except DoctorError as error:
@@ -482,9 +596,29 @@ def _holds_projects(path: Path) -> bool:
 
 
 def populate(source: Source) -> None:
-    """Read the index and list the projects: directories and registered ids alike."""
+    """Read the index and list the projects: directories and registered ids alike.
+
+    A layout other than the seed's names its projects itself: one (its id from
+    :func:`single_project_id`), or one per folder its ``*`` matches that holds the file.
+    """
+    layout = source.layout
     if source.is_single_project:
-        source.projects = [Project(source, source.root.name, source.root, None)]
+        project_id = single_project_id(layout, source.repository, source.identity, source.root)
+        if source.named_by_project:
+            source.name = project_id  # the hook's lines and the report name the project
+        source.projects = [Project(source, project_id, source.root, None)]
+        return
+    if not layout.is_seed:
+        inner = layout.inner(layout.context) or ""
+        folder = source.projects_path
+        names = sorted(
+            child.name
+            for child in (folder.iterdir() if folder.is_dir() else ())
+            if not child.name.startswith((".", "_")) and (child / inner).is_file()
+        )
+        if source.only is not None:
+            names = [name for name in names if name in source.only]
+        source.projects = [Project(source, name, folder / name, None) for name in names]
         return
     if source.grades_only:
         source.projects = []

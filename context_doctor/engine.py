@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.findings import Finding, Issue, Severity, Unverified
 from context_doctor.freshness import summarize
+from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.model.source import Corpus, Source
 from context_doctor.registry import CheckSpec, Context
@@ -259,7 +260,14 @@ def run(
         readiness=ctx.readiness,
         generated_at=stamped,
         sources=[
-            SourceSummary(s.name, str(s.root), s.projects_dir, len(s.projects))
+            SourceSummary(
+                s.name,
+                str(s.root),
+                s.projects_dir,
+                len(s.projects),
+                layout=None if s.layout.kind == SEED else f"{s.layout.context}, {s.layout.how}",
+                set_aside=sum(project.set_aside for project in s.projects),
+            )
             for s in corpus.sources
         ]
         + [

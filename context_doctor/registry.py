@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Issue, Severity, Unverified
+from context_doctor.layouts import ANOTHER_LAYOUT, EVERY_KIND, NOT_WORKING_MEMORY, SEED_KINDS
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings
@@ -102,6 +103,7 @@ class SkipRule:
     matches: Callable[[Project], bool] = _never
     source_matches: Callable[[Source], bool] | None = None
     run_matches: Callable[[Context], bool] | None = None
+    shape: bool = False
 
     def applies(self, project: Project, ctx: Context) -> bool:
         return (self.run_matches is not None and self.run_matches(ctx)) or self.matches(project)
@@ -142,6 +144,42 @@ BOUNDED = SkipRule(
 NOT_TERMINAL = SkipRule(
     "not terminal", "the project is not completed or archived", lambda p: not p.is_terminal
 )
+
+NOT_MEMORY = SkipRule(
+    NOT_WORKING_MEMORY,
+    "the file found by the seed's name (a root CONTEXT.md) holds no field and no dated entry: "
+    "a glossary or an architecture note, not working memory (SPEC §10)",
+    lambda p: not p.layout.working_memory,
+    shape=True,
+)
+_OTHER_LAYOUT_RULES: dict[frozenset[str], SkipRule] = {}
+
+
+def other_layout_rule(kinds: frozenset[str]) -> SkipRule:
+    """The not-applicable rule of a check declared for the layout kinds ``kinds`` (one rule
+    object per set, so the engine asks it once per project)."""
+    rule = _OTHER_LAYOUT_RULES.get(kinds)
+    if rule is None:
+        rule = _OTHER_LAYOUT_RULES[kinds] = SkipRule(
+            ANOTHER_LAYOUT,
+            "the check belongs to another layout (it applies to: " + ", ".join(sorted(kinds)) + ")",
+            lambda p: p.layout.kind not in kinds,
+            lambda s: s.layout.kind not in kinds,
+            shape=True,
+        )
+    return rule
+
+
+def layout_rules(kinds: frozenset[str]) -> tuple[SkipRule, ...]:
+    """What every project check skips first: a file that is not working memory, then a
+    layout the check does not apply to."""
+    return (NOT_MEMORY,) if kinds >= EVERY_KIND else (NOT_MEMORY, other_layout_rule(kinds))
+
+
+SEED_LAYOUTS = SEED_KINDS
+"""``@check(layouts=SEED_LAYOUTS)``: the seed's template, sharding, index and structured-state
+checks, which mean nothing in another layout (SPEC §10)."""
+
 
 # Reasons the engine itself records before asking a check anything.
 ENGINE_REASONS = {
@@ -188,6 +226,13 @@ class CheckSpec:
     vault_function: VaultCheck | None = None
     vault_units: Callable[[Vault], int] | None = None
     vault_skips: tuple[VaultSkipRule, ...] = ()
+    layouts: frozenset[str] = EVERY_KIND  # the layout kinds it applies to (SPEC §10)
+
+    @property
+    def own_skips(self) -> tuple[SkipRule, ...]:
+        """The check's declared skip rules, without the layout rules every check shares."""
+        shared = set(map(id, layout_rules(self.layouts)))
+        return tuple(rule for rule in self.skips if id(rule) not in shared)
 
     def vault_skip_reason(self, vault: Vault) -> str | None:
         for rule in self.vault_skips:
@@ -233,6 +278,7 @@ def check(
     needs_context: bool = True,
     units: Callable[..., int] | None = None,
     group: str | None = None,
+    layouts: frozenset[str] = EVERY_KIND,
 ) -> Callable[[AnyCheck], CheckSpec]:
     """Register the decorated function as the check ``name``; ``scope`` says what it is asked:
 
@@ -248,6 +294,9 @@ def check(
     * ``report``: never run by the engine; the suppression layer produces its findings.
       Registered so it can be selected, ignored, explained and listed as a SARIF rule.
 
+    ``layouts``: the layout kinds (``context_doctor.layouts``) the check applies to; on a
+    project of another kind it is not applicable (``another layout``), and no check speaks
+    about a file that is not working memory (SPEC §10, §11).
     For ``source`` and ``repository`` only the ``source_matches`` and ``run_matches`` parts
     of ``skips`` apply.
     The group is ``group``, else the defining module's ``GROUP``, else ``plugin``.
@@ -270,13 +319,17 @@ def check(
             remedy=remedy,
             explanation=" ".join(explanation.split()),
             function=function if per_project else _no_project_part,
-            skips=tuple(rule for rule in skips if isinstance(rule, SkipRule)),
+            skips=(
+                *layout_rules(frozenset(layouts)),
+                *(rule for rule in skips if isinstance(rule, SkipRule)),
+            ),
             needs_context=needs_context and per_project,
             module=module,
             scope=scope,
             scoped_function=None if per_project or per_vault else function,
             units=None if per_vault else units,
             group=group or group_of_module(module),
+            layouts=frozenset(layouts),
         )
         if per_vault:
             if units is None:

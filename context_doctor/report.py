@@ -63,6 +63,10 @@ class SourceSummary:
     unaudited_reason: str | None = None  # a console source listed but not audited, and why
     memories: int | None = None  # a memory vault (SPEC §9): how many memories it holds
     error: str | None = None  # an unreachable source: what could not be read
+    # A layout other than the seed's projects/ (SPEC §10): `docs/STATUS.md, detected`, and how
+    # many commits its work_ignore (or a bot's authorship) set aside.
+    layout: str | None = None
+    set_aside: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -79,6 +83,9 @@ class SourceSummary:
             data["memories"] = self.memories
         if self.error is not None:
             data["error"] = self.error
+        if self.layout is not None:
+            data["layout"] = self.layout
+            data["set_aside"] = self.set_aside
         return data
 
 

@@ -325,7 +325,10 @@ def test_show_settings_names_where_each_setting_came_from(
     assert run.exit_code == 0, run.stderr
     lines = run.stdout.splitlines()
     assert f"config file: {config}" in lines
-    assert f"  {root.name}: {root.resolve()} (projects_dir: projects; config: {config})" in lines
+    assert (
+        f"  {root.name}: {root.resolve()} (projects_dir: projects; layout projects/*/CONTEXT.md, "
+        f"detected; config: {config})"
+    ) in lines
     assert "select = ['context-budget', 'status-agreement']  # --select" in lines
     assert f"ignore = ['completed-date', 'record-unreadable']  # {config} + --ignore" in lines
     assert f"severity.status-vocabulary = 'warning'  # {config}" in lines

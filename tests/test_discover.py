@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo, load_report_validator, template_tail
+from support import Doctor, MakeRepo, load_report_validator, run_git, template_tail
 
 TODAY = "2026-06-20"
 
@@ -121,13 +121,16 @@ def test_project_option_on_a_single_project_repository(make_repo: MakeRepo, doct
     root = make_repo(SINGLE_PROJECT)
     run = check(doctor, "--project", str(root))
     assert run.exit_code == 0, run.stderr
+    # A single project is named by its origin remote, never by the checkout's folder.
     assert run.json["source_details"] == [
         {
-            "name": root.name,
+            "name": f"{root.name}-remote",
             "root": str(root.resolve()),
             "projects_dir": None,
             "projects": 1,
             "audited": True,
+            "layout": "CONTEXT.md, detected",
+            "set_aside": 0,
         }
     ]
     assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
@@ -138,9 +141,10 @@ def test_positional_path(make_repo: MakeRepo, doctor: Doctor) -> None:
     solo = make_repo(SINGLE_PROJECT)
     run = check(doctor, str(root), str(solo))
     assert run.exit_code == 0, run.stderr
+    # A single project is named by its origin remote (SPEC §10), a knowledge base by its folder.
     assert [(s["name"], s["projects_dir"]) for s in run.json["source_details"]] == [
         (root.name, "projects"),
-        (solo.name, None),
+        (f"{solo.name}-remote", None),
     ]
     assert run.json["projects_audited"] == 2
 
@@ -247,13 +251,16 @@ def test_no_argument_detects_a_single_project_repository(
     root = make_repo(SINGLE_PROJECT)
     run = check(doctor, cwd=root)
     assert run.exit_code == 0, run.stderr
+    # A single project is named by its origin remote, never by the checkout's folder.
     assert run.json["source_details"] == [
         {
-            "name": root.name,
+            "name": f"{root.name}-remote",
             "root": str(root.resolve()),
             "projects_dir": None,
             "projects": 1,
             "audited": True,
+            "layout": "CONTEXT.md, detected",
+            "set_aside": 0,
         }
     ]
     assert run.json["coverage"]["status-vocabulary"]["reasons"] == {"no index": 1}
@@ -355,7 +362,7 @@ def test_single_project_directory_that_is_not_a_git_repository(
 
 def test_source_with_neither_projects_nor_context(make_repo: MakeRepo, doctor: Doctor) -> None:
     root = make_repo(one_commit({"README.md": "# Not a knowledge base\n"}))
-    fails(doctor, "--source", str(root), needles=(str(root), "neither a projects/ directory"))
+    fails(doctor, "--source", str(root), needles=(str(root), "matches no layout"))
 
 
 def test_index_yaml_that_is_not_yaml(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -607,7 +614,7 @@ def test_a_console_source_may_be_a_single_project_repository(
     assert run.exit_code in (0, 1), run.stderr
     assert run.json["projects_audited"] == 1
     assert run.json["source_details"][0]["projects_dir"] is None
-    assert {finding["project"] for finding in run.json["findings"]} <= {solo.name, ""}
+    assert {finding["project"] for finding in run.json["findings"]} <= {f"{solo.name}-remote", ""}
 
 
 def test_a_console_project_without_context_is_unreachable(
@@ -834,3 +841,186 @@ def test_write_baseline_for_a_vault_names_its_file(
     assert written.exit_code == 0, written.stderr
     assert json.loads(baseline.read_text())["findings"] == []
     assert not (root / "context-doctor-baseline.json").exists()
+
+
+# -- layouts (SPEC §10): projects built from a declared or detected layout ----------------
+
+STATUS_CURRENT = (
+    "# Comics — status\n\n**Last updated:** 2026-06-10\nStatus: active\n\n"
+    "## Session Log\n\n### 2026-06-10\nFixed the feed parser.\n"
+)
+
+
+def status_repo(*later: tuple[str, dict[str, str]], status: str = STATUS_CURRENT) -> dict[str, Any]:
+    """A repository keeping docs/STATUS.md with an in-file log, and ``later`` commits."""
+    commits = [
+        {
+            "date": "2026-06-10T09:00:00+00:00",
+            "message": "feed parser",
+            "files": {"docs/STATUS.md": status, "src/feed.py": "parse = 1\n"},
+        }
+    ]
+    commits += [
+        {"date": f"{day}T09:00:00+00:00", "message": f"work of {day}", "files": files}
+        for day, files in later
+    ]
+    return {"remote": True, "commits": commits}
+
+
+def test_a_detected_status_file_is_one_project_named_by_its_origin(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(status_repo())
+    run = check(doctor, str(root))
+    assert run.exit_code == 0, run.stderr
+    [source] = run.json["source_details"]
+    assert source["name"] == f"{root.name}-remote"
+    assert source["layout"] == "docs/STATUS.md, detected"
+    assert run.json["findings"] == [] or {f["check"] for f in run.json["findings"]} <= {
+        "unpushed-context"
+    }
+    human = doctor("check", str(root), "--today", TODAY)
+    assert "layout docs/STATUS.md, detected" in human.stdout.splitlines()[-1]
+
+
+def test_a_stale_status_file_under_unlogged_work_fires(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(
+        status_repo(
+            ("2026-06-14", {"src/feed.py": "parse = 2\n"}),
+            ("2026-06-18", {"src/feed.py": "parse = 3\n"}),
+        )
+    )
+    run = check(doctor, str(root))
+    [unlogged] = run.findings("unlogged-session")
+    assert unlogged["path"] == "docs/STATUS.md"
+    assert (
+        "2 commits changed the project after the newest session-log entry (2026-06-10)"
+        in (unlogged["message"])
+    )
+    assert "the `Session Log` log in docs/STATUS.md" in unlogged["remedy"]
+    assert unlogged["project"] == f"{root.name}-remote"
+
+
+def test_a_daily_bot_is_never_the_newest_work(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(status_repo())
+    for day in ("2026-06-15", "2026-06-16", "2026-06-17"):
+        (root / "public").mkdir(exist_ok=True)
+        (root / "public" / "feed.json").write_text(f'{{"day": "{day}"}}\n')
+        run_git(root, "add", "-A")
+        run_git(
+            root,
+            "-c", "user.name=github-actions[bot]",
+            "-c", "user.email=41898282+github-actions[bot]@users.noreply.github.com",
+            "commit", "-q", "-m", "daily data",
+            when=f"{day}T04:00:00+00:00",
+        )  # fmt: skip
+    run = check(doctor, str(root))
+    assert run.findings("unlogged-session") == []
+    assert run.json["source_details"][0]["set_aside"] == 3
+
+
+def test_work_ignore_sets_data_commits_aside_and_the_summary_counts_them(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    config = (
+        '[layout]\ncontext = "docs/STATUS.md"\nsessions = "context"\nwork_ignore = ["data/**"]\n'
+    )
+    root = make_repo(
+        status_repo(
+            ("2026-06-09", {"context-doctor.toml": config}),
+            ("2026-06-15", {"data/prices.csv": "1\n"}),
+            ("2026-06-16", {"data/prices.csv": "2\n"}),
+        )
+    )
+    run = check(doctor, str(root))
+    assert run.findings("unlogged-session") == []
+    assert run.json["source_details"][0]["layout"] == "docs/STATUS.md, declared"
+    assert run.json["source_details"][0]["set_aside"] == 2
+    human = doctor("check", str(root), "--today", TODAY)
+    assert "2 commits set aside" in human.stdout.splitlines()[-1]
+
+
+GLOSSARY = "# Domain glossary\n\n" + "".join(
+    f"- **Term {n}**: what the team means by term {n}.\n" for n in range(424)
+)
+
+
+def test_a_glossary_context_is_not_working_memory_and_gets_no_finding(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(
+        {
+            "remote": True,
+            "commits": [
+                {"date": "2026-01-05T09:00:00+00:00", "message": "terms", "files": {"CONTEXT.md": GLOSSARY}},
+                {"date": "2026-06-01T09:00:00+00:00", "message": "code", "files": {"src/a.py": "a = 1\n"}},
+            ],
+        }
+    )  # fmt: skip
+    run = check(doctor, str(root))
+    assert run.exit_code == 0, run.stderr
+    project_findings = [f for f in run.json["findings"] if f["check"] != "unpushed-context"]
+    assert project_findings == []
+    counted = {
+        name: {**cov.get("reasons", {}), **cov.get("not_applicable", {})}
+        for name, cov in run.json["coverage"].items()
+    }
+    for name in ("context-budget", "context-template", "active-project-idle", "record-unreadable"):
+        assert "not working memory" in str(counted[name]), name
+
+
+def test_check_project_on_a_folder_no_layout_matches_says_what_check_path_says(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(one_commit({"README.md": "# Tool\n", "src/a.py": "a = 1\n"}))
+    by_project = doctor("check", "--project", str(root), "--today", TODAY)
+    by_path = doctor("check", str(root), "--today", TODAY)
+    assert by_project.exit_code == by_path.exit_code == 2
+    assert by_project.stderr == by_path.stderr
+    assert (
+        "matches no layout" in by_path.stderr and "memory-bank/activeContext.md" in by_path.stderr
+    )
+    assert "CONTEXT.md is missing" not in by_project.stdout + by_project.stderr
+
+
+def test_a_declared_glob_makes_one_project_per_folder(make_repo: MakeRepo, doctor: Doctor) -> None:
+    config = '[layout]\ncontext = "services/*/STATUS.md"\nsessions = "context"\n'
+    status = "# Svc\n\nLast updated: 2026-06-10\n\n## Log\n\n### 2026-06-10\nx\n"
+    root = make_repo(
+        one_commit(
+            {
+                "context-doctor.toml": config,
+                "services/api/STATUS.md": status,
+                "services/web/STATUS.md": status,
+                "services/docs/README.md": "not a project\n",
+            }
+        )
+    )
+    run = check(doctor, str(root))
+    assert run.exit_code == 0, run.stderr
+    assert run.json["projects_audited"] == 2
+    assert run.json["source_details"][0]["projects_dir"] == "services"
+
+
+def test_two_clones_share_project_ids_and_a_baseline(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(status_repo(("2026-06-18", {"src/feed.py": "parse = 3\n"})))
+    remote = root.parent / f"{root.name}-remote.git"
+    run_git(root, "push", "-q", "origin", "HEAD:main")
+    clone = tmp_path / "elsewhere" / "another-folder-name"
+    clone.parent.mkdir()
+    run_git(tmp_path, "clone", "-q", str(remote), str(clone))
+    first = check(doctor, str(root))
+    second = check(doctor, str(clone))
+    assert (
+        [f["project"] for f in first.findings("unlogged-session")]
+        == [f["project"] for f in second.findings("unlogged-session")]
+        == [f"{root.name}-remote"]
+    )
+    baseline = root / "baseline.json"
+    written = doctor("check", str(root), "--today", TODAY, "--write-baseline", str(baseline))
+    assert written.exit_code == 0, written.stderr
+    (clone / "baseline.json").write_bytes(baseline.read_bytes())
+    held = check(doctor, str(clone), "--baseline", str(clone / "baseline.json"))
+    assert held.findings("unlogged-session") == []

@@ -86,7 +86,7 @@ def decode(data: Any, kind: type[T]) -> T:
 # msgspec would store an aware datetime in UTC and lose the author's offset, which
 # gives the work date), each project's commits rows of (commit position, file names).
 
-CommitRow = tuple[str, int, str, str, int, int, bool]
+CommitRow = tuple[str, int, str, str, int, int, bool, bool]
 EntryRow = tuple[int, list[str]]
 ProjectRow = tuple[int, str, list[EntryRow]]
 

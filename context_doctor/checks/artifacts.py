@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import Context, SkipRule, check
+from context_doctor.registry import SEED_LAYOUTS, Context, SkipRule, check
 
 GROUP = "state"
 
@@ -22,6 +22,7 @@ NO_ARTIFACTS = SkipRule(
 
 @check(
     "artifact-cites-missing-script",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     needs_context=False,
     skips=(NO_ARTIFACTS,),

@@ -6,36 +6,56 @@ from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import DORMANT, SHARDED, STANDING, Context, check
+from context_doctor.registry import (
+    DORMANT,
+    SEED_LAYOUTS,
+    SHARDED,
+    STANDING,
+    Context,
+    SkipRule,
+    check,
+)
 
 GROUP = "structure"
+
+NO_BUDGET = SkipRule(
+    "no budget",
+    "a layout other than the seed's declares no `budget` for its context file",
+    lambda p: not p.layout.is_seed and not p.layout.budget,
+    shape=True,
+)
 
 
 @check(
     "context-budget",
     severity=Severity.DEFECT,
+    skips=(NO_BUDGET,),
     summary="CONTEXT.md is over its line budget",
     remedy="Archive cold content to sessions/ and stable facts to REFERENCE.md, then trim.",
     explanation="""
         Working memory is loaded at every session start, so its size is a hard budget:
         150 lines (`budgets.context_lines`), or 80 (`budgets.completed_context_lines`) once the
         project is terminal in the index or its header reads completed, when CONTEXT.md
-        should have been rewritten as a completion summary. Applies to every project.""",
+        should have been rewritten as a completion summary. In another layout (SPEC §10) the
+        budget is the layout's `budget`, and the check applies only where one is set.""",
 )
 def context_budget(project: Project, ctx: Context) -> Iterator[Issue]:
     completed = project.reads_completed
     budget = ctx.settings.budget("completed_context_lines" if completed else "context_lines")
+    if not project.layout.is_seed:
+        budget, completed = project.layout.budget, False
     lines = project.context.line_count
     if lines > budget:
         kind = "completed-project budget" if completed else "budget"
         yield Issue(
-            f"CONTEXT.md is {lines} lines, over the {budget}-line {kind}",
+            f"{project.context_name} is {lines} lines, over the {budget}-line {kind}",
             project.context.rel_path,
         )
 
 
 @check(
     "reference-budget",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT, SHARDED, STANDING),
     summary="a bounded project's REFERENCE.md is over 300 lines",

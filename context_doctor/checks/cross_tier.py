@@ -10,7 +10,14 @@ from context_doctor.model.header import deciding_field
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
 from context_doctor.model.text import is_valid_unicode
-from context_doctor.registry import NO_DIRECTORY, NO_INDEX, NOT_TERMINAL, Context, check
+from context_doctor.registry import (
+    NO_DIRECTORY,
+    NO_INDEX,
+    NOT_TERMINAL,
+    SEED_LAYOUTS,
+    Context,
+    check,
+)
 
 GROUP = "lifecycle"
 
@@ -21,6 +28,7 @@ def _verdict_words(completed: bool) -> str:
 
 @check(
     "status-agreement",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     needs_context=False,
     skips=(NO_INDEX,),
@@ -151,6 +159,8 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
                 remedy=f"Re-save {document.rel_path} as UTF-8 text (git history holds the last "
                 "readable version).",
             )
+    if not project.layout.is_seed:
+        return  # another layout: no structured state, no index to cross-check a Status with
     for path, problem in project.shape_problems:
         yield Issue(
             f"{path} {problem}",
@@ -186,6 +196,7 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
 
 @check(
     "completed-date",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     needs_context=False,
     skips=(NOT_TERMINAL,),

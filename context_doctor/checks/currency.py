@@ -21,7 +21,7 @@ from context_doctor.model.currency import header_lag as header_lag_of
 from context_doctor.model.documents import HeaderField, Heading
 from context_doctor.model.project import Project
 from context_doctor.model.text import first_date, ordinals
-from context_doctor.registry import DORMANT, Context, SkipRule, check
+from context_doctor.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 
 GROUP = "currency"
 
@@ -48,6 +48,7 @@ def _first_field(project: Project, name: str) -> HeaderField | None:
 
 @check(
     "header-currency",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(NO_LOG, NO_ORDINALS),
     summary="a header field names an older round than the session log has reached",
@@ -117,6 +118,7 @@ def _last_session_behind_log(project: Project) -> bool:
 
 @check(
     "header-lag",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     summary="Phase names a later round than Last session",
     remedy="Update `**Last session:**` first (or in the same change) so it is not behind Phase.",
@@ -161,6 +163,7 @@ def _section_label(section: Heading | None) -> str:
 
 @check(
     "body-currency",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(STRUCTURED,),
     summary="an as-of marker lags the session log, or the body has no markers to check",
@@ -278,6 +281,7 @@ def _unverifiable_sections(
 
 @check(
     "item-currency",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="an open item is past its review horizon, unstamped, or badly stamped",

@@ -18,7 +18,7 @@ from context_doctor.model.document_claims import is_history, labels, releases
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.state_file import STATE_FILE, StructuredState, render_block
-from context_doctor.registry import Context, check
+from context_doctor.registry import SEED_LAYOUTS, Context, check
 
 GROUP = "state"
 
@@ -249,6 +249,7 @@ def _release_issues(project: Project) -> Iterator[Issue]:
 
 @check(
     "semantic-current-state",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     summary="CURRENT_STATE.json is invalid or has drifted, or a current claim is older than a "
     "recorded release",

@@ -116,15 +116,18 @@ def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
 def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
     changed = project.uncommitted_paths
     if changed:
-        shown = ", ".join(path.rsplit("/", 1)[-1] for path in changed[:3])
+        seed = project.layout.is_seed
+        # Another layout's records lie anywhere in the repository: named in full.
+        shown = ", ".join(path if not seed else path.rsplit("/", 1)[-1] for path in changed[:3])
         more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         plural = "files are" if len(changed) > 1 else "file is"
         where = f"under {project.rel_dir}/" if project.rel_dir else "in the repository"
+        add = (project.rel_dir or ".") if seed else " ".join(shlex.quote(p) for p in changed)
         yield Issue(
             f"{len(changed)} {plural} uncommitted {where} ({shown}{more})",
             changed[0],
             severity=_readiness_severity(ctx),
-            remedy=f"Commit the project's files (`git add {project.rel_dir or '.'} && git commit`).",
+            remedy=f"Commit the project's files (`git add {add} && git commit`).",
         )
 
 
@@ -166,7 +169,7 @@ def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
     state = source.repository_facts().upstream()
     if state.problem is not None:
         if source.is_single_project:
-            path = source.repository.relative(source.root / "CONTEXT.md")
+            path = source.record_rel_path
         else:
             path = source.index.rel_path if source.index else source.index_rel_path
         yield Issue(state.problem, path, severity=_readiness_severity(ctx), remedy=state.remedy)
@@ -219,7 +222,7 @@ def branch_not_ready(source: Source, ctx: Context) -> Iterator[Issue]:
     if extra > 0:
         where = source.index.rel_path if source.index else source.index_rel_path
         if source.is_single_project:
-            where = source.repository.relative(source.root / "CONTEXT.md")
+            where = source.record_rel_path
         commits = f"{extra} commit{'s' if extra > 1 else ''}"
         yield Issue(
             f"{commits} on branch `{facts.branch}` {'are' if extra > 1 else 'is'} not on "

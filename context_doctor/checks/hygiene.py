@@ -17,7 +17,7 @@ from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.sessions import SessionEntry
-from context_doctor.registry import DORMANT, Context, SkipRule, check
+from context_doctor.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 
 GROUP = "hygiene"
 
@@ -36,6 +36,7 @@ NO_LOG_FILES = SkipRule(
 
 @check(
     "context-archive-due",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="CONTEXT.md is over 120 lines: archiving is due before it reaches its budget",
@@ -76,6 +77,7 @@ def _link_targets(document: Document) -> list[str]:
 
 @check(
     "context-template",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="CONTEXT.md departs from the working-context template",
@@ -182,6 +184,7 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
 
 @check(
     "session-log-layout",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NO_LOG_FILES,),
     summary="a session-log file is misnamed, or its entries are outside its month or out of order",

@@ -9,7 +9,7 @@ from context_doctor.checks.structure import log_for
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.attribution import REQUIRED_FIELDS
 from context_doctor.model.project import Project
-from context_doctor.registry import Context, check
+from context_doctor.registry import SEED_LAYOUTS, Context, check
 
 GROUP = "hygiene"
 
@@ -18,6 +18,7 @@ _FORMAT = "*Attribution — agent: … · model: … · effort: … · scope: �
 
 @check(
     "attribution-placement",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     summary="a full attribution line sits in CONTEXT.md, REFERENCE.md or a reference topic",
     remedy="Move the attribution line to the session entry it belongs to in its month's log "
@@ -50,6 +51,7 @@ def attribution_placement(project: Project, ctx: Context) -> Iterator[Issue]:
 
 @check(
     "attribution-format",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NO_LOG_FILES,),
     summary="a session-log attribution line lacks a field, leaves one empty, or repeats one",

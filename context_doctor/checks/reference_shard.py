@@ -10,7 +10,16 @@ from urllib.parse import quote, unquote, urlsplit
 from context_doctor.escape import escape_text
 from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import BOUNDED, DORMANT, NOT_SHARDED, SHARDED, Context, SkipRule, check
+from context_doctor.registry import (
+    BOUNDED,
+    DORMANT,
+    NOT_SHARDED,
+    SEED_LAYOUTS,
+    SHARDED,
+    Context,
+    SkipRule,
+    check,
+)
 
 GROUP = "structure"
 
@@ -24,6 +33,7 @@ NO_INDEX_FILE = SkipRule(
 
 @check(
     "reference-shard",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT, SHARDED, BOUNDED),
     summary="a standing project's REFERENCE.md has outgrown one file",
@@ -67,6 +77,7 @@ def _topics_phrase(project: Project) -> str:
 
 @check(
     "reference-index-budget",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NOT_SHARDED, NO_INDEX_FILE),
     summary="once sharded, REFERENCE.md is over 150 lines",
@@ -92,6 +103,7 @@ def reference_index_budget(project: Project, ctx: Context) -> Iterator[Issue]:
 
 @check(
     "reference-topic-budget",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NOT_SHARDED,),
     summary="a reference/<topic>.md is over 300 lines",
@@ -136,6 +148,7 @@ def _link_targets(project: Project) -> set[str]:
 
 @check(
     "reference-index-orphan",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NOT_SHARDED, NO_INDEX_FILE),
     summary="a reference/ topic file is not linked from REFERENCE.md",
@@ -190,6 +203,7 @@ def _link_text(text: str) -> str:
 
 @check(
     "reference-index-missing",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(NOT_SHARDED,),
     summary="reference/ exists but REFERENCE.md does not",

@@ -12,14 +12,22 @@ import json
 import shlex
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import date
+from datetime import date, timedelta
 
 from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.git.history import ProjectCommit
 from context_doctor.model.currency import AsOfMarker, lags
 from context_doctor.model.header import fields_named
 from context_doctor.model.project import Project
-from context_doctor.registry import DORMANT, NO_INDEX, NOT_REGISTERED, Context, SkipRule, check
+from context_doctor.registry import (
+    DORMANT,
+    NO_INDEX,
+    NOT_REGISTERED,
+    SEED_LAYOUTS,
+    Context,
+    SkipRule,
+    check,
+)
 
 GROUP = "session-freshness"
 
@@ -82,7 +90,7 @@ def _judge(
             if recorded > newest.date:
                 remedy = (
                     f"No commit touches the project on or after {recorded}: if that session "
-                    f"happened, log it in {project.path_to('sessions')}/{recorded:%Y-%m}.md; "
+                    f"happened, log it in {project.log_place(recorded)}; "
                     f"otherwise {remedy[0].lower()}{remedy[1:]}"
                 )
             yield Issue(
@@ -102,7 +110,7 @@ def _judge(
             line,
             remedy=f"Decide which date is the last session's ({recorded} or {other_date}), record "
             "it in both places, and start a session log "
-            f"({project.path_to('sessions')}/{ctx_month(recorded, other_date)}.md).",
+            f"({project.log_place(max(recorded, other_date))}).",
         )
     latest = project.newest_session_commit
     if latest is not None and (latest.commit.work_date - recorded).days > 1:
@@ -120,8 +128,7 @@ def _judge(
             f"(work date {work_date}) by {(work_date - recorded).days} days",
             path,
             line,
-            remedy=f"{remedy[:-1]}{also}, and log that session in "
-            f"{project.path_to('sessions')}/{work_date:%Y-%m}.md.",
+            remedy=f"{remedy[:-1]}{also}, and log that session in {project.log_place(work_date)}.",
         )
 
 
@@ -254,7 +261,7 @@ def log_session_remedy(project: Project, day: date, commits: list[ProjectCommit]
     if len(commits) > MAX_NAMED:
         shas += f" and {len(commits) - MAX_NAMED} more"
     return (
-        f"Add a `## {day} — …` entry to {project.path_to('sessions')}/{day:%Y-%m}.md for the "
+        f"Add a `## {day} — …` entry to {project.log_place(day)} for the "
         f"session of {day} (commit{'s' if len(commits) > 1 else ''} {shas}), saying what it did; "
         "the recorded date stands."
     )
@@ -280,13 +287,9 @@ def _add_header_remedy(project: Project) -> str:
     )
 
 
-def ctx_month(*days: date) -> str:
-    """The month of the latest of ``days``, as a session-log file stem."""
-    return f"{max(days):%Y-%m}"
-
-
 @check(
     "last-session-freshness",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(DORMANT, NO_INDEX, NOT_REGISTERED, NO_LAST_SESSION),
     summary="index.yaml's last_session disagrees with the session evidence",
@@ -355,6 +358,17 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
 )
 def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     header = project.header_last_session
+    if (header is None or header[1] is None) and not project.layout.is_seed:
+        names = ", ".join(f"`{name}:`" for name in project.layout.fields.last_session)
+        yield Issue(
+            f"{project.context_name} has no date field ({names}) and no commit of its own "
+            "dates it: its freshness cannot be verified",
+            project.context.rel_path,
+            severity=Severity.WARNING,
+            remedy=f"Add a `{project.layout.fields.last_session[0]}: YYYY-MM-DD` line giving "
+            f"the day of the last working session to {project.context.rel_path}.",
+        )
+        return
     if header is None or header[1] is None:
         yield Issue(
             "CONTEXT.md has no readable `**Last session:** YYYY-MM-DD` header: its freshness "
@@ -368,9 +382,23 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     field, recorded = header
     assert recorded is not None
     context_path = project.context.rel_path
+    if project.last_session_from_git:
+        yield from _record_behind(project, recorded)
+        return
+    label = (
+        "CONTEXT.md Last session"
+        if project.layout.is_seed
+        else f"{project.context_name} {field.name}"
+    )
 
     def set_to(day: date, why: str, from_log: bool) -> tuple[str, Fix | None]:
         # Never a fix: advancing the header claims the record was brought up to that session.
+        if not project.layout.is_seed:
+            return (
+                f"Re-read the record, then bring {context_path} up to that session ({day}, "
+                f"{why}) and set its `{field.name}:` line (line {field.line}) to {day}.",
+                None,
+            )
         if not from_log:
             return (
                 f"Re-read the record, then set `**Last session:**` in {context_path} to that "
@@ -390,13 +418,49 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
 
     yield from _judge(
         project,
-        "CONTEXT.md Last session",
+        label,
         recorded,
         ("index.yaml last_session", project.index_last_session),
         context_path,
         field.line,
         set_to,
         markers_too,
+    )
+
+
+def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
+    """A record with no date field, dated by its own last commit (SPEC §10): only a record
+    *behind* the evidence is reported (more than a day behind the newest log entry, else the
+    newest work); a commit date is no claim, so it is never "ahead" of anything."""
+    path = project.context.rel_path
+    committed = project.record_commit
+    assert committed is not None
+    own = f"{path} (no date field; last changed by commit {committed.commit.short} of {recorded})"
+    newest = project.newest_session
+    if newest is not None and newest.date is not None:
+        if (newest.date - recorded).days > 1:
+            yield Issue(
+                f"{own} is behind the newest session-log entry {newest.date} "
+                f"({newest.path}:{newest.line})",
+                path,
+                severity=Severity.WARNING,  # inferred from git: the record claims no date
+                remedy=f"Re-read {path} and bring it up to the session of {newest.date}, then "
+                f"commit it (a `Last updated: {newest.date}` line dates it from then on).",
+            )
+        return
+    latest = project.newest_session_commit if project.history_available else None
+    if latest is None or (latest.commit.work_date - recorded).days <= 1:
+        return
+    work_date = latest.commit.work_date
+    later = session_commits_since(project, recorded + timedelta(days=2))
+    yield Issue(
+        f"{own} lags the newest work: {_commits_phrase(later)} changed the project after "
+        f"it, the newest {latest.commit.short} of {work_date}",
+        path,
+        severity=Severity.WARNING,
+        remedy=f"Re-read {path} and bring it up to the work of {work_date} (commit "
+        f"{latest.commit.short}), then commit it; log those sessions in "
+        f"{project.log_place(work_date)}.",
     )
 
 
@@ -437,7 +501,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         return
     recent = project.commits[:RECENT_COMMITS]
     start_log = (
-        f"Start the session log: {project.path_to('sessions')}/{ctx.today:%Y-%m}.md with one "
+        f"Start the session log: {project.log_place(ctx.today)} with one "
         f"entry per session, headed by its date (`## {ctx.today} — …` for a session today)."
     )
     if not recent:
@@ -489,7 +553,7 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
         for entry in project.commits
         if (entry.commit.work_date - newest.date).days > 1
         and entry.commit.is_session
-        and not entry.touched_under("sessions")
+        and not project.touches_log(entry)
         and (claimed is None or entry.commit.work_date < claimed)
     ]
     if not late:
@@ -523,7 +587,7 @@ def _claimed_by_a_record(project: Project, newest: date) -> date | None:
 
 def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str:
     """Log each unlogged work day in its month's file."""
-    logs = " and ".join(sorted({f"{project.path_to('sessions')}/{day:%Y-%m}.md" for day in days}))
+    logs = " and ".join(sorted({project.log_place(day) for day in days}))
     if len(days) == 1:
         return (
             f"Add a `## {days[0]} — …` entry for that session (commit {newest_sha}) to {logs}, "
@@ -558,6 +622,13 @@ HEADER_DORMANT = SkipRule(
     "the project has no index status and its header reads paused or completed",
     lambda p: p.status is None and p.reads_dormant,
 )
+NO_ACTIVE_STATUS = SkipRule(
+    "no active status",
+    "neither the index nor the record's Status says the project is active (a record silent "
+    "about its status is never called active)",
+    lambda p: not p.states_active,
+    shape=True,
+)
 NO_EVIDENCE = SkipRule(
     "no evidence",
     "no dated session-log entry and no session commit says when the project was last worked",
@@ -568,7 +639,7 @@ NO_EVIDENCE = SkipRule(
 @check(
     IDLE,
     severity=Severity.WARNING,
-    skips=(DORMANT, HEADER_DORMANT, NO_EVIDENCE),
+    skips=(DORMANT, HEADER_DORMANT, NO_ACTIVE_STATUS, NO_EVIDENCE),
     summary="a live project has had no session for longer than idle_days",
     remedy="Pause it (`status: paused` in index.yaml and a Paused State line in CONTEXT.md) "
     "or close it.",
@@ -579,7 +650,7 @@ NO_EVIDENCE = SkipRule(
         maintenance commit) — is more than `idle_days` (default 60, `[checks.active-project-idle]
         idle_days`) before `--today`, nobody is working it: pause it (`status: paused` and a
         Paused State line saying why and when to wake it) or close it. Skipped for dormant
-        projects, and for projects with no evidence of any session (freshness-unverifiable
+        projects, for projects whose record never says they are active (`no active status`), and for projects with no evidence of any session (freshness-unverifiable
         reports those).""",
 )
 def active_project_idle(project: Project, ctx: Context) -> Iterator[Issue]:

@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.model import lifecycle
 from context_doctor.model.project import Project
-from context_doctor.registry import NO_INDEX, NOT_REGISTERED, Context, check
+from context_doctor.registry import NO_INDEX, NOT_REGISTERED, SEED_LAYOUTS, Context, check
 
 GROUP = "lifecycle"
 
 
 @check(
     "status-vocabulary",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     needs_context=False,
     skips=(NO_INDEX, NOT_REGISTERED),

@@ -9,13 +9,14 @@ from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
 from context_doctor.model.sections import milestone_lines
 from context_doctor.model.text import first_date
-from context_doctor.registry import DORMANT, Context, check
+from context_doctor.registry import DORMANT, SEED_LAYOUTS, Context, check
 
 GROUP = "structure"
 
 
 @check(
     "context-present",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     needs_context=False,
     summary="CONTEXT.md is missing, empty or has no heading",
@@ -62,6 +63,7 @@ def log_for(project: Project, today: date) -> str:
 
 @check(
     "sessions-present",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="CONTEXT.md is long and there is no sessions/ archive",
@@ -86,6 +88,7 @@ def sessions_present(project: Project, ctx: Context) -> Iterator[Issue]:
 
 @check(
     "reference-present",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(DORMANT,),
     summary="no REFERENCE.md after two or more recorded sessions",
@@ -106,6 +109,7 @@ def reference_present(project: Project, ctx: Context) -> Iterator[Issue]:
 
 @check(
     "completed-items-in-context",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="CONTEXT.md still holds checked [x] items",
@@ -134,6 +138,7 @@ def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue
 
 @check(
     "stale-session-in-context",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(DORMANT,),
     summary="a dated session summary in CONTEXT.md is more than a week older than the newest session",

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import Context, SkipRule, check
+from context_doctor.registry import SEED_LAYOUTS, Context, SkipRule, check
 
 GROUP = "terminal"
 
@@ -64,6 +64,7 @@ def completed_date_remedy(project: Project) -> str:
 
 @check(
     "terminal-project-active",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(LIVE, PAUSED, NO_ANCHOR, REVIEWED),
     summary="a completed or archived project is still being worked",
@@ -131,6 +132,7 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
 
 @check(
     "terminal-project-open-items",
+    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(LIVE, PAUSED),
     summary="a completed or archived project still lists open items",
@@ -156,6 +158,7 @@ def terminal_project_open_items(project: Project, ctx: Context) -> Iterator[Issu
 
 @check(
     "post-close-review-unresolvable",
+    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     needs_context=False,
     skips=(NO_REVIEW,),

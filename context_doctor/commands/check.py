@@ -47,7 +47,7 @@ def print_settings(
         click.echo(
             escape_text(
                 f"  {source.name}: {source.root} (projects_dir: {source.projects_dir or '-'}; "
-                f"config: {found or 'defaults'})"
+                f"{source.layout.describe()}; config: {found or 'defaults'})"
             )
         )
     click.echo(f"select = {[spec.name for spec in checks]}  # {settings.origin('select')}")
@@ -219,6 +219,7 @@ def check_command(
             )
 
         Where = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+        identity: str | None = None  # the pushing repository's, in the hook's checkout
 
         def find(where: Where, pushing: tuple[str, ...], *, audited: bool) -> Corpus:
             return discover(
@@ -231,6 +232,8 @@ def check_command(
                 audit=audited,
                 vaults=vaults,
                 floors=floors_beside(floors) if floors is not None else None,
+                config=config,
+                identity=identity if pushing else None,
             )
 
         def audit_once(
@@ -277,8 +280,10 @@ def check_command(
                 require_something(corpus, report)
                 return corpus, report
 
-            from context_doctor.commands.pre_push import run_pre_push
+            from context_doctor.commands.pre_push import pushing_identity, run_pre_push
 
+            given = (*paths, *sources, *projects)
+            identity = pushing_identity(Path(given[0]) if given else Path.cwd())
             code = run_pre_push(
                 paths, sources, projects, audit_tree, warnings_block=warnings_as_defects
             )

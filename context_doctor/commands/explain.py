@@ -15,7 +15,7 @@ def explain_text(spec: CheckSpec) -> str:
     def wrapped(text: str) -> str:
         return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ")
 
-    skips = [f"  - `{rule.reason}`: {rule.description}" for rule in spec.skips]
+    skips = [f"  - `{rule.reason}`: {rule.description}" for rule in spec.own_skips]
     if spec.scope == "vault":
         skips = [f"  - `{rule.reason}`: {rule.description}" for rule in spec.vault_skips]
         skips.append(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from context_doctor.config import find_config
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.findings import Finding, Severity
@@ -29,7 +30,8 @@ from context_doctor.git.push import (
     pre_commit_refs,
     read_hook_input,
 )
-from context_doctor.git.repository import Repository, repository_for
+from context_doctor.git.repository import Repository, origin_name, repository_for
+from context_doctor.layouts.detect import detect
 from context_doctor.model.source import Corpus
 from context_doctor.report import Report, plural
 
@@ -101,10 +103,21 @@ def judge(corpus: Corpus, report: Report, changed: frozenset[str], verdict: Verd
 
 
 def _holds_context(directory: Path) -> bool:
-    """A knowledge repository or a single project at ``directory`` (discovery's first look)."""
-    return directory.is_dir() and (
-        (directory / "projects").is_dir() or (directory / "CONTEXT.md").is_file()
-    )
+    """A knowledge repository or a project in any layout at ``directory`` (discovery's first
+    look): ``projects/``, a declared ``[layout]``, or one detection finds (SPEC §10)."""
+    if not directory.is_dir():
+        return False
+    if (directory / "projects").is_dir() or detect(directory) is not None:
+        return True
+    found = find_config([directory], None)
+    return found is not None and "layout" in found[1]
+
+
+def pushing_identity(anchor: Path) -> str:
+    """What a single project's id stands on in the hook's temporary checkout: the pushing
+    repository's origin remote name, else its top folder's name (SPEC §10)."""
+    repository = repository_for(anchor if anchor.is_dir() else anchor.parent)
+    return origin_name(repository) or repository.toplevel.name
 
 
 def _relative(repository: Repository, raw: str) -> str:

@@ -35,6 +35,7 @@ LOG_FIELDS: tuple[tuple[str, str], ...] = (
     # Every `Context-Doctor:` trailer value, as git's own trailer parser reads the message
     # (key case-insensitive, spaces around `:` and the value trimmed, last paragraph only).
     ("trailers", f"%(trailers:key={MAINTENANCE_TRAILER},valueonly,unfold,separator=%x1f)"),
+    ("author", "%an <%ae>"),
 )
 """The fields of each commit in the one history pass: (name, ``git log`` placeholder).
 
@@ -85,6 +86,7 @@ class Commit:
     projects_touched: int
     outside_files: int  # files outside every projects directory
     maintenance: bool = False  # `Context-Doctor: maintenance` trailer: a fix or archive pass
+    bot: bool = False  # authored by a bot (`name[bot]`, GitHub Actions): generated, not work
 
     @property
     def short(self) -> str:
@@ -212,6 +214,18 @@ def is_maintenance(trailer_values: str) -> bool:
     )
 
 
+_BOT_NAMES = frozenset({"github-actions", "github action", "github actions", "dependabot"})
+_BOT_EMAILS = frozenset({"action@github.com", "actions@github.com", "github-actions@github.com"})
+
+
+def is_bot(author: str) -> bool:
+    """An author line ``Name <email>`` that a scheduled job or bot commits under."""
+    name, _, email = author.rpartition(" <")
+    email = email.rstrip(">").strip().casefold()
+    name = name.strip().casefold()
+    return name.endswith("[bot]") or "[bot]@" in email or name in _BOT_NAMES or email in _BOT_EMAILS
+
+
 def _attribute(
     fields: dict[str, str], names: list[bytes], scopes: tuple[Scope, ...], history: History
 ) -> None:
@@ -237,6 +251,7 @@ def _attribute(
         projects_touched=len(touched),
         outside_files=outside,
         maintenance=is_maintenance(fields["trailers"]),
+        bot=is_bot(fields["author"]),
     )
     history.commits += 1
     for key, files in touched.items():

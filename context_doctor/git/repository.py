@@ -150,3 +150,22 @@ def repository_or_none(directory: Path) -> Repository | None:
 
 
 # -- history, read once per repository ---------------------------------------
+
+
+def origin_name(repository: Repository) -> str | None:
+    """The last path part of the ``origin`` remote's URL, without ``.git`` (None: no origin).
+
+    A project's id must not depend on the folder a checkout sits in (SPEC §10): every
+    clone of one repository shares its origin. The URL is only read, never used.
+    """
+    result = run_git(["config", "--get", "remote.origin.url"], repository.toplevel)
+    if result.returncode != 0:
+        return None
+    return name_of_url(result.stdout.decode("utf-8", "replace").strip())
+
+
+def name_of_url(url: str) -> str | None:
+    """``git@host:me/comics.git`` and ``https://host/me/comics/`` -> ``comics``."""
+    tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    name = tail.removesuffix(".git").strip()
+    return name if name and name not in (".", "..") and "\\" not in name else None

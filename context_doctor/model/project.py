@@ -17,19 +17,32 @@ from context_doctor.errors import HistoryUnavailable
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import ProjectCommit, Scope
 from context_doctor.git.repository import Repository
+from context_doctor.layouts import IN_CONTEXT, Layout
 from context_doctor.limits import kind_of, resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
 from context_doctor.model.documents import Document, HeaderField
-from context_doctor.model.header import completion_reading, last_session_field, pause_reading
+from context_doctor.model.header import (
+    completion_reading,
+    fields_named,
+    last_session_field,
+    pause_reading,
+)
 from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
 from context_doctor.model.secrets import SecretHit
-from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, newest
+from context_doctor.model.sessions import (
+    EVERY_HEADING_LEVEL,
+    NOT_LOGS,
+    SessionEntry,
+    entries_of,
+    newest,
+)
 from context_doctor.model.state_file import STATE_FILE, StructuredState
+from context_doctor.model.work import WorkFilter
 from context_doctor.write.batch import is_batch_leftover, is_journal_name
 
 
@@ -43,6 +56,7 @@ class ProjectSource(Protocol):
     name: str
     repository: Repository
     index: Index | None
+    layout: Layout
 
     @property
     def is_single_project(self) -> bool: ...
@@ -70,6 +84,7 @@ class Project:
         self.directory = directory
         self.entry = entry
         self.duplicate_entries = duplicate_entries or []
+        self.layout = source.layout
 
     def __repr__(self) -> str:
         return f"Project({self.source.name}/{self.id})"
@@ -186,11 +201,69 @@ class Project:
     def context(self) -> Document:
         # Links too: context-template and structured-state read CONTEXT.md's links, and
         # collected with the other facts they are cached (a warm run parses nothing).
-        return self._top_document("CONTEXT.md", links=True)
+        if self.layout.is_seed:
+            return self._top_document("CONTEXT.md", links=True)
+        return self._layout_document(self.layout.context, links=True)
 
     @cached_property
     def reference(self) -> Document:
-        return self._top_document("REFERENCE.md", links=True)
+        if self.layout.is_seed:
+            return self._top_document("REFERENCE.md", links=True)
+        return self._layout_document(self.layout.reference, links=True)
+
+    def _layout_document(self, path: str | None, links: bool = False) -> Document:
+        """A record a layout names (``path`` as the layout writes it); absent when it names none."""
+        inner = self.layout.inner(path)
+        if inner is None or inner == IN_CONTEXT:
+            absent = self.directory / ".no-such-record"
+            return Document(absent, self.relative(absent), listed_file=False)
+        return self._document(self.directory / inner, links)
+
+    @property
+    def context_name(self) -> str:
+        """How findings name the working-memory file: ``CONTEXT.md``, ``docs/STATUS.md``."""
+        return "CONTEXT.md" if self.layout.is_seed else self.context.rel_path
+
+    @cached_property
+    def log_inner(self) -> str | None:
+        """The log's path inside the project directory (a folder or a file); None: none, or
+        inside the context file (:attr:`log_in_context`)."""
+        if self.layout.is_seed:
+            return "sessions" if self.has_sessions_dir else None
+        inner = self.layout.inner(self.layout.sessions)
+        return None if inner == IN_CONTEXT else inner
+
+    @cached_property
+    def _in_file_log(self) -> str:
+        """The log inside the context file, named by the section holding its newest entry."""
+        where = self.context.rel_path
+        newest = self.newest_session
+        if newest is None or not self.context.exists or self.context.problem:
+            return f"a dated log section in {where} (`## Session Log`, one `### YYYY-MM-DD` per session)"
+        entry = next((h for h in self.context.headings if h.line == newest.line), None)
+        level = entry.level - 1 if entry is not None else 6
+        section = self.context.heading_above(
+            newest.line if entry is None else newest.line - 1, level
+        )
+        return f"the `{section.text}` log in {where}" if section else f"the dated log in {where}"
+
+    @property
+    def log_in_context(self) -> bool:
+        return not self.layout.is_seed and self.layout.sessions == IN_CONTEXT
+
+    def log_place(self, day: date) -> str:
+        """Where a session of ``day`` is logged, as a remedy names it."""
+        if self.layout.is_seed:
+            return f"{self.path_to('sessions')}/{day:%Y-%m}.md"
+        if self.log_inner is None:
+            return self._in_file_log
+        if (self.directory / self.log_inner).is_dir():
+            names = [d.path.name for d in self.session_logs]
+            folder = self.path_to(self.log_inner)
+            if any(len(name) == 10 and name[4] == "-" for name in names):  # YYYY-MM.md files
+                return f"{folder}/{day:%Y-%m}.md"
+            return f"a new dated file in {folder}/"
+        return self.path_to(self.log_inner)
 
     @cached_property
     def is_sharded(self) -> bool:
@@ -209,13 +282,37 @@ class Project:
 
     @cached_property
     def has_sessions_dir(self) -> bool:
+        if not self.layout.is_seed:
+            inner = self.log_inner
+            return inner is not None and (self.directory / inner).is_dir()
         return self._listing.is_dir("sessions")
 
     @cached_property
     def session_logs(self) -> list[Document]:
+        if not self.layout.is_seed:
+            return self._layout_logs()
         if not self.has_sessions_dir:
             return []
         return self._folder_documents("sessions", lambda name: name.lower() not in NOT_LOGS)
+
+    def _layout_logs(self) -> list[Document]:
+        """The log of a layout other than the seed's: a folder's Markdown files, one file,
+        or the context file itself."""
+        if self.log_in_context:
+            return [self.context] if self.context.exists else []
+        inner = self.log_inner
+        if inner is None:
+            return []
+        path = self.directory / inner
+        if path.is_dir():
+            listing = Listing(path)
+            return [
+                self._document(listing.path(name))
+                for name in listing.markdown_files()
+                if name.lower() not in NOT_LOGS and not name.startswith(".")
+            ]
+        document = self._document(path)
+        return [document] if document.exists else []
 
     def _folder_documents(self, folder_name: str, keep: Callable[[str], bool]) -> list[Document]:
         """The documents of a tier folder's Markdown files (listed once) that ``keep`` admits."""
@@ -232,7 +329,8 @@ class Project:
     def tier_documents(self) -> list[Document]:
         """Every tier file that exists, in a stable order."""
         candidates = [self.context, self.reference, *self.topics, *self.session_logs]
-        return [document for document in candidates if document.exists]
+        unique = {id(document): document for document in candidates}  # an in-file log
+        return [document for document in unique.values() if document.exists]
 
     # -- the index entry --------------------------------------------------
 
@@ -262,8 +360,14 @@ class Project:
     @cached_property
     def session_entries(self) -> list[SessionEntry]:
         entries: list[SessionEntry] = []
+        seed = self.layout.is_seed
         for order, log in enumerate(self.session_logs):
-            entries.extend(entries_of(log, order))
+            if seed:
+                entries.extend(entries_of(log, order))
+            else:  # SPEC §10: headings of any level and dated table rows
+                entries.extend(
+                    entries_of(log, order, heading_levels=EVERY_HEADING_LEVEL, table_rows=True)
+                )
         return entries
 
     @cached_property
@@ -275,21 +379,102 @@ class Project:
         return {entry.date for entry in self.session_entries if entry.date is not None}
 
     def header(self, name: str) -> list[HeaderField]:
-        return self.context.field_values(name)
+        if self.layout.is_seed:
+            return self.context.field_values(name)
+        return self.fields(name)
+
+    def fields(self, *names: str) -> list[HeaderField]:
+        """A layout's fields named ``names``, anywhere in its file (or its status section),
+        in file order (SPEC §10: the first occurrence wins)."""
+        if self.layout.is_seed:
+            return [field for name in names for field in self.context.field_values(name)]
+        return fields_named(self.context, names, anywhere=True, within=self._record_range)
+
+    @cached_property
+    def _record_range(self) -> tuple[int, int] | None:
+        """The lines (first, end excluded) of the ``## Current status`` section an
+        instructions file keeps its record in; None: the whole file."""
+        section = self.layout.section
+        if section is None:
+            return None
+        headings = self.context.headings
+        for position, heading in enumerate(headings):
+            if heading.text.strip() == section:
+                end = next(
+                    (h.line for h in headings[position + 1 :] if h.level <= heading.level),
+                    len(self.context.lines) + 1,
+                )
+                return heading.line + 1, end
+        return 0, 0
 
     @cached_property
     def header_last_session(self) -> tuple[HeaderField, date | None] | None:
-        """The ``**Last session:**`` field (or a ``## Last Session:`` heading) and its date."""
-        return last_session_field(self.context, ("Last session",), anywhere=False)
+        """The ``**Last session:**`` field (a layout's last-session field) and its first date.
+
+        In a layout other than the seed's, an ``<!-- Updated: DATE -->`` comment is the field
+        of last resort; failing that, the record's own newest commit that is no bulk sweep,
+        merge or maintenance pass stands for it (:attr:`last_session_from_git`).
+        """
+        if self.layout.is_seed:
+            return last_session_field(self.context, ("Last session",), anywhere=False)
+        if not self.context.exists or self.context.problem:
+            return None
+        found = last_session_field(
+            self.context, self.layout.fields.last_session, anywhere=True, within=self._record_range
+        )
+        if found is not None:
+            return found
+        committed = self.record_commit
+        if committed is None:
+            return None
+        day = committed.commit.work_date
+        return HeaderField("last commit", day.isoformat(), 0), day
+
+    @property
+    def last_session_from_git(self) -> bool:
+        """The record carries no date: its own newest commit's work date stands for it."""
+        header = self.header_last_session
+        return header is not None and header[0].line == 0
+
+    @cached_property
+    def record_commit(self) -> ProjectCommit | None:
+        """The newest commit touching the context file that is a session (not a bulk sweep,
+        merge or maintenance pass); None without history or such a commit."""
+        if not self.history_available:
+            return None
+        inner = self.layout.inner(self.layout.context) or ""
+        touching = [
+            entry
+            for entry in self._all_commits or []
+            if entry.commit.is_session and entry.touched(inner)
+        ]
+        return max(touching, key=lambda entry: entry.commit.authored, default=None)
 
     @cached_property
     def header_reads_completed(self) -> bool | None:
-        return completion_reading(self.header("Status"), self.header("Phase"))
+        return completion_reading(self._status_fields, self._phase_fields)
 
     @cached_property
     def header_reads_paused(self) -> HeaderField | None:
         """The Status (or Phase) field that says `Paused`/`On hold`/`Parked`, if one decides."""
-        return pause_reading(self.header("Status"), self.header("Phase"))
+        return pause_reading(self._status_fields, self._phase_fields)
+
+    @cached_property
+    def _status_fields(self) -> list[HeaderField]:
+        return self.fields(*self.layout.fields.status)
+
+    @cached_property
+    def _phase_fields(self) -> list[HeaderField]:
+        return self.fields(*self.layout.fields.phase)
+
+    @property
+    def states_active(self) -> bool:
+        """The record itself says the project is active: an index status, else a Status (or
+        Phase) field that reads as not completed. A record silent about its status is never
+        called active (SPEC §10)."""
+        if self.status is not None:
+            return not self.is_dormant
+        return self.header_reads_completed is False
 
     @property
     def reads_dormant(self) -> bool:
@@ -351,7 +536,11 @@ class Project:
         }
         paths = [p for p in self.durable_tier_paths if self.resolves_inside_repository(p)]
         # Nothing at all named resources: no artifacts, without asking for them.
-        artifacts = None if self._listing.absent("resources") else self.directory / ARTIFACTS_DIR
+        artifacts = (
+            None
+            if not self.layout.is_seed or self._listing.absent("resources")
+            else self.directory / ARTIFACTS_DIR
+        )
         if artifacts is not None and artifacts.is_dir() and not artifacts.is_symlink():
             paths += sorted(
                 path for path in artifacts.glob("*.md") if path.is_file() and not path.is_symlink()
@@ -409,9 +598,44 @@ class Project:
         return self.source.repository_facts().history() is not None
 
     @cached_property
-    def _commits(self) -> list[ProjectCommit] | None:
+    def _all_commits(self) -> list[ProjectCommit] | None:
         history = self.source.repository_facts().history()
         return None if history is None else history.of(self.source.scope, self.id)
+
+    @cached_property
+    def _work(self) -> WorkFilter:
+        config = Path(self.layout.origin) if self.layout.declared else None
+        inside = config is not None and config.is_relative_to(self.directory)
+        extra = (config.relative_to(self.directory).as_posix(),) if inside and config else ()
+        return WorkFilter(self.layout, self.log_inner, extra)
+
+    @cached_property
+    def _commits(self) -> list[ProjectCommit] | None:
+        """The seed's layouts: every commit touching the project. Any other layout: its
+        *work* (SPEC §10), commits touching a file besides its own records and
+        ``work_ignore``."""
+        found = self._all_commits
+        if found is None or self.layout.is_seed:
+            return found
+        return [entry for entry in found if self._work.is_work(entry.files, entry.commit.bot)]
+
+    @cached_property
+    def set_aside(self) -> int:
+        """How many commits ``work_ignore`` (or a bot's authorship) kept from counting as
+        work: the verdict line says so."""
+        found = self._all_commits
+        if found is None or self.layout.is_seed:
+            return 0
+        return sum(1 for entry in found if self._work.set_aside(entry.files, entry.commit.bot))
+
+    def touches_log(self, entry: ProjectCommit) -> bool:
+        """Whether a commit changed the project's log (a folder, a file, or the in-file log)."""
+        if self.layout.is_seed:
+            return entry.touched_under("sessions")
+        if self.log_in_context:
+            return entry.touched(self.layout.inner(self.layout.context) or "")
+        inner = self.log_inner
+        return inner is not None and (entry.touched(inner) or entry.touched_under(inner))
 
     @property
     def commits(self) -> list[ProjectCommit]:
@@ -477,6 +701,9 @@ class Project:
         INDEX.md too: they travel like the logs) and CURRENT_STATE.json, as present on
         disk; symlinks are listed as they are (a dangling one is a shape problem).
         """
+        if not self.layout.is_seed:
+            documents = [self.context, self.reference, *self.session_logs]
+            return list(dict.fromkeys(d.path for d in documents if d.exists))
         listing = self._listing
         found = [
             listing.path(name)
@@ -507,6 +734,9 @@ class Project:
         # An interrupted batch's journal and staged files are `interrupted-edit`'s: committing
         # them (the remedy for uncommitted work) would ship a half-done batch to every clone.
         changed = self.source.repository_facts().changed_under(self.rel_dir)
+        if not self.layout.is_seed:  # another layout: its records, not the code beside them
+            records = {self.relative(path) for path in self.durable_tier_paths}
+            changed = list(dict.fromkeys(path for path in changed if path in records))
         return [path for path in changed if not is_batch_leftover(path.rsplit("/", 1)[-1])]
 
     @cached_property
@@ -519,6 +749,8 @@ class Project:
             ("reference", True),
         )
         found: list[tuple[str, str]] = []
+        if not self.layout.is_seed:
+            return found  # another layout's files are found by detection, as they are
         listing = self._listing
         for name, directory in expected:
             entry = listing.plain(name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +13,8 @@ from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import Scope
 from context_doctor.git.repository import Repository
+from context_doctor.layouts import Layout, seed, seed_single
+from context_doctor.layouts.tree import DirectoryTree
 from context_doctor.limits import resolves_within
 from context_doctor.model.index import Index
 from context_doctor.model.project import Project
@@ -41,6 +43,21 @@ class Source:
     # absolute path (audit.prepare_corpus fills it): the freshness walk opens them no more.
     known_heads: dict[str, bool] = field(default_factory=dict)
     _graded: list[GradedFile] | None = None
+    # The layout its projects are built from (SPEC §10): declared, detected, or the seed's.
+    given_layout: InitVar[Layout | None] = None
+    layout: Layout = field(init=False)
+    # What the project ids of a single-project layout stand on when nothing names them:
+    # the pushing repository's identity in the pre-push hook's temporary checkout.
+    identity: str | None = None
+    named_by_project: bool = False  # a single project's source takes the project's id as name
+
+    def __post_init__(self, given_layout: Layout | None) -> None:
+        if given_layout is not None:
+            self.layout = given_layout
+        elif self.projects_dir is None:
+            self.layout = seed_single.layout(DirectoryTree(self.root))
+        else:
+            self.layout = seed.layout(self.projects_dir, origin=f"{self.projects_dir}/")
 
     def graded_files(self, today: date) -> list[GradedFile]:
         """Freshness-graded files under the source, read and graded once per run."""
@@ -64,6 +81,13 @@ class Source:
             self.facts = RepositoryFacts(self.repository)
             self.facts.add_scope(self.scope)
         return self.facts
+
+    @property
+    def record_rel_path(self) -> str:
+        """A single project's working-memory file, repository-relative (what a finding about
+        the whole repository names)."""
+        inner = self.layout.inner(self.layout.context) or "CONTEXT.md"
+        return self.repository.relative(self.root / inner)
 
     @property
     def is_single_project(self) -> bool:

@@ -77,8 +77,8 @@ def verdict_text(report: Report) -> str:
     if vaults:
         return _with_suppressions(report, _vault_verdict(report, vaults))
     where = (
-        f"({plural(len(report.sources), 'source')}; readiness {report.readiness}; "
-        f"today {report.today})"
+        f"({plural(len(report.sources), 'source')}{_layout_clause(report)}; "
+        f"readiness {report.readiness}; today {report.today})"
     )
     if report.projects_with_findings == 0:
         # Never "in 0 of 10 projects": a healthy run says what it audited first (#19).
@@ -93,6 +93,22 @@ def verdict_text(report: Report) -> str:
             f"{plural(report.projects_audited, 'project')} audited {where}"
         )
     return _with_suppressions(report, text)
+
+
+def _layout_clause(report: Report) -> str:
+    """``; layout docs/STATUS.md, detected; 4 commits set aside by work_ignore`` for the one
+    source of a run in a layout other than the seed's projects/ (SPEC §10)."""
+    layouts = [s for s in report.sources if s.layout is not None]
+    if len(report.sources) != 1 or not layouts:
+        return ""
+    source = layouts[0]
+    clause = f"; layout {source.layout}"
+    if source.set_aside:
+        clause += (
+            f"; {plural(source.set_aside, 'commit')} set aside as generated "
+            "(work_ignore, bot authors)"
+        )
+    return clause
 
 
 def _vault_verdict(report: Report, vaults: dict[str, int]) -> str:

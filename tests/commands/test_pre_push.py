@@ -433,3 +433,45 @@ def test_the_pushed_tree_checkout_runs_none_of_the_users_hooks(
     )
     assert run.exit_code == 0, run.stdout + run.stderr
     assert not ran.exists(), ran.read_text()
+
+
+# -- a single-project layout: the project's id does not depend on the checkout (SPEC §10) --
+
+BEHIND = (
+    "# Comics — status\n\nLast updated: 2026-06-01\n\n## Session Log\n\n"
+    "### 2026-06-10\nShipped the feed.\n\n### 2026-06-01\nStarted.\n"
+)
+
+
+def test_a_baseline_written_in_another_clone_holds_in_the_hook(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(
+        {
+            "remote": True,
+            "commits": [
+                {
+                    "date": WHEN,
+                    "message": "status",
+                    "files": {"docs/STATUS.md": BEHIND, "a.py": "1\n"},
+                }
+            ],
+        }
+    )
+    project = remote_path(root).name.removesuffix(".git")
+    clone = tmp_path / "a-clone-named-otherwise"
+    git(tmp_path, "clone", "-q", str(remote_path(root)), str(clone))
+    written = doctor("check", str(clone), "--write-baseline", "--today", "2026-06-12")
+    assert written.exit_code == 0, written.stderr
+    commit(
+        clone, {"context-doctor.toml": 'baseline = "context-doctor-baseline.json"\n'}, "baseline"
+    )
+    git(clone, "push", "-q", "origin", "main")
+    git(root, "pull", "-q", "origin", "main")
+    installed = doctor("hook", "install", "--repo", str(root))
+    assert installed.exit_code == 0, installed.stderr
+    head = commit(root, {"a.py": "2\n"}, "code")
+    code, lines = push(root)
+    assert code == 0, lines
+    assert without_warnings(lines) == [f"context-doctor: push ok: {project}: 0 defects"]
+    assert remote_ref(root) == head

@@ -1,0 +1,64 @@
+"""The seed's single project: a repository whose root holds ``CONTEXT.md`` (and ``sessions/``).
+
+A ``CONTEXT.md`` found by that name alone is working memory only when it says so: a
+field (``Last session``, ``Status``, ``Phase``…), an ``<!-- Updated: … -->`` comment, or a
+dated entry in it or in ``sessions/``. A 400-line domain glossary named ``CONTEXT.md`` is
+none of these: it is still the project (so ``check`` never exits 2 on it), but
+``working_memory`` is False and no check speaks about it (SPEC §10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from context_doctor.layouts import (
+    DEFAULT_LAST_SESSION,
+    DEFAULT_PHASE,
+    DEFAULT_STATUS,
+    SEED_SINGLE,
+    Layout,
+)
+from context_doctor.layouts.tree import Tree
+from context_doctor.layouts.words import holds_working_memory
+
+CONTEXT = "CONTEXT.md"
+SHAPE = "CONTEXT.md at the root (the seed's single project)"
+_FIELDS = (*DEFAULT_LAST_SESSION, *DEFAULT_STATUS, *DEFAULT_PHASE)
+_NOT_LOGS = frozenset({"readme.md", "index.md"})
+
+
+def layout(tree: Tree) -> Layout:
+    """The root ``CONTEXT.md`` as the seed's single project, working memory or not."""
+    has_log = tree.is_dir("sessions")
+    found = Layout(
+        kind=SEED_SINGLE,
+        context=CONTEXT,
+        sessions="sessions" if has_log else None,
+        reference="REFERENCE.md" if tree.is_file("REFERENCE.md") else None,
+        origin=CONTEXT,
+        matched=(
+            ("context", "CONTEXT.md at the repository root"),
+            ("sessions", "sessions/ beside it"),
+        ),
+    )
+    logs = (
+        [
+            name
+            for name in tree.names("sessions")
+            if name.endswith(".md") and name.lower() not in _NOT_LOGS
+        ]
+        if has_log
+        else []
+    )
+    lines = tree.lines(CONTEXT) or []
+    if logs or holds_working_memory(lines, _FIELDS):
+        return found
+    return replace(found, working_memory=False)
+
+
+def probe(tree: Tree) -> Layout | None:
+    """The root ``CONTEXT.md`` when it is working memory (else the search goes on)."""
+    if not tree.is_file(CONTEXT):
+        return None
+    found = layout(tree)
+    return found if found.working_memory else None

@@ -1,0 +1,45 @@
+"""Work in a layout other than the seed's (SPEC §10): records, work_ignore and bots apart."""
+
+from __future__ import annotations
+
+from context_doctor.layouts import IN_CONTEXT, SINGLE_FILE, Layout
+from context_doctor.model.work import WorkFilter, glob_pattern
+
+LAYOUT = Layout(
+    kind=SINGLE_FILE,
+    context="docs/STATUS.md",
+    sessions="docs/sessions",
+    reference="docs/REFERENCE.md",
+    work_ignore=("public/feeds/**", "data/*.csv"),
+)
+
+
+def test_records_are_not_work() -> None:
+    work = WorkFilter(LAYOUT, "docs/sessions")
+    assert not work.is_work(["docs/STATUS.md", "docs/sessions/2026-07.md", "docs/REFERENCE.md"])
+    assert work.is_work(["docs/STATUS.md", "src/app.py"])
+
+
+def test_work_ignore_sets_generated_data_aside() -> None:
+    work = WorkFilter(LAYOUT, "docs/sessions")
+    assert not work.is_work(["public/feeds/2026/07/x.json", "data/prices.csv"])
+    assert work.set_aside(["public/feeds/x.json"])
+    assert work.is_work(["data/raw/prices.csv"])  # `*` stays within one folder
+    assert not work.set_aside(["docs/STATUS.md"])  # a record-only commit is no work at all
+
+
+def test_a_bots_data_is_never_work_but_a_bots_code_is() -> None:
+    work = WorkFilter(Layout(kind=SINGLE_FILE, context="STATUS.md", sessions=IN_CONTEXT), None)
+    assert not work.is_work(["public/feed.json", "data/prices.csv"], bot=True)
+    assert work.set_aside(["public/feed.json"], bot=True)
+    assert work.is_work(["src/app.py"], bot=True)  # an AI agent's pull request is work
+    assert not work.set_aside(["src/app.py", "public/feed.json"], bot=True)
+
+
+def test_glob_pattern() -> None:
+    pattern = glob_pattern(("public/", "**/generated.md", "a?c"))
+    assert pattern is not None
+    assert pattern.fullmatch("public/x/y.json")
+    assert pattern.fullmatch("generated.md") and pattern.fullmatch("x/y/generated.md")
+    assert pattern.fullmatch("abc") and not pattern.fullmatch("a/c")
+    assert glob_pattern(()) is None
