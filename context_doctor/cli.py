@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, str] = {
     "check": "context_doctor.commands.check:check_command",
     "explain": "context_doctor.commands.explain:explain_command",
+    "layout": "context_doctor.commands.layout:layout_command",
     "demo": "context_doctor.commands.demo:demo_command",
     "freshness": "context_doctor.commands.freshness:freshness_group",
     "hook": "context_doctor.commands.hook:hook_group",

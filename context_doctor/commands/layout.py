@@ -1,0 +1,69 @@
+"""``context-doctor layout [PATH]``: the layout the doctor would use, as a table to paste.
+
+Prints the ``[layout]`` table (SPEC §10) for the repository at PATH (default: the current
+directory), each key commented with what it matched and whether it was declared or
+detected. Exit 0 when a layout matches; exit 2 when none does, listing the shapes
+detection looked for (the message ``check PATH`` gives).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from context_doctor.commands.common import guarded
+from context_doctor.discover import discover
+from context_doctor.escape import escape_text
+from context_doctor.git.repository import origin_name
+from context_doctor.layouts import SEED_SINGLE, Layout
+from context_doctor.model.source import Source
+
+
+def layout_text(source: Source) -> str:
+    """The commented ``[layout]`` table for ``source``: its layout, and its project's id."""
+    layout: Layout = source.layout
+    origin = f"declared in {layout.origin}" if layout.declared else f"detected ({layout.origin})"
+    lines = [f"# layout {layout.context}, {origin}"]
+    if not layout.working_memory:
+        lines.append(
+            f"# {layout.context} holds no field (Last session, Status, Phase) and no dated "
+            "entry: not working memory, so no check speaks about it"
+        )
+    table = layout
+    if source.is_single_project and source.projects and layout.name is None:
+        project_id = source.projects[0].id
+        why = (
+            "the origin remote's name"
+            if origin_name(source.repository) == project_id
+            else "the repository's folder name (no origin remote)"
+        )
+        table = Layout(
+            **{**layout.__dict__, "name": project_id, "matched": (*layout.matched, ("name", why))}
+        )
+    if layout.kind == SEED_SINGLE or layout.declared or not layout.is_seed:
+        lines.append(table.toml())
+    else:
+        lines.append("# the seed's layout is the default: nothing to declare\n" + table.toml())
+    return "\n".join(lines)
+
+
+@click.command("layout")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [layout] from this configuration file instead of the one the repository finds.",
+)
+@click.option("--debug", is_flag=True, hidden=True)
+def layout_command(path: Path | None, config: Path | None, debug: bool) -> None:
+    """Print the [layout] table the doctor would use here, with what each key matched."""
+    with guarded(False, debug):
+        corpus = discover((str(path),) if path is not None else (), config=config)
+        if not corpus.sources:
+            raise click.UsageError("no source here: pass a repository path")
+        for number, source in enumerate(corpus.sources):
+            if number:
+                click.echo("")
+            for line in layout_text(source).splitlines():
+                click.echo(escape_text(line))
