@@ -3,7 +3,7 @@
 The table is validated by ``schemas/config.schema.json`` with the rest of the file; here
 its paths are checked for what the schema cannot say. Paths are relative to the
 repository root, whichever config file holds them (a user's own ``--config`` too), and
-must stay inside it (SPEC §8: :func:`context_doctor.write.contain.contained`). ``context``
+must stay inside it (SPEC §8: :func:`context_doctor.contain.contained`). ``context``
 holds at most one ``*``, and only as a whole folder name before the file
 (``services/*/STATUS.md``); ``sessions`` and ``reference`` of such a layout sit under the
 same ``*`` (``services/*/sessions``) or are ``"context"``. Every refusal is exit 2 naming
@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from context_doctor.contain import contained
 from context_doctor.errors import DoctorError
 from context_doctor.layouts import (
     DECLARED,
@@ -25,7 +26,6 @@ from context_doctor.layouts import (
     Layout,
     LayoutFields,
 )
-from context_doctor.write.contain import contained
 
 TABLE = "layout"
 
