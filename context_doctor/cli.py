@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
 SHORT_HELP: dict[str, str] = {
     "check": "Audit a corpus.",
     "explain": "What a check means, why it matters, how to fix it and what skips it.",
+    "layout": "Print the [layout] table the doctor would use here, with what each key matched.",
     "demo": "Build the bundled demo knowledge base (or memory vault) in a temporary directory "
     "and audit it.",
     "freshness": "A-F review-age grades of pai-freshness-v1 files (no projects needed), "
