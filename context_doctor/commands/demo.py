@@ -17,6 +17,9 @@ from context_doctor.scenarios import build_scenario, scenario_today, write_floor
 from context_doctor.vault.floors import floors_beside
 
 DEMO = "demo"
+# Beside the seed's corpus, a repository in another layout (SPEC §10): docs/STATUS.md with
+# its session log inside it and a nightly data bot set aside by `work_ignore`.
+DEMO_LAYOUT = "demo-status"
 VAULT_DEMO = "vault-demo"
 
 
@@ -27,10 +30,18 @@ def run_demo(
     audit_day = date.fromisoformat(today) if today else scenario_today(scenario) or date.today()
     with tempfile.TemporaryDirectory(prefix="context-doctor-demo-") as scratch:
         root = (keep or Path(scratch)) / ("demo-vault" if vault else "demo-kb")
-        if root.exists():
-            raise click.UsageError(f"{root} already exists; choose another --keep directory")
+        beside = root.parent / DEMO_LAYOUT
+        for target in (root,) if vault else (root, beside):
+            if target.exists():
+                raise click.UsageError(f"{target} already exists; choose another --keep directory")
         build_scenario(scenario, root)
-        what = "vault (its README.md names the planted faults)" if vault else "knowledge base"
+        if not vault:
+            build_scenario(DEMO_LAYOUT, beside)
+        what = (
+            "vault (its README.md names the planted faults)"
+            if vault
+            else f"knowledge base, and a repository in another layout at {beside},"
+        )
         if output_format != "json":
             kept = "kept" if keep else "temporary; --keep DIR keeps it"
             click.echo(f"Demo {what} built at {root} ({kept}); audit date {audit_day}.", err=True)
@@ -42,7 +53,7 @@ def run_demo(
                 floors=floors_beside(floors, {}) if floors is not None else None,
             )
         else:
-            corpus = discover(sources=(str(root),))
+            corpus = discover(sources=(str(root), str(beside)))
         report, _, checks = audit(
             corpus, today=audit_day, readiness="local", select=[], ignore=[], config=None
         )

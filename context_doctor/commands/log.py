@@ -16,8 +16,26 @@ import click
 from context_doctor.commands.common import guarded, parse_today
 from context_doctor.commands.edit import gate_options, gates_of, report_batch, report_refusal
 from context_doctor.commands.text_input import TextSource, read_input, text_option
+from context_doctor.errors import DoctorError
 from context_doctor.write.edit import EditRefused, Gates
-from context_doctor.write.log import LogEntry, add_entry
+from context_doctor.write.log import LogEntry, LogPlace, add_entry
+
+
+def layout_place(project: Path) -> LogPlace | None:
+    """Where PROJECT's layout keeps its log (None: the seed's ``sessions/YYYY-MM.md``).
+
+    The project is found as ``check --project`` finds it (a declared or detected layout);
+    a directory no layout matches keeps the seed's behaviour, as before layouts.
+    """
+    from context_doctor.discover import discover  # only log add needs discovery
+
+    try:
+        found = discover(projects=(str(project),)).projects
+    except DoctorError:
+        return None
+    if len(found) != 1 or found[0].layout.is_seed:
+        return None
+    return LogPlace.of_layout(found[0].directory, found[0].layout)
 
 
 @click.group("log")
@@ -58,7 +76,11 @@ def add_command(
     today: date,
     **options: Any,
 ) -> None:
-    """Append a session entry to PROJECT/sessions/YYYY-MM.md, in date order.
+    """Append a session entry to PROJECT's log (sessions/YYYY-MM.md), in date order.
+
+    In another layout (SPEC §10) the entry goes into that layout's log: a month file of
+    its log folder, its one log file, the dated entries inside the context file, or a new
+    row of a table log; --set-header moves that layout's own last-session field.
 
     The month file is created with its title line when missing. Refused: a
     date after today, or a heading the file already has.
@@ -73,7 +95,7 @@ def add_command(
     with guarded(False, False):
         try:
             result = add_entry(
-                LogEntry(project, day, title, read_input(text)),
+                LogEntry(project, day, title, read_input(text), layout_place(project)),
                 today=today,
                 set_header=set_header,
                 gates=Gates(**gates),

@@ -19,7 +19,7 @@ from context_doctor.layouts import (
     Layout,
 )
 from context_doctor.layouts.tree import Tree
-from context_doctor.layouts.words import holds_working_memory
+from context_doctor.layouts.words import holds_working_memory, prose_lines
 
 CONTEXT = "CONTEXT.md"
 SHAPE = "CONTEXT.md at the root (the seed's single project)"
@@ -51,7 +51,7 @@ def layout(tree: Tree) -> Layout:
         else []
     )
     lines = tree.lines(CONTEXT) or []
-    if logs or holds_working_memory(lines, _FIELDS):
+    if logs or holds_working_memory(_seed_reading(lines), _FIELDS):
         return found
     return replace(found, working_memory=False)
 
@@ -62,3 +62,16 @@ def probe(tree: Tree) -> Layout | None:
         return None
     found = layout(tree)
     return found if found.working_memory else None
+
+
+def _seed_reading(lines: list[str]) -> list[str]:
+    """The lines the seed's layout reads fields from (SPEC §1, §10): the header block (before
+    the first ``##`` heading), headings (``## Last Session: DATE``, dated entries), table
+    rows and comments; a glossary's body line ``**Status**: an order's state`` is no field."""
+    kept: list[str] = []
+    in_header = True
+    for line in prose_lines(lines):
+        in_header = in_header and not line.startswith("##")
+        if in_header or line.lstrip().startswith(("#", "|", "<!--")):
+            kept.append(line)
+    return kept

@@ -42,9 +42,11 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import SetEntryField
+from context_doctor.layouts import IN_CONTEXT
 from context_doctor.model.documents import Document, Heading
 from context_doctor.model.header import fields_named, last_session_field
 from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, layout_entries
@@ -53,6 +55,9 @@ from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Gates, Splice
 from context_doctor.write.fixes import NotApplicable, set_entry_field
 from context_doctor.yamlio import lenient_loader
+
+if TYPE_CHECKING:
+    from context_doctor.layouts import Layout
 
 MONTHS = (
     "January",
@@ -92,6 +97,19 @@ class LogPlace:
     @classmethod
     def of_seed(cls, project: Path) -> LogPlace:
         return cls(project / "CONTEXT.md", project / "sessions", seed=True)
+
+    @classmethod
+    def of_layout(cls, directory: Path, layout: Layout) -> LogPlace:
+        """The place a layout other than the seed's names, for its project in ``directory``."""
+        context = directory / (layout.inner(layout.context) or layout.context)
+        sessions = layout.inner(layout.sessions)
+        return cls(
+            context,
+            None if sessions in (None, IN_CONTEXT) else directory / str(sessions),
+            in_context=sessions == IN_CONTEXT,
+            last_session=layout.fields.last_session,
+            anywhere=True,
+        )
 
 
 @dataclass(frozen=True)

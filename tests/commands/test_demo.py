@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import REPO_ROOT, Run
-from support import Doctor
+from support import Doctor, git, short_sha_of
 
 from context_doctor.scenarios import build_scenario, load_scenario
 
@@ -42,6 +42,19 @@ def test_demo_keeps_a_compiled_structured_project_and_a_broken_citation(
     (finding,) = harbor.findings("artifact-cites-missing-script")
     assert finding["path"] == "projects/harbor/resources/artifacts/vendor-scores.md"
     assert "`resources/scripts/score_vendors.py`, which does not exist" in finding["message"]
+
+
+def test_the_demo_audits_a_layout_beside_the_seed_corpus(doctor: Doctor, tmp_path: Path) -> None:
+    """#27: docs/STATUS.md with its log inside it, and a nightly bot that is never work."""
+    run = doctor("demo", "--keep", str(tmp_path), "--output-format", "json")
+    assert run.exit_code == 1, run.stderr
+    beside = tmp_path / "demo-status"
+    (finding,) = run.findings("unlogged-session", "feed-service")
+    assert finding["path"] == "docs/STATUS.md"
+    assert short_sha_of(beside, "Retry a failed fetch once") in finding["message"]
+    bot = git(beside, "log", "--format=%h", "--abbrev=7", "--grep=data: nightly feed").split()
+    assert len(bot) == 6 and not any(sha in json.dumps(run.json) for sha in bot)
+    assert run.findings("context-budget", "beacon")  # the seed's corpus, audited beside it
 
 
 def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run]) -> None:
@@ -76,6 +89,7 @@ _COMMAND_CHECKS = {
 _SCENARIOS = (
     "currency",
     "demo",
+    "demo-status",
     "freshness",
     "hygiene",
     "lifecycle",
