@@ -136,7 +136,9 @@ def build_scenario(source: str | Path | Mapping[str, Any], destination: Path) ->
 
 
 def remote_path(destination: Path) -> Path:
-    """Where ``build_scenario`` puts a scenario's bare remote: beside the repository."""
+    """Where ``build_scenario`` puts a scenario's bare remote: beside the repository (an
+    absolute path: git runs inside the repository, where a relative one would land)."""
+    destination = destination.absolute()
     return destination.parent / f"{destination.name}-remote.git"
 
 

@@ -13,7 +13,7 @@ from context_doctor.audit import audit, emit
 from context_doctor.commands.common import color_option, guarded
 from context_doctor.discover import discover
 from context_doctor.render.formats import FORMATS, formats_help
-from context_doctor.scenarios import build_scenario, scenario_today, write_floors
+from context_doctor.scenarios import build_scenario, remote_path, scenario_today, write_floors
 from context_doctor.vault.floors import floors_beside
 
 DEMO = "demo"
@@ -29,11 +29,14 @@ def run_demo(
     scenario = VAULT_DEMO if vault else DEMO
     audit_day = date.fromisoformat(today) if today else scenario_today(scenario) or date.today()
     with tempfile.TemporaryDirectory(prefix="context-doctor-demo-") as scratch:
-        root = (keep or Path(scratch)) / ("demo-vault" if vault else "demo-kb")
+        # Absolute before anything is built: git runs inside the corpus, so a relative
+        # path handed to it would put the bare remote inside the corpus it serves.
+        root = (keep or Path(scratch)).absolute() / ("demo-vault" if vault else "demo-kb")
         beside = root.parent / DEMO_LAYOUT
-        for target in (root,) if vault else (root, beside):
-            if target.exists():
-                raise click.UsageError(f"{target} already exists; choose another --keep directory")
+        built = (root,) if vault else (root, beside)
+        for taken in (*built, *(remote_path(path) for path in built)):
+            if taken.exists():
+                raise click.UsageError(f"{taken} already exists; choose another --keep directory")
         build_scenario(scenario, root)
         if not vault:
             build_scenario(DEMO_LAYOUT, beside)

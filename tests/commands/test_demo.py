@@ -226,3 +226,23 @@ def test_the_baseline_remedy_rewrites_the_baseline_it_names(tmp_path: Path, doct
     # the rewritten baseline has no stale entry left.
     again = doctor("check", "--baseline", baseline.name, "--json", cwd=root)
     assert again.findings("baseline-stale") == []
+
+
+def test_demo_keep_relative_puts_the_bare_remote_beside_the_corpus(
+    tmp_path: Path, doctor: Callable[..., Run]
+) -> None:
+    """`demo --keep kept` from a working directory: corpus and remote side by side in kept/."""
+    run = doctor("demo", "--keep", "kept", "--output-format", "json", cwd=tmp_path)
+    assert run.exit_code == 1, run.stderr
+    corpus, remote = tmp_path / "kept" / "demo-kb", tmp_path / "kept" / "demo-kb-remote.git"
+    assert (remote / "HEAD").is_file()
+    assert not list(corpus.rglob("*remote.git")), "a bare remote inside the corpus"
+    origin = subprocess.run(
+        ["git", "-C", str(corpus), "remote", "get-url", "origin"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(origin) == remote
+    again = doctor("demo", "--keep", "kept", cwd=tmp_path)
+    assert again.exit_code == 2 and "already exists" in again.stderr
