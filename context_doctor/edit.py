@@ -3,18 +3,15 @@
 The editor lives in :mod:`context_doctor.write.edit` (the verbs and the gates) and
 :mod:`context_doctor.write.apply` (batches) with the rest of the write path; this
 module is the stable import path for Python callers (``add_entry(LogEntry(...), today=...)``
-is ``log add``).
+is ``log add``). Every file argument is a ``str`` or a ``Path``. A refusal raised here
+names the keyword that would let it pass (``allow_stale_body=True``, ``count=3``), not
+the command line's flag (:mod:`context_doctor.write.vocabulary`); the CLI calls the
+write path itself and keeps its flags.
 """
 
-from context_doctor.write.apply import (
-    ApplyResult,
-    Edit,
-    apply,
-    delete_line,
-    insert_before,
-    replace_once,
-    set_field,
-)
+from context_doctor.write import apply as _apply
+from context_doctor.write import log as _log
+from context_doctor.write.apply import ApplyResult, Edit
 from context_doctor.write.edit import (
     BODY_CURRENT,
     BODY_LAGS,
@@ -23,7 +20,15 @@ from context_doctor.write.edit import (
     EditResult,
     Gates,
 )
-from context_doctor.write.log import LogEntry, add_entry
+from context_doctor.write.log import LogEntry
+from context_doctor.write.vocabulary import speaking_python
+
+apply = speaking_python(_apply.apply)
+set_field = speaking_python(_apply.set_field)
+replace_once = speaking_python(_apply.replace_once)
+insert_before = speaking_python(_apply.insert_before)
+delete_line = speaking_python(_apply.delete_line)
+add_entry = speaking_python(_log.add_entry)
 
 __all__ = [
     "BODY_CURRENT",

@@ -18,7 +18,6 @@ from typing import Any
 
 import click
 
-from context_doctor import edit
 from context_doctor.commands.common import guarded
 from context_doctor.commands.text_input import (
     TextSource,
@@ -28,7 +27,9 @@ from context_doctor.commands.text_input import (
     text_option,
 )
 from context_doctor.escape import escape_text
+from context_doctor.write import apply as edit  # not context_doctor.edit: the CLI names its flags
 from context_doctor.write.apply import ApplyResult, read_edits, recover_project
+from context_doctor.write.edit import EditRefused, EditResult
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
 _COUNT = click.option(
@@ -108,7 +109,7 @@ def shown(path: Path) -> str:
     return escape_text(text)
 
 
-def describe(results: list[edit.EditResult]) -> str:
+def describe(results: list[EditResult]) -> str:
     """The files of a batch, each CONTEXT.md with its body state (else the first file's)."""
     has_context = any(item.path.name == "CONTEXT.md" for item in results)
     parts = []
@@ -130,7 +131,7 @@ def report_batch(result: ApplyResult, dry_run: bool, done: str = "") -> None:
         click.echo(f"{done}wrote {parts}")
 
 
-def report_refusal(refused: edit.EditRefused) -> None:
+def report_refusal(refused: EditRefused) -> None:
     click.echo(f"context-doctor: {escape_text(refused.one_line())}", err=True)
     sys.exit(1)
 
@@ -148,11 +149,11 @@ def one_file(positional: Path | None, option: Path | None) -> Path:
     return chosen
 
 
-def _run(file: Path, attempt: Callable[[], edit.EditResult], dry_run: bool) -> None:
+def _run(file: Path, attempt: Callable[[], EditResult], dry_run: bool) -> None:
     with guarded(False, False):
         try:
             result = attempt()
-        except edit.EditRefused as refused:
+        except EditRefused as refused:
             report_refusal(refused)
     name = escape_text(str(file))
     if dry_run:
@@ -321,7 +322,7 @@ def apply_command(edits_path: str, **options: Any) -> None:
             edits = read_edits(read_file(Path(edits_path)), edits_path)
         try:
             result = edit.apply(edits, **gates_of(options))
-        except edit.EditRefused as refused:
+        except EditRefused as refused:
             report_refusal(refused)
     report_batch(result, dry_run)
 

@@ -30,7 +30,7 @@ import os
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,19 +69,38 @@ OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Edit:
-    """One edit of a batch: the verb and its options by their long names."""
+    """One edit of a batch: the verb and its options by their long names; ``file`` a path or
+    a ``str`` (kept as a ``Path``)."""
 
     op: str
     file: Path
-    field: str | None = None
-    value: str | None = None
-    whole_value: bool = False
-    anchor: str | None = None
-    replacement: str | None = None
-    text: str | None = None
-    count: int = 1
+    field: str | None
+    value: str | None
+    whole_value: bool
+    anchor: str | None
+    replacement: str | None
+    text: str | None
+    count: int
+
+    def __init__(
+        self,
+        op: str,
+        file: Path | str,
+        field: str | None = None,
+        value: str | None = None,
+        whole_value: bool = False,
+        anchor: str | None = None,
+        replacement: str | None = None,
+        text: str | None = None,
+        count: int = 1,
+    ) -> None:
+        given = dict(locals())
+        given.pop("self")
+        given["file"] = Path(file)
+        for name, item in given.items():
+            object.__setattr__(self, name, item)
 
 
 @dataclass
@@ -509,7 +528,7 @@ def apply(
     state_reviewed: bool = False,
     allow_header_ahead: bool = False,
     dry_run: bool = False,
-    cwd: Path | None = None,
+    cwd: Path | str | None = None,
 ) -> ApplyResult:
     """Apply ``edits`` (``Edit`` objects or EDITS.json-shaped dicts) in order, gate once, write all.
 
@@ -518,8 +537,9 @@ def apply(
     Raises ``EditRefused`` (nothing written) naming the rule and the edit, or
     DoctorError for edits that cannot be read.
     """
+    base = Path(cwd) if cwd is not None else Path.cwd()
     parsed = [
-        edit if isinstance(edit, Edit) else _parse_edit(edit, number, cwd or Path.cwd())
+        _based(edit, base) if isinstance(edit, Edit) else _parse_edit(edit, number, base)
         for number, edit in enumerate(edits, start=1)
     ]
     if not parsed:
@@ -542,6 +562,13 @@ def apply(
             except EditRefused as refused:
                 raise _in_batch(refused, number, edit) from None
         return batch.commit(gates, dry_run=dry_run)
+
+
+def _based(edit: Edit, base: Path) -> Edit:
+    """``edit`` with a relative file taken from ``base``, as an EDITS.json edit's is."""
+    if edit.file.is_absolute():
+        return edit
+    return replace(edit, file=base / edit.file)
 
 
 _JSON_KEYS = {"--count": "count", "--whole-value": "whole_value"}

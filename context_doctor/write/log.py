@@ -112,13 +112,29 @@ class LogPlace:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class LogEntry:
+    """One session entry to log; ``project`` a path or a ``str`` (kept as a ``Path``)."""
+
     project: Path
     day: date
     title: str
-    text: str = ""
-    place: LogPlace | None = None  # None: the seed's layout in ``project``
+    text: str
+    place: LogPlace | None  # None: the seed's layout in ``project``
+
+    def __init__(
+        self,
+        project: Path | str,
+        day: date,
+        title: str,
+        text: str = "",
+        place: LogPlace | None = None,
+    ) -> None:
+        object.__setattr__(self, "project", Path(project))
+        object.__setattr__(self, "day", day)
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "place", place)
 
 
 def _normal(heading: str) -> str:

@@ -110,7 +110,7 @@ def test_the_header_may_not_move_ahead_of_the_log(tmp_path: Path, nl: str) -> No
     with pytest.raises(edit.EditRefused) as refused:
         edit.apply(batch)
     assert refused.value.rule == "header-ahead-of-log"
-    assert refused.value.override == "--allow-header-ahead"
+    assert refused.value.override == "allow_header_ahead=True"
     assert "log add" in (refused.value.remedy or "")
     assert snapshot(root) == before
     edit.apply(batch, allow_header_ahead=True)

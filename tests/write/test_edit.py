@@ -237,17 +237,17 @@ def test_an_edit_refusal_is_a_write_refusal_naming_its_override() -> None:
         (
             lambda d: _bytes(d / "a.md", b"text\n"),
             lambda p: edit.replace_once(p, "", "x"),
-            "--anchor is empty",
+            "anchor is empty",
         ),
         (
             lambda d: _bytes(d / "a.md", b"text\n"),
             lambda p: edit.insert_before(p, "", "x\n"),
-            "--anchor is empty",
+            "anchor is empty",
         ),
         (
             lambda d: _bytes(d / "a.md", b"text\n"),
             lambda p: edit.replace_once(p, "text", "x", count=0),
-            "--count 0",
+            "count=0",
         ),
         (
             lambda d: _bytes(d / "a.md", b"**Phase:** x\n"),
