@@ -12,16 +12,15 @@ if TYPE_CHECKING:
     from context_doctor.errors import DoctorError
     from context_doctor.library import diagnose
 
+    __version__: str
+
 __all__ = ["DoctorError", "__version__", "diagnose"]
 
-# The one place the version is written: pyproject.toml reads it from here (setuptools'
-# `attr:`, read from the source without importing it), and `--version` prints it without
-# importlib.metadata, which cost most of that command's start-up (#32).
-__version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
-    # Each is loaded on first use, not at import: importlib.metadata costs ~20 ms and the
-    # audit far more, and `status` (a session-start hook) needs none of them.
+    # Each is loaded on first use, not at import (the audit behind diagnose is large, and
+    # `status`, a session-start hook, needs none of them). The doctor's own modules import
+    # the version from context_doctor.version, never from here: this root depends on them.
     if name == "diagnose":
         from context_doctor.library import diagnose
 
@@ -32,4 +31,9 @@ def __getattr__(name: str) -> Any:
 
         globals()["DoctorError"] = DoctorError
         return DoctorError
+    if name == "__version__":
+        from context_doctor.version import __version__
+
+        globals()["__version__"] = __version__
+        return __version__
     raise AttributeError(f"module 'context_doctor' has no attribute {name!r}")

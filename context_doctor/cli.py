@@ -146,7 +146,7 @@ def __getattr__(name: str) -> click.Group:
 
 
 def _version_line() -> str:
-    from context_doctor import __version__
+    from context_doctor.version import __version__
 
     return f"context-doctor, version {__version__}"
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from context_doctor import __version__
 from context_doctor.escape import clean_json
 from context_doctor.findings import Finding, Severity
 from context_doctor.model.secrets import scrub
+from context_doctor.version import __version__
 
 
 def plural(count: int, word: str) -> str:

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from context_doctor import __version__
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.findings import Finding, Severity, fingerprints
 from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
@@ -42,6 +41,7 @@ from context_doctor.model.source import Corpus
 from context_doctor.model.suppression_comments import SuppressionComment
 from context_doctor.registry import CheckSpec, did_you_mean
 from context_doctor.report import Report
+from context_doctor.version import __version__
 
 UNUSED = "unused-suppression"
 STALE = "baseline-stale"

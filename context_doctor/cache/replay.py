@@ -84,7 +84,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from context_doctor import __version__
 from context_doctor.cache.codec import BAD_DATA, decode, encode
 from context_doctor.cache.store import Store, cache_key, decode_entry, read_regular_file
 from context_doctor.findings import (
@@ -98,6 +97,7 @@ from context_doctor.findings import (
 )
 from context_doctor.git.run import run_git
 from context_doctor.report import Coverage, Report, SourceSummary
+from context_doctor.version import __version__
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings

@@ -52,7 +52,6 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from context_doctor import __version__
 from context_doctor.cache.codec import (
     BAD_DATA,
     Envelope,
@@ -69,6 +68,7 @@ from context_doctor.git import history as git_history
 from context_doctor.git.history import Commit, History, Scope
 from context_doctor.git.repository import Repository
 from context_doctor.model.documents import DocumentFacts
+from context_doctor.version import __version__
 from context_doctor.write import WriteRefused, doctor_directory, ensure_directory, write_file
 
 # 3: the bodies are msgspec's MessagePack, decoded against their types entry by entry

@@ -20,10 +20,10 @@ import os
 import sys
 from pathlib import Path
 
-from context_doctor import __version__
 from context_doctor.discover import synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.interpreter import isolation_flags
+from context_doctor.version import __version__
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
 SCRIPT = Path("scripts") / "context_doctor.py"

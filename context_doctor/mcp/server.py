@@ -33,7 +33,6 @@ from mcp.server.mcpserver.resolve import ListRoots, Resolve
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ListRootsResult, ToolAnnotations
 
-from context_doctor import __version__
 from context_doctor.mcp import tools
 from context_doctor.mcp.paths import roots_of
 from context_doctor.mcp.schemas import (
@@ -43,6 +42,7 @@ from context_doctor.mcp.schemas import (
     first_problem,
 )
 from context_doctor.mcp.tools import ToolFailure
+from context_doctor.version import __version__
 
 INSTRUCTIONS = (
     "context-doctor audits the durable context files agents resume from (CONTEXT.md, "

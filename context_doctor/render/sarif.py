@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from context_doctor import __version__
 from context_doctor.escape import clean_json
 from context_doctor.findings import FINGERPRINT_KEY, Severity, fingerprints
 from context_doctor.registry import CheckSpec
 from context_doctor.report import Report
+from context_doctor.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
