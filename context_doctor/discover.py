@@ -32,14 +32,15 @@ from context_doctor.model.index import load_index
 from context_doctor.model.project import Project
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
 from context_doctor.report import UNREACHABLE
+from context_doctor.synthesis import console_home
 from context_doctor.vault.floors import floors_location
 from context_doctor.vault.model import Vault
 from context_doctor.yamlio import load_yaml, plain, validator
 
 
 def synthesis_home() -> Path:
-    configured = os.environ.get("SYNTHESIS_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".synthesis"
+    """The console's folder (``console.yaml``, the report cache): v5-aware, SPEC §7."""
+    return console_home()
 
 
 def _existing_directory(raw: str | Path, what: str) -> Path:

@@ -9,7 +9,13 @@ from typing import Any
 
 from context_doctor.errors import DoctorError
 from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
-from context_doctor.write import USER_NAMED, WriteRefused, ensure_directory, write_file
+from context_doctor.write import (
+    USER_NAMED,
+    WriteRefused,
+    doctor_directory,
+    ensure_directory,
+    write_file,
+)
 from context_doctor.yamlio import validator
 
 REPORT_CACHE_NAME = "last-report.json"
@@ -32,6 +38,22 @@ def write_json(target: Path, payload: dict[str, Any]) -> None:
             f"cannot write the report cache: {refusal.message}",
             "point --report-cache at a regular file, or pass --no-report-cache",
         ) from refusal
+
+
+def write_repository_report(toplevel: Path, payload: dict[str, Any]) -> Path:
+    """Write ``<git-common-dir>/context-doctor/last-report.json`` for the repository at
+    ``toplevel`` (what ``status`` reads there); returns the path.
+
+    Contained in the git directory: the doctor's folder there may not be a symlink or a
+    file (:func:`doctor_directory`), and the report may not be a symlink, a FIFO or
+    anything but a regular file. Raises DoctorError or WriteRefused, nothing written.
+    """
+    home = doctor_directory(toplevel)
+    target = home / REPORT_CACHE_NAME
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    ensure_directory(home, within=home)
+    write_file(target, text.encode("utf-8"), within=home)
+    return target
 
 
 def read_cached_report(path: Path) -> dict[str, Any]:

@@ -19,7 +19,11 @@ from context_doctor.audit import (
     write_step_summary,
     write_whole,
 )
-from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
+from context_doctor.cache.report_file import (
+    REPORT_CACHE_NAME,
+    write_json,
+    write_repository_report,
+)
 from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.config import Settings
 from context_doctor.discover import discover, synthesis_home
@@ -373,6 +377,9 @@ def check_command(
             cache_path = None
         if cache_path is not None:
             write_json(cache_path, report.to_json())
+        whole = whole_repository(corpus)
+        if whole is not None and not (no_report_cache or select or ignore):
+            write_repository_cache(whole, report)
         if fixed is not None:
             click.echo(
                 f"Fixed {plural(fixed, 'finding')} ({len(report.findings)} remaining).",
@@ -396,6 +403,29 @@ def check_command(
             )
     code = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
     sys.exit(code)
+
+
+def whole_repository(corpus: Corpus) -> Path | None:
+    """The top of the one repository this run audited whole (no ``--project``, no file),
+    whose report cache it writes (SPEC §7); None for any other run."""
+    if len(corpus.sources) != 1 or corpus.unaudited:
+        return None
+    (source,) = corpus.sources
+    return source.repository.toplevel if source.only is None else None
+
+
+def write_repository_cache(toplevel: Path, report: Report) -> None:
+    """The repository's report cache, beside the audit: a cache that cannot be written there
+    (a symlink or a FIFO planted in the git directory) is one line on stderr, and the run's
+    verdict stands, since the audit it reports on is complete."""
+    try:
+        write_repository_report(toplevel, report.to_json())
+    except (DoctorError, WriteRefused) as refused:
+        why = refused.problem if isinstance(refused, DoctorError) else refused.message
+        click.echo(
+            escape_text(f"context-doctor: repository report cache not written: {why}"),
+            err=True,
+        )
 
 
 def in_ci() -> bool:

@@ -1,14 +1,24 @@
-"""``context-doctor status``: one line from the report cache, for a session-start hook (SPEC §7).
+"""``context-doctor status``: one line from a report cache, for a session-start hook (SPEC §7).
 
-``context: 2 defects, 5 warnings in 14 projects, 3 h ago``. No audit and no
-git: it reads ``$SYNTHESIS_HOME/context-doctor/last-report.json`` (what
-``sweep`` and a console.yaml ``check`` write) and nothing else. It imports only
-what that needs, so a hook that runs it at every session start stays cheap;
-the report's schema validation (``report`` does it) is left out on purpose,
-and the few fields the line needs are checked one by one instead. A plain
+``context: 2 defects, 5 warnings in 14 projects, 3 h ago (repository report)``. No
+audit and no git. It reads, in order, ``--cache FILE``; else the current
+repository's cache, ``<git-common-dir>/context-doctor/last-report.json`` (what a
+whole-repository ``check`` writes; the git directory is found by reading ``.git``,
+not by running git); else the console's, ``$SYNTHESIS_HOME/context-doctor/last-report.json``
+(v5-aware, :mod:`context_doctor.synthesis`; what ``sweep`` and a console.yaml
+``check`` write). The line names the one it read. It imports only what that needs, so
+a hook that runs it at every session start stays cheap; the report's schema
+validation (``report`` does it) is left out on purpose, and the few fields the line
+needs are checked one by one instead. A cache that is a symlink (in the git
+directory), a FIFO or anything but a regular file is refused unread. A plain
 ``status [--json] [--strict] [--cache FILE]`` does not even import click
 (:func:`run_plain`, called by the console script); its click command is built
 on first use, for ``--help``, ``--now`` and a mistyped option.
+
+A hint names a command only where it can run: ``sweep`` when there is a console.yaml
+(or a knowledge base the console detects), ``check ROOT`` when the current directory
+lies in a repository whose knowledge base discovery would find; otherwise it says what
+is missing.
 
 Exit 0 whatever the cache says, so a session never fails to start because of
 it; ``--strict`` exits 1 when the cached report has defects and 2 when there is
@@ -17,9 +27,11 @@ no usable report (missing, unreadable, malformed, dated in the future).
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,25 +40,103 @@ from typing import TYPE_CHECKING, Any
 
 from context_doctor.escape import escape_text
 from context_doctor.limits import NotRegularFile, TooLarge, read_limited
+from context_doctor.synthesis import console_home
 
 if TYPE_CHECKING:
     import click
 
 CACHE_NAME = "last-report.json"
 MAX_BYTES = 256 * 1024 * 1024  # a report of tens of thousands of findings is far below this
-REFRESH = "run `context-doctor sweep` to refresh it"
+GIVEN, REPOSITORY, CONSOLE = "given", "repository", "console"
+"""Where a report was read: ``--cache FILE``, the current repository's, the console's."""
 
 
 def default_cache() -> Path:
-    # discover.synthesis_home's rule, restated: importing discovery would load the audit.
-    configured = os.environ.get("SYNTHESIS_HOME")
-    home = Path(configured).expanduser() if configured else Path.home() / ".synthesis"
-    return home / "context-doctor" / CACHE_NAME
+    """The console's report cache (``discover.synthesis_home``'s rule, without discovery)."""
+    return console_home() / "context-doctor" / CACHE_NAME
+
+
+def _git_common_dir(top: Path) -> Path | None:
+    """The common git directory of the work tree at ``top``, read from ``.git`` as git
+    reads it (a directory, or a ``gitdir:`` file; a linked worktree's ``commondir``)."""
+    dot_git = top / ".git"
+    if dot_git.is_dir():
+        git_dir = dot_git
+    else:
+        try:
+            text = dot_git.read_text(encoding="utf-8", errors="replace")[:4096]
+        except OSError:
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        git_dir = top / text.removeprefix("gitdir:").strip()
+    try:
+        common = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return git_dir
+    return git_dir / common if common else git_dir
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where ``status`` stands: its repository, and what there could write a report."""
+
+    top: Path | None  # the work tree holding the current directory
+    auditable: Path | None  # the root a whole-repository `check` of it would take
+    sweepable: bool  # console.yaml, or a knowledge base the console detects
+
+    @classmethod
+    def here(cls, cwd: Path | None = None) -> Place:
+        start = (cwd or Path.cwd()).absolute()
+        top = next((d for d in (start, *start.parents) if os.path.lexists(d / ".git")), None)
+        auditable = None
+        if top is not None:
+            inside = [d for d in (start, *start.parents) if d.is_relative_to(top)]
+            auditable = next(
+                (d for d in inside if (d / "projects" / "index.yaml").is_file()),
+                top if (top / "CONTEXT.md").is_file() else None,
+            )
+        workspaces = Path.home() / "workspaces"
+        sweepable = (console_home() / "console.yaml").is_file() or any(
+            workspaces.glob("*/ai-knowledge-*/projects/index.yaml")
+        )
+        return cls(top, auditable, sweepable)
+
+    def repository_cache(self) -> Path | None:
+        common = _git_common_dir(self.top) if self.top is not None else None
+        return common / "context-doctor" / CACHE_NAME if common is not None else None
+
+    def check_command(self) -> str | None:
+        if self.auditable is None:
+            return None
+        return f"`context-doctor check {shlex.quote(str(self.auditable))}`"
+
+    def to_write(self) -> str:
+        """How to get a first report from here, or what is missing for one."""
+        if self.auditable is not None:
+            return f"run {self.check_command()} to write this repository's"
+        if self.sweepable:
+            return "run `context-doctor sweep` to write one"
+        return (
+            f"nothing here writes one: no {console_home() / 'console.yaml'}, and no "
+            "knowledge base in a git repository here"
+        )
+
+    def to_refresh(self, kind: str) -> str:
+        """How to refresh the report of ``kind`` from here, naming only what can run."""
+        if kind == REPOSITORY and self.auditable is not None:
+            return f"run {self.check_command()} to refresh it"
+        if kind == CONSOLE and self.sweepable:
+            return "run `context-doctor sweep` to refresh it"
+        if kind == GIVEN:
+            return "rewrite it, or name another report with --cache"
+        return "rerun the audit that wrote it"
 
 
 @dataclass(frozen=True)
 class Status:
-    cache: Path
+    cache: Path | None  # None: no report anywhere it looked
+    kind: str  # GIVEN, REPOSITORY or CONSOLE: which report was read
     problem: str | None = None  # None: the counts below are the cached report's
     defects: int = 0
     warnings: int = 0
@@ -58,12 +148,20 @@ class Status:
     def usable(self) -> bool:
         return self.problem is None
 
+    @property
+    def origin(self) -> str:
+        """The report read, in a word or two (the line's last words)."""
+        if self.kind == GIVEN:
+            return f"report {self.cache}"
+        return f"{self.kind} report"
+
     def line(self) -> str:
         if self.problem is not None:
             return f"context: {self.problem}"
         return (
             f"context: {_plural(self.defects, 'defect')}, {_plural(self.warnings, 'warning')} "
-            f"in {_plural(self.projects, 'project')}, {_age(self.age_hours or 0.0)}"
+            f"in {_plural(self.projects, 'project')}, {_age(self.age_hours or 0.0)} "
+            f"({self.origin})"
         )
 
     def exit_code(self, strict: bool) -> int:
@@ -74,7 +172,11 @@ class Status:
         return 1 if self.defects else 0
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"line": self.line(), "cache": str(self.cache)}
+        data: dict[str, Any] = {
+            "line": self.line(),
+            "cache": str(self.cache) if self.cache is not None else None,
+            "read": self.kind if self.cache is not None else None,
+        }
         if self.problem is not None:
             return {"available": False, "error": self.problem, **data}
         return {
@@ -111,49 +213,74 @@ def _count(report: dict[str, Any], key: str) -> int | None:
     return value
 
 
-def read_status(cache: Path | None = None, now: datetime | None = None) -> Status:
-    """The cached report's counts and age, or why there are none."""
-    path = cache or default_cache()
+def choose_cache(given: Path | None, place: Place) -> tuple[Path | None, str]:
+    """The report to read and its kind: ``--cache``, else the repository's when it has
+    one (any entry there, even one that will be refused), else the console's when it
+    exists; (None, CONSOLE) when there is none."""
+    if given is not None:
+        return given, GIVEN
+    repository = place.repository_cache()
+    if repository is not None and os.path.lexists(repository):
+        return repository, REPOSITORY
+    console = default_cache()
+    if os.path.lexists(console):
+        return console, CONSOLE
+    return None, CONSOLE
+
+
+def read_status(
+    cache: Path | None = None, now: datetime | None = None, place: Place | None = None
+) -> Status:
+    """The chosen report's counts and age, or why there are none."""
+    place = place or Place.here()
+    path, kind = choose_cache(cache, place)
     now = now or datetime.now(UTC)
+    if path is None:
+        return Status(None, kind, f"no report yet; {place.to_write()}")
+    refresh = place.to_refresh(kind)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            return Status(path, f"report cache {path} is over {MAX_BYTES} bytes; {REFRESH}")
-        # Bounded, and never blocked on a FIFO planted where the cache should be.
-        report = json.loads(read_limited(path, MAX_BYTES).decode("utf-8"))
+        # Bounded, and never blocked on a FIFO planted where the cache should be; a link
+        # is followed only where the user named the file.
+        report = json.loads(read_limited(path, MAX_BYTES, follow=kind == GIVEN).decode("utf-8"))
     except FileNotFoundError:
-        return Status(path, "no report yet; run `context-doctor sweep` to write one")
+        return Status(path, kind, f"no report yet at {path}; {place.to_write()}")
     except NotRegularFile as error:
-        return Status(path, f"report cache {path} {error.strerror}; {REFRESH}")
+        return Status(path, kind, f"report cache {path} refused ({error.strerror}); {refresh}")
     except TooLarge:
-        return Status(path, f"report cache {path} is over {MAX_BYTES} bytes; {REFRESH}")
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         return Status(
-            path, f"report cache {path} unreadable ({error.__class__.__name__}); {REFRESH}"
+            path, kind, f"report cache {path} refused (over {MAX_BYTES} bytes); {refresh}"
+        )
+    except OSError as error:
+        why = "a symlink" if error.errno == errno.ELOOP else error.strerror or str(error)
+        return Status(path, kind, f"report cache {path} refused ({why}); {refresh}")
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        return Status(
+            path, kind, f"report cache {path} unreadable ({error.__class__.__name__}); {refresh}"
         )
     if not isinstance(report, dict):
-        return Status(path, f"report cache {path} is not a report; {REFRESH}")
+        return Status(path, kind, f"report cache {path} is not a report; {refresh}")
     defects, warnings, projects = (
         _count(report, key) for key in ("defects", "warnings", "projects_audited")
     )
     if defects is None or warnings is None or projects is None:
-        return Status(path, f"report cache {path} lacks its counts; {REFRESH}")
+        return Status(path, kind, f"report cache {path} lacks its counts; {refresh}")
     stamp = report.get("generated_at")
     try:
         generated = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
     except ValueError:
         generated = None
     if generated is None:
-        return Status(path, f"report cache {path} has no valid generated_at; {REFRESH}")
+        return Status(path, kind, f"report cache {path} has no valid generated_at; {refresh}")
     if generated.tzinfo is None:
         generated = generated.replace(tzinfo=UTC)
     age = (now - generated).total_seconds() / 3600
     if age < -0.05:  # three minutes of clock skew are not "the future"
         return Status(
             path,
-            f"report cache {path} is dated in the future ({stamp}); check the clock, {REFRESH}",
+            kind,
+            f"report cache {path} is dated in the future ({stamp}); check the clock, {refresh}",
         )
-    return Status(path, None, defects, warnings, projects, stamp, max(age, 0.0))
+    return Status(path, kind, None, defects, warnings, projects, stamp, max(age, 0.0))
 
 
 def output_line(found: Status, as_json: bool) -> str:
@@ -218,7 +345,9 @@ def _status_command() -> click.Command:
     @click.option(
         "--cache",
         type=click.Path(path_type=Path),
-        help=f"Read this report instead of $SYNTHESIS_HOME/context-doctor/{CACHE_NAME}.",
+        help="Read this report (default: the current repository's "
+        f"<git-common-dir>/context-doctor/{CACHE_NAME}, else $SYNTHESIS_HOME/context-doctor/"
+        f"{CACHE_NAME}).",
     )
     @click.option(
         "--now", "now_text", metavar="ISO-8601", hidden=True, help="The current time (tests)."
@@ -226,9 +355,11 @@ def _status_command() -> click.Command:
     def status_command(
         as_json: bool, strict: bool, cache: Path | None, now_text: str | None
     ) -> None:
-        """One line from the cached corpus report, for a session-start hook or a status line.
+        """One line from a cached report, for a session-start hook or a status line.
 
-        No audit and no git. Exit 0 unless --strict.
+        Reads --cache FILE, else the current repository's report (a whole-repository
+        `check` writes it), else the console's ($SYNTHESIS_HOME; `sweep` writes it), and
+        names the one it read. No audit and no git. Exit 0 unless --strict.
         """
         now = None
         if now_text:

@@ -9,6 +9,8 @@ Every corpus is a real git repository with a real bare remote.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from support import Doctor, MakeRepo, load_report_validator, template_tail
+from support import Doctor, MakeRepo, load_report_validator, run_git, template_tail
 
 TODAY = "2026-06-02"
 CONTEXT = "# Fine\n\n**Status:** Active\n**Last session:** 2026-06-01\n" + template_tail()
@@ -328,3 +330,97 @@ def test_report_reads_an_explicit_cache(
     assert doctor("check", "--today", TODAY, "-q", "--report-cache", str(target)).exit_code == 0
     assert doctor("report").exit_code == 2  # nothing at the default place
     assert doctor("report", "--cache", str(target)).exit_code == 0
+
+
+# -- the repository's own report cache (SPEC §7) -----------------------------------------
+
+
+def repository_cache(root: Path) -> Path:
+    common = run_git(root, "rev-parse", "--git-common-dir").stdout.strip()
+    return (root / common).resolve() / "context-doctor" / "last-report.json"
+
+
+@pytest.mark.parametrize("how", ["path", "source", "cwd"])
+def test_a_whole_repository_check_writes_its_report_in_the_git_directory(
+    make_repo: MakeRepo,
+    doctor: Doctor,
+    isolated_home: Path,
+    report_validator: Draft202012Validator,
+    how: str,
+) -> None:
+    root = make_repo(corpus(EDITED))
+    args = {"path": (str(root),), "source": ("--source", str(root)), "cwd": ()}[how]
+    run = doctor("check", *args, "--today", TODAY, "--json", cwd=root)
+    assert run.exit_code == 0, run.stderr
+    cached = json.loads(repository_cache(root).read_text())
+    report_validator.validate(cached)
+    assert cached == run.raw
+    assert not (isolated_home / "context-doctor").exists()  # the console's is not touched
+    assert run_git(root, "status", "--porcelain").stdout.splitlines() == [
+        " M projects/fine/CONTEXT.md"  # the work tree holds nothing the doctor wrote
+    ]
+
+
+@pytest.mark.parametrize(
+    "narrowed",
+    [
+        ("--project", "{root}/projects/fine"),
+        ("{root}/projects/fine/CONTEXT.md",),
+        ("{root}", "--select", "session-freshness"),
+        ("{root}", "--ignore", "session-freshness"),
+        ("{root}", "--no-report-cache"),
+    ],
+    ids=["project", "file", "select", "ignore", "no-report-cache"],
+)
+def test_a_narrowed_check_writes_no_repository_report(
+    make_repo: MakeRepo, doctor: Doctor, narrowed: tuple[str, ...]
+) -> None:
+    root = make_repo(corpus())
+    args = [arg.format(root=root) for arg in narrowed]
+    assert doctor("check", *args, "--today", TODAY, "-q").exit_code == 0
+    assert not repository_cache(root).parent.joinpath("last-report.json").exists()
+
+
+def test_a_linked_worktree_writes_the_common_git_directory(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(corpus())
+    linked = tmp_path / "linked"
+    run_git(root, "worktree", "add", "-q", str(linked))
+    assert doctor("check", str(linked), "--today", TODAY, "-q").exit_code == 0
+    assert repository_cache(linked) == repository_cache(root)
+    assert json.loads(repository_cache(root).read_text())["source_details"][0]["root"] == str(
+        linked.resolve()
+    )
+
+
+@pytest.mark.parametrize("planted", ["symlink", "fifo"])
+def test_a_planted_repository_report_is_refused_and_left_alone(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path, planted: str
+) -> None:
+    root = make_repo(corpus())
+    cache = repository_cache(root)
+    cache.parent.mkdir(parents=True)
+    target = tmp_path / "elsewhere.json"
+    target.write_bytes(OLD_CACHE)
+    if planted == "symlink":
+        cache.symlink_to(target)
+    else:
+        os.mkfifo(cache)
+    run = doctor("check", str(root), "--today", TODAY, "-q")
+    assert run.exit_code == 0  # the audit is complete; only its copy was refused
+    assert "repository report cache not written" in run.stderr, run.stderr
+    assert target.read_bytes() == OLD_CACHE
+    assert cache.is_symlink() if planted == "symlink" else stat.S_ISFIFO(cache.lstat().st_mode)
+
+
+def test_a_symlinked_doctor_directory_in_git_is_refused(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = make_repo(corpus())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    repository_cache(root).parent.symlink_to(elsewhere)
+    run = doctor("check", str(root), "--today", TODAY, "-q")
+    assert run.exit_code == 0 and "not written" in run.stderr
+    assert list(elsewhere.iterdir()) == []
