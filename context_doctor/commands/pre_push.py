@@ -24,6 +24,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.findings import Finding, Severity
 from context_doctor.git.push import (
+    ZERO,
     PushedRef,
     PushRepository,
     parse_pushed_refs,
@@ -143,19 +144,34 @@ def _map_into(relative: str, raw: str, top: Path, commit: str) -> str:
     return str(mapped)
 
 
-def _pushed_refs() -> list[PushedRef]:
+def _pushed_refs() -> list[PushedRef] | None:
+    """The refs being pushed: pre-commit's environment, else git's input on stdin; None
+    when there are neither (pre-commit's `manual` stage, `run --hook-stage pre-push`)."""
     refs = pre_commit_refs(os.environ)
     if refs is not None:
         return refs
     text = read_hook_input()
     if not text.strip():
-        raise DoctorError(
-            "--pre-push found no pushed refs on stdin: it reads git's pre-push input "
-            "(`<local ref> <sha> <remote ref> <sha>` lines)",
-            "run it from the pre-push hook (`context-doctor hook install`); in a hook of your "
-            "own, run the doctor's block before anything else reads stdin",
-        )
+        return None
     return parse_pushed_refs(text)
+
+
+def _head_as_pushed(pusher: PushRepository) -> list[PushedRef]:
+    """No refs given: judge ``HEAD`` as a push of it would be judged, against what the
+    remotes already hold (with no remote, every commit is new: every project is changed).
+    Never an error for want of refs; an unborn ``HEAD`` has nothing to audit."""
+    head = pusher.head()
+    if head is None:
+        return []
+    ref, commit = head
+    click.echo(
+        escape_text(
+            f"context-doctor: no pushed refs on stdin (a manual run): judging HEAD "
+            f"({commit[:12]}) as a push of it"
+        ),
+        err=True,
+    )
+    return [PushedRef(ref, commit, ref, ZERO)]
 
 
 def run_pre_push(
@@ -177,6 +193,11 @@ def run_pre_push(
     anchor = Path(given[0]) if given else Path.cwd()
     repository = repository_for(anchor if anchor.is_dir() else anchor.parent)
     pusher = PushRepository(repository)
+    if refs is None:
+        refs = _head_as_pushed(pusher)
+        if not refs:
+            click.echo("context-doctor: HEAD has no commit yet; nothing to audit")
+            return 0
     sent = [ref for ref in refs if not ref.deletes]
     if not sent:
         click.echo("context-doctor: the push deletes refs only; nothing to audit")

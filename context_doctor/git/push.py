@@ -105,6 +105,15 @@ class PushRepository:
         text = out.decode("ascii", "replace").strip()
         return text if code == 0 and _is_sha(text) else None
 
+    def head(self) -> tuple[str, str] | None:
+        """``HEAD``'s branch ref (``HEAD`` when detached) and commit; None when unborn."""
+        commit = self.commit_of("HEAD")
+        if commit is None:
+            return None
+        code, out = self._git("symbolic-ref", "-q", "HEAD")
+        ref = out.decode("utf-8", "surrogateescape").strip() if code == 0 else ""
+        return (ref or "HEAD"), commit
+
     def changed_paths(self, ref: PushedRef, commit: str) -> frozenset[str]:
         """Repository-relative paths the commits this push sends change.
 

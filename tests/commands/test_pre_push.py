@@ -291,12 +291,50 @@ def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None, *extr
     return Run(result.exit_code, result.stdout, result.stderr)
 
 
-def test_no_hook_input_is_exit_2_with_one_line(make_repo: MakeRepo) -> None:
-    root = make_repo(corpus())
+def test_no_hook_input_judges_head_as_a_push_of_it(make_repo: MakeRepo) -> None:
+    """pre-commit's `manual` stage (and `run --hook-stage pre-push` without refs) gives no
+    refs: HEAD is judged as its push would be, never exit 2 for want of refs (#29)."""
+    root = make_repo(corpus())  # HEAD is on the remote: the push would change nothing
     run = pre_push(root, "")
-    assert run.exit_code == 2
-    assert run.stderr.count("\n") == 1
-    assert "found no pushed refs on stdin" in run.stderr
+    assert run.exit_code == 0, run.stderr
+    assert "judging HEAD" in run.stderr
+    assert run.stdout == "context-doctor: the push changes no project's context\n"
+    commit(root, {"projects/beta/CONTEXT.md": over_budget("Beta")}, "beta: long")
+    (root / "projects/alpha/CONTEXT.md").write_text(over_budget("Alpha"))  # not committed
+    refused = pre_push(root, "")
+    assert refused.exit_code == 1, refused.stderr
+    assert refused.stdout.splitlines()[-1] == (
+        "push refused by context-doctor: 1 defect in beta (context-doctor check projects/beta)"
+    )
+    # What a plain check of the changed project says of the committed tree, the same.
+    git(root, "stash", "-q")
+    plain = CliRunner().invoke(
+        cli, ["check", "--project", str(root / "projects/beta"), "--today", "2026-06-02", "-q"]
+    )
+    assert plain.exit_code == 1 and "[context-budget]" in refused.stdout
+
+
+def test_no_hook_input_without_a_remote_judges_every_project(make_repo: MakeRepo) -> None:
+    built = corpus({"projects/alpha/CONTEXT.md": over_budget("Alpha")})
+    built.pop("remote")
+    root = make_repo(built)
+    run = pre_push(root, "")
+    assert run.exit_code == 1
+    assert run.stdout.splitlines()[-1].endswith(
+        "1 defect in alpha (context-doctor check projects/alpha)"
+    )
+
+
+def test_no_hook_input_before_the_first_commit_is_nothing_to_audit(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "CONTEXT.md").write_text(context("Fresh"))
+    run = pre_push(root, "")
+    assert (run.exit_code, run.stdout) == (
+        0,
+        "context-doctor: HEAD has no commit yet; nothing to audit\n",
+    )
 
 
 @pytest.mark.parametrize(
