@@ -50,14 +50,14 @@ SHORT_HELP: dict[str, str] = {
     "and their writers.",
     "hook": "Install git hooks that run the doctor.",
     "report": "Summary of the cached last report, for fast surfaces such as a session-start hook.",
-    "status": "One line from the cached corpus report, for a session-start hook or a status line.",
+    "status": "One line from a cached report, for a session-start hook or a status line.",
     "sweep": "Day-start sweep of the console.yaml corpus: report-only, writes the report cache.",
     "state": "Structured state: CURRENT_STATE.json and the block it compiles into CONTEXT.md.",
     "edit": "Fail-closed edits of durable context files: refuse rather than assert a false change.",
     "log": "The session log: entries in sessions/YYYY-MM.md, written through the fail-closed "
     "editor.",
     "mcp": "Serve the doctor over the Model Context Protocol on stdio.",
-    "console": "Connect the doctor to the Synthesis Console.",
+    "console": "Connect the doctor to the Synthesis Console (1.x and 2.x).",
 }
 """Each command's one-line help as ``--help`` lists it (its docstring's first sentence).
 

@@ -133,7 +133,11 @@ def _loaded(*args: str) -> set[str]:
 
 
 def test_version_loads_neither_click_nor_the_pipeline() -> None:
-    assert _loaded("--version") == {"context_doctor", "context_doctor.cli", "context_doctor.version"}
+    assert _loaded("--version") == {
+        "context_doctor",
+        "context_doctor.cli",
+        "context_doctor.version",
+    }
 
 
 def test_help_loads_click_and_no_command_module() -> None:
