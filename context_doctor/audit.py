@@ -205,10 +205,7 @@ def merge_reports(reports: list[Report], corpus: Corpus, today: date) -> Report:
     coverage: dict[str, Coverage] = {}
     for report in reports:
         for name, counted in report.coverage.items():
-            total = coverage.setdefault(name, Coverage())
-            total.examined += counted.examined
-            total.skipped += counted.skipped
-            total.reasons.update(counted.reasons)
+            coverage.setdefault(name, Coverage()).add(counted)
     graded = [item for source in corpus.sources for item in source.graded_files(today)]
     return replace(
         first,

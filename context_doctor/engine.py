@@ -5,6 +5,8 @@ check sees a project the engine asks its own gate (is there a readable
 CONTEXT.md at all?) and then the check's skip rules; a check that trips over
 an unreadable file mid-way is counted as skipped (``unreadable``) and its
 partial findings are dropped, because ``record-unreadable`` reports the file.
+A skip rule that is a shape (``SkipRule.shape``) counts the project as not
+applicable instead of skipped (SPEC §11): coverage shows gates, not shapes.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _context_gate(project: Project) -> str | None:
 
 def _gate(
     spec: CheckSpec, project: Project, ctx: Context, memo: dict[int, str | bool | None]
-) -> str | None:
+) -> tuple[str, bool] | None:
     """The engine's gate, then the check's skip rules in order: the first reason that applies.
 
     ``memo`` holds what was already asked of this project (the gate and each skip rule,
@@ -53,13 +55,13 @@ def _gate(
         if reason is _UNASKED:
             reason = memo[_CONTEXT_GATE] = _context_gate(project)
         if isinstance(reason, str):
-            return reason
+            return reason, False
     for rule in spec.skips:
         matches = memo.get(id(rule), _UNASKED)
         if matches is _UNASKED:
             matches = memo[id(rule)] = rule.applies(project, ctx)
         if matches:
-            return rule.reason
+            return rule.reason, rule.shape
     return None
 
 
@@ -96,9 +98,10 @@ def _run_one(
     memo: dict[int, str | bool | None],
 ) -> list[Finding]:
     try:
-        reason = _gate(spec, project, ctx, memo)
-        if reason is not None:
-            coverage.skip(reason)
+        held = _gate(spec, project, ctx, memo)
+        if held is not None:
+            reason, shape = held
+            coverage.skip(reason, shape=shape)
             return []
         issues = list(spec.function(project, ctx))
     except Unreadable:
@@ -151,20 +154,17 @@ def _run_source_part(
     units = 1
     if coverage is not None and spec.units is not None:
         units = spec.units(source, ctx)
-    reason = spec.source_skip_reason(source, ctx)
-    if reason is not None:
+    rule = spec.source_skip_rule(source, ctx)
+    if rule is not None:
         if coverage is not None:
-            coverage.skipped += units
-            coverage.reasons[reason] += units
+            coverage.skip(rule.reason, units, shape=rule.shape)
         return []
     try:
         issues = list(function(source, ctx))
     except (Unreadable, HistoryUnavailable) as gap:
         if coverage is not None:
-            coverage.skipped += units
-            coverage.reasons[
-                "unreadable" if isinstance(gap, Unreadable) else "history unavailable"
-            ] += units
+            reason = "unreadable" if isinstance(gap, Unreadable) else "history unavailable"
+            coverage.skip(reason, units)
         return []
     except Unverifiable as gap:
         issues = [
@@ -191,17 +191,15 @@ def _run_vault_check(
     """
     assert spec.vault_function is not None and spec.vault_units is not None
     units = spec.vault_units(vault)
-    reason = spec.vault_skip_reason(vault)
-    if reason is not None:
-        coverage.skipped += units
-        coverage.reasons[reason] += units
+    rule = spec.vault_skip_rule(vault)
+    if rule is not None:
+        coverage.skip(rule.reason, units, shape=rule.shape)
         return []
     issues: list[Issue] = []
     unanswered = 0
     for result in spec.vault_function(vault, ctx):
         if isinstance(result, Unverified):
-            coverage.skipped += result.count
-            coverage.reasons[result.reason] += result.count
+            coverage.skip(result.reason, result.count)
             unanswered += result.count
         else:
             issues.append(result)

@@ -90,7 +90,16 @@ def _never(project: Project) -> bool:
 
 @dataclass(frozen=True)
 class SkipRule:
-    """A reason a check does not apply to a project, counted in coverage.
+    """A reason a check does not look at a project: a gate (a skip) or a shape (not applicable).
+
+    A *gate* (``shape=False``) is a lifecycle or ground-truth reason that holds a check
+    back from a project it would otherwise judge (``dormant``, ``paused``, ``live``,
+    ``readiness local``, ``not registered``, ``structured state``, ``no log``): counted as
+    skipped in coverage, printed, and shown on the Synthesis Console. A *shape*
+    (``shape=True``) says the check is about something the project does not have
+    (``not sharded``, ``no artifacts``, ``no review recorded``, ``no ordinals``, another
+    layout): counted in the report's ``not_applicable`` and printed only with
+    ``--show-coverage`` (SPEC §11), so coverage lists what a reader could act on.
 
     A reason may be a fact of the project (``matches``), of a source (``source_matches``,
     asked before a source- or repository-wide part runs) or of the run itself
@@ -121,6 +130,7 @@ NO_INDEX = SkipRule(
     "no index",
     "single-project repository: there is no index.yaml",
     lambda p: p.source.is_single_project,
+    shape=True,
 )
 NOT_REGISTERED = SkipRule(
     "not registered", "the project has no index.yaml entry", lambda p: p.entry is None
@@ -131,15 +141,26 @@ NO_DIRECTORY = SkipRule(
     "(context-present reports it)",
     lambda p: not p.directory_exists,
 )
-SHARDED = SkipRule("sharded", "the project has a reference/ directory", lambda p: p.is_sharded)
+SHARDED = SkipRule(
+    "sharded", "the project has a reference/ directory", lambda p: p.is_sharded, shape=True
+)
 NOT_SHARDED = SkipRule(
-    "not sharded", "the project has no reference/ directory", lambda p: not p.is_sharded
+    "not sharded",
+    "the project has no reference/ directory",
+    lambda p: not p.is_sharded,
+    shape=True,
 )
 STANDING = SkipRule(
-    "standing", "the project is standing (`bounded: false`)", lambda p: p.is_standing
+    "standing",
+    "the project is standing (`bounded: false`)",
+    lambda p: p.is_standing,
+    shape=True,
 )
 BOUNDED = SkipRule(
-    "bounded", "the project is bounded (no `bounded: false`)", lambda p: not p.is_standing
+    "bounded",
+    "the project is bounded (no `bounded: false`)",
+    lambda p: not p.is_standing,
+    shape=True,
 )
 NOT_TERMINAL = SkipRule(
     "not terminal", "the project is not completed or archived", lambda p: not p.is_terminal
@@ -196,6 +217,7 @@ class VaultSkipRule:
     reason: str
     description: str
     matches: Callable[[Vault], bool]
+    shape: bool = False  # not applicable to the vault's shape (see SkipRule), not a gate
 
 
 ProjectCheck = Callable[["Project", Context], Iterable[Issue]]
@@ -234,10 +256,10 @@ class CheckSpec:
         shared = set(map(id, layout_rules(self.layouts)))
         return tuple(rule for rule in self.skips if id(rule) not in shared)
 
-    def vault_skip_reason(self, vault: Vault) -> str | None:
+    def vault_skip_rule(self, vault: Vault) -> VaultSkipRule | None:
         for rule in self.vault_skips:
             if rule.matches(vault):
-                return rule.reason
+                return rule
         return None
 
     def skip_reason(self, project: Project, ctx: Context) -> str | None:
@@ -246,10 +268,10 @@ class CheckSpec:
                 return rule.reason
         return None
 
-    def source_skip_reason(self, source: Source, ctx: Context) -> str | None:
+    def source_skip_rule(self, source: Source, ctx: Context) -> SkipRule | None:
         for rule in self.skips:
             if rule.applies_to_source(source, ctx):
-                return rule.reason
+                return rule
         return None
 
     def for_source(self, function: SourceCheck) -> SourceCheck:

@@ -25,19 +25,55 @@ UNREACHABLE = "unreachable"
 """The reason of a listed source the doctor could not read (a missing root): the run exits 2."""
 
 
+def reason_counts(reasons: Counter[str]) -> list[str]:
+    """Reasons as upstream writes them: the bare reason when one covers every unit
+    (``["dormant"]``), else each with its count (``["3 dormant", "1 paused"]``)."""
+    if len(reasons) == 1:
+        return list(reasons)
+    return [f"{count} {reason}" for reason, count in sorted(reasons.items())]
+
+
 @dataclass
 class Coverage:
+    """What one check did with the units of the corpus (SPEC §11).
+
+    ``examined`` units were judged; ``skipped`` ones a gate held back (``reasons``);
+    ``not_applicable`` ones were not of the check's shape (counted by reason, printed
+    only with ``--show-coverage``, never part of ``skipped``).
+    """
+
     examined: int = 0
     skipped: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
+    not_applicable: Counter[str] = field(default_factory=Counter)
 
-    def skip(self, reason: str) -> None:
-        self.skipped += 1
-        self.reasons[reason] += 1
+    def skip(self, reason: str, count: int = 1, *, shape: bool = False) -> None:
+        if count <= 0:  # a whole-unit skip of nothing (a vault log of no lines): no reason
+            return
+        if shape:
+            self.not_applicable[reason] += count
+            return
+        self.skipped += count
+        self.reasons[reason] += count
+
+    def add(self, other: Coverage) -> None:
+        self.examined += other.examined
+        self.skipped += other.skipped
+        self.reasons.update(other.reasons)
+        self.not_applicable.update(other.not_applicable)
+
+    @property
+    def listed(self) -> bool:
+        """Whether coverage lists the check: it examined or a gate skipped something.
+
+        A check with nothing to examine (a vault check on a corpus without a vault) or
+        only shapes it does not apply to is not listed as "examined 0, skipped 0".
+        """
+        return bool(self.examined or self.skipped)
 
     def why(self) -> list[str]:
-        """The skips as the Synthesis Console reads them: ``["4 dormant", "1 no index"]``."""
-        return [f"{count} {reason}" for reason, count in sorted(self.reasons.items())]
+        """The skips as the Synthesis Console reads them: ``["dormant"]``, ``["4 dormant", "1 paused"]``."""
+        return reason_counts(self.reasons)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,11 +83,24 @@ class Coverage:
             "why": self.why(),
         }
 
+    def not_applicable_json(self) -> dict[str, Any]:
+        """``{count, reason}``: the reason as ``why`` words it, joined (``6 bounded, 1 sharded``)."""
+        return {
+            "count": sum(self.not_applicable.values()),
+            "reason": ", ".join(reason_counts(self.not_applicable)),
+        }
+
     def describe(self) -> str:
-        reasons = ", ".join(self.why())
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.reasons.items()))
         return f"examined {self.examined}, skipped {self.skipped}" + (
             f" ({reasons})" if reasons else ""
         )
+
+    def describe_not_applicable(self) -> str:
+        reasons = ", ".join(
+            f"{count} {reason}" for reason, count in sorted(self.not_applicable.items())
+        )
+        return f"{sum(self.not_applicable.values())} ({reasons})"
 
 
 @dataclass
@@ -240,7 +289,14 @@ class Report:
             "projects_audited": self.projects_audited,
             "defects": self.defects,
             "warnings": self.warnings,
-            "coverage": {name: cov.to_json() for name, cov in sorted(self.coverage.items())},
+            "coverage": {
+                name: cov.to_json() for name, cov in sorted(self.coverage.items()) if cov.listed
+            },
+            "not_applicable": {
+                name: cov.not_applicable_json()
+                for name, cov in sorted(self.coverage.items())
+                if cov.not_applicable
+            },
             "freshness": self.freshness,
             "suppressed": dict(self.suppressed),
             "findings": [finding.to_json() for finding in self.findings] if findings else [],

@@ -122,6 +122,26 @@ def assert_skipped(run: Run, check: str, reason: str) -> None:
     assert run.findings(check) == []
 
 
+def assert_not_applicable(run: Run, check: str, reason: str) -> None:
+    """The (single) project is not of the shape ``check`` is about: counted under
+    ``not_applicable``, neither examined nor skipped, and no finding (SPEC §11)."""
+    assert run.json["not_applicable"][check] == {"count": 1, "reason": reason}
+    assert check not in run.json["coverage"], run.json["coverage"][check]
+    assert run.findings(check) == []
+
+
+def not_applicable(run: Run, check: str) -> Mapping[str, int]:
+    """How many units ``check`` did not apply to, by shape (``{}`` when none)."""
+    entry = run.json["not_applicable"].get(check)
+    if entry is None:
+        return {}
+    count, reason = entry["count"], entry["reason"]
+    if ", " not in reason:  # one reason covers them all: written bare
+        return {reason: count}
+    parts = (part.split(" ", 1) for part in reason.split(", "))
+    return {name: int(number) for number, name in parts}
+
+
 def reasons(run: Run, check: str) -> Mapping[str, int]:
     """How many projects ``check`` skipped, by reason."""
     reasons: Mapping[str, int] = run.json["coverage"][check]["reasons"]

@@ -133,7 +133,7 @@ def test_project_option_on_a_single_project_repository(make_repo: MakeRepo, doct
             "set_aside": 0,
         }
     ]
-    assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
+    assert run.json["not_applicable"]["status-agreement"]["reason"] == "no index"
 
 
 def test_positional_path(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -263,7 +263,7 @@ def test_no_argument_detects_a_single_project_repository(
             "set_aside": 0,
         }
     ]
-    assert run.json["coverage"]["status-vocabulary"]["reasons"] == {"no index": 1}
+    assert run.json["not_applicable"]["status-vocabulary"]["reason"] == "no index"
 
 
 def test_hidden_and_underscore_directories_are_not_projects(

@@ -216,15 +216,37 @@ def test_sources_is_a_count_and_the_list_is_source_details(
     assert report["ok"] is (code == 0)
 
 
-def test_why_lists_each_skip_reason_with_its_count(make_repo: MakeRepo, doctor: Doctor) -> None:
-    _, report = check(doctor, knowledge(make_repo))
+def test_why_is_written_as_upstream_writes_it(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """One reason covering every skip is written bare (`dormant`); several carry their counts."""
+    index = (
+        "- id: alpha\n  status: active\n  last_session: 2026-01-10\n"
+        "- id: dormant\n  status: paused\n- id: done\n  status: completed\n"
+        "  completed_date: 2026-01-09\n"
+    )
+    files = {"projects/index.yaml": index, "projects/done/CONTEXT.md": "# Done\n"}
+    _, report = check(doctor, knowledge(make_repo, files))
     coverage = report["coverage"]
     assert isinstance(coverage, dict)
-    assert coverage["completed-items-in-context"]["why"] == ["1 dormant"]
+    assert coverage["completed-items-in-context"]["why"] == ["dormant"]
     assert coverage["context-budget"]["why"] == []
+    assert coverage["terminal-project-open-items"]["why"] == ["1 live", "1 paused"]
+
+
+def test_coverage_shows_gates_and_not_applicable_counts_shapes(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """SPEC §11: `not sharded` is a shape (counted in not_applicable), `dormant` a gate."""
+    _, report = check(doctor, knowledge(make_repo))
+    load_report_validator().validate(report)
+    coverage, shapes = report["coverage"], report["not_applicable"]
+    assert isinstance(coverage, dict) and isinstance(shapes, dict)
+    assert shapes["reference-index-orphan"] == {"count": 2, "reason": "not sharded"}
+    assert "reference-index-orphan" not in coverage  # nothing examined, no gate applied
+    assert coverage["context-template"]["reasons"] == {"dormant": 1}
+    assert "memory-link" not in coverage  # no vault: nothing to examine, not listed
+    assert "memory-link" not in shapes
     for entry in coverage.values():
-        reasons = sorted(entry["reasons"].items())
-        assert entry["why"] == [f"{count} {reason}" for reason, count in reasons]
+        assert entry["examined"] or entry["skipped"], entry
 
 
 def test_a_finding_about_the_source_as_a_whole_has_an_empty_project(

@@ -644,6 +644,7 @@ class _CoverageWire(msgspec.Struct, array_like=True):
     examined: int
     skipped: int
     reasons: list[tuple[str, int]]
+    not_applicable: list[tuple[str, int]] = []
 
 
 class _ReportWire(msgspec.Struct, array_like=True):
@@ -686,7 +687,12 @@ def report_to_wire(report: Report) -> _ReportWire:
         doctor_version=report.doctor_version,
         sources=report.sources,
         coverage={
-            name: _CoverageWire(cov.examined, cov.skipped, sorted(cov.reasons.items()))
+            name: _CoverageWire(
+                cov.examined,
+                cov.skipped,
+                sorted(cov.reasons.items()),
+                sorted(cov.not_applicable.items()),
+            )
             for name, cov in report.coverage.items()
         },
         findings=[
@@ -728,7 +734,12 @@ def report_from_wire(wire: _ReportWire) -> Report:
             for f in wire.findings
         ],
         coverage={
-            name: Coverage(cov.examined, cov.skipped, Counter(dict(cov.reasons)))
+            name: Coverage(
+                cov.examined,
+                cov.skipped,
+                Counter(dict(cov.reasons)),
+                Counter(dict(cov.not_applicable)),
+            )
             for name, cov in wire.coverage.items()
         },
         projects_with_findings=wire.projects_with_findings,

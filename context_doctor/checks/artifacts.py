@@ -17,6 +17,7 @@ NO_ARTIFACTS = SkipRule(
     "no artifacts",
     "the project has no Markdown file directly under resources/artifacts/",
     lambda p: not p.artifacts,
+    shape=True,
 )
 
 

@@ -38,6 +38,7 @@ NO_ORDINALS = SkipRule(
     "the newest session day's entries name no round, wave, phase, step or part: there is no "
     "same-day order to compare (a lagging date is context-header-freshness's)",
     lambda p: not newest_day_ordinals(p),
+    shape=True,
 )
 
 

@@ -41,6 +41,7 @@ GRADES_ONLY = SkipRule(
     "directory to publish",
     lambda p: False,  # a grades-only source lists no projects
     source_matches=lambda s: s.grades_only,
+    shape=True,
 )
 
 

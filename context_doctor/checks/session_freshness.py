@@ -38,6 +38,7 @@ NO_LAST_SESSION = SkipRule(
     "no last_session",
     "the index entry records no readable `last_session` (nothing to compare)",
     lambda p: p.index_last_session is None,
+    shape=True,
 )
 NO_LOG = SkipRule(
     "no log",

@@ -28,6 +28,7 @@ NO_REVIEW = SkipRule(
     "no review recorded",
     "the index entry has no `post_close_reviewed_through`",
     lambda p: p.post_close_review.recorded is None,
+    shape=True,
 )
 NO_ANCHOR = SkipRule(
     "no anchor date",

@@ -185,6 +185,8 @@ def compact_coverage(report: Report, width: int = COVERAGE_WIDTH) -> list[str]:
     skipped: dict[str, int] = {}
     complete = 0
     for name, cov in sorted(report.coverage.items()):
+        if not cov.listed:  # nothing to examine, or shapes only (see --show-coverage)
+            continue
         if not cov.skipped:
             complete += 1
             continue
@@ -215,8 +217,19 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def full_coverage(report: Report) -> list[str]:
-    """``--show-coverage``: one line per check that ran, with the reasons it skipped."""
-    return [f"coverage {name}: {cov.describe()}" for name, cov in sorted(report.coverage.items())]
+    """``--show-coverage``: one line per check that ran, with the reasons it skipped, then
+    one line per check some projects are not the shape for (SPEC §11: counted, shown here
+    only). A check with nothing at all to examine has no line."""
+    lines = [
+        f"coverage {name}: {cov.describe()}"
+        for name, cov in sorted(report.coverage.items())
+        if cov.listed
+    ]
+    return lines + [
+        f"not applicable {name}: {cov.describe_not_applicable()}"
+        for name, cov in sorted(report.coverage.items())
+        if cov.not_applicable
+    ]
 
 
 def coverage_lines(report: Report, *, show_all: bool = False) -> list[Text]:

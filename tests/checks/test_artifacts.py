@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo, assert_quiet, assert_skipped, audit, line_of
+from support import (
+    Doctor,
+    MakeRepo,
+    assert_not_applicable,
+    assert_quiet,
+    audit,
+    line_of,
+)
 
 TODAY = "2026-06-20"
 CHECK = "artifact-cites-missing-script"
@@ -104,7 +111,7 @@ def test_a_symlinked_scripts_directory_is_traversal(doctor: Doctor, root: Path) 
 
 
 def test_project_without_artifacts_is_skipped(doctor: Doctor, root: Path) -> None:
-    assert_skipped(run_on(doctor, root, "plain"), CHECK, "no artifacts")
+    assert_not_applicable(run_on(doctor, root, "plain"), CHECK, "no artifacts")
 
 
 def test_citations_that_resolve_are_quiet(doctor: Doctor, make_repo: MakeRepo) -> None:

@@ -13,7 +13,17 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import INDEX, Doctor, MakeRepo, field_line, line_of, reasons, sole, template_tail
+from support import (
+    INDEX,
+    Doctor,
+    MakeRepo,
+    field_line,
+    line_of,
+    not_applicable,
+    reasons,
+    sole,
+    template_tail,
+)
 
 TODAY = "2026-06-20"
 LIFECYCLE_CHECKS = ("status-agreement", "record-unreadable", "status-vocabulary", "completed-date")
@@ -79,7 +89,7 @@ def test_string_bounded_false_does_not_make_a_standing_project(lifecycle: tuple[
     _, run = lifecycle
     # reference-shard only examines standing projects: `bounded: "false"` is not one.
     assert not run.findings("reference-shard", "schema-bad")
-    assert reasons(run, "reference-shard").get("bounded", 0) >= 1
+    assert not_applicable(run, "reference-shard").get("bounded", 0) >= 1
 
 
 def test_duplicate_id_names_both_entries(lifecycle: tuple[Path, Run]) -> None:
@@ -210,8 +220,8 @@ def test_single_project_repository_skips_index_checks(
     run = doctor("check", "--project", str(root), "--today", TODAY, "--json")
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.json["projects_audited"] == 1
-    assert reasons(run, "status-agreement") == {"no index": 1}
-    assert reasons(run, "status-vocabulary") == {"no index": 1}
+    assert not_applicable(run, "status-agreement") == {"no index": 1}
+    assert not_applicable(run, "status-vocabulary") == {"no index": 1}
     assert reasons(run, "completed-date") == {"not terminal": 1}
     assert run.json["coverage"]["record-unreadable"]["examined"] == 1
     assert not run.findings()
@@ -520,7 +530,7 @@ def test_a_paused_header_in_a_single_project_repository_has_no_index_to_disagree
         }
     )
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
-    assert run.json["coverage"]["status-agreement"]["reasons"] == {"no index": 1}
+    assert not_applicable(run, "status-agreement") == {"no index": 1}
     assert not run.findings("status-agreement")
 
 

@@ -18,6 +18,7 @@ from support import (
     Doctor,
     MakeRepo,
     assert_examined,
+    assert_not_applicable,
     assert_quiet,
     assert_skipped,
     line_of,
@@ -405,7 +406,7 @@ def test_header_currency_without_ordinals_is_a_counted_skip(
     run = doctor(
         "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-10", "--json"
     )
-    assert_skipped(run, "header-currency", "no ordinals")
+    assert_not_applicable(run, "header-currency", "no ordinals")
 
 
 # -- one missing update, one finding: markers left behind with the header (#18) -------------

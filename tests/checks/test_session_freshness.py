@@ -22,6 +22,7 @@ from support import (
     Doctor,
     MakeRepo,
     assert_examined,
+    assert_not_applicable,
     assert_quiet,
     assert_skipped,
     field_line,
@@ -152,7 +153,7 @@ def test_paused_project_is_skipped_as_dormant(one: Callable[[str], Run], check: 
 
 def test_entry_without_last_session_skips_the_index_check(one: Callable[[str], Run]) -> None:
     run = one("no-last-session")
-    assert_skipped(run, "last-session-freshness", "no last_session")
+    assert_not_applicable(run, "last-session-freshness", "no last_session")
     assert_quiet(run, "context-header-freshness")
 
 
@@ -173,7 +174,7 @@ def test_single_project_repository_skips_the_index_check(
         }
     )
     run = doctor("check", "--project", str(root), "--today", TODAY, "--json")
-    assert run.json["coverage"]["last-session-freshness"]["reasons"] == {"no index": 1}
+    assert run.json["not_applicable"]["last-session-freshness"]["reason"] == "no index"
     # the header has no index to hide behind
     finding = sole(run, "context-header-freshness", root.name)
     assert finding["path"] == "CONTEXT.md"

@@ -24,6 +24,7 @@ from support import (
     Doctor,
     MakeRepo,
     assert_examined,
+    assert_not_applicable,
     assert_quiet,
     assert_skipped,
     audit,
@@ -104,10 +105,11 @@ def test_terminal_project_is_examined(one: Callable[[str], Run], project: str, c
 
 def test_without_a_review_the_unresolvable_check_skips_everyone(corpus: Run) -> None:
     projects = len(LIVE) + len(PAUSED) + len(TERMINAL)
-    assert corpus.json["coverage"][UNRESOLVABLE] == {
-        "examined": 0,
-        "skipped": projects,
-        "reasons": {"no review recorded": projects},
+    # a shape, not a gate (SPEC §11): counted, never listed in coverage
+    assert UNRESOLVABLE not in corpus.json["coverage"]
+    assert corpus.json["not_applicable"][UNRESOLVABLE] == {
+        "count": projects,
+        "reason": "no review recorded",
     }
 
 
@@ -341,7 +343,7 @@ def test_unreviewed_closing_work_fires(make_repo: MakeRepo, doctor: Doctor) -> N
     run = audit_closed(doctor, root)
     sha = short_sha_of(root, "closed: archive pass")
     assert f"commit {sha} of 2026-03-10" in sole(run, ACTIVE, "closed")["message"]
-    assert_skipped(run, UNRESOLVABLE, "no review recorded")
+    assert_not_applicable(run, UNRESOLVABLE, "no review recorded")
 
 
 def test_review_of_the_newest_commit_silences(reviewed: tuple[Path, str], doctor: Doctor) -> None:
@@ -502,11 +504,8 @@ def test_unresolvable_review_is_a_defect_and_the_project_is_still_judged(
     assert f"commit {short_sha_of(root, 'closed: archive pass')} of 2026-03-10" in active["message"]
     coverage = run.json["coverage"]
     assert coverage[ACTIVE] == {"examined": 1, "skipped": 1, "reasons": {"live": 1}}
-    assert coverage[UNRESOLVABLE] == {
-        "examined": 1,
-        "skipped": 1,
-        "reasons": {"no review recorded": 1},
-    }
+    assert coverage[UNRESOLVABLE] == {"examined": 1, "skipped": 0, "reasons": {}}
+    assert run.json["not_applicable"][UNRESOLVABLE] == {"count": 1, "reason": "no review recorded"}
 
 
 def test_review_of_a_commit_before_the_newest_does_not_silence(

@@ -336,8 +336,8 @@ def test_check_audits_a_tree_of_graded_files_without_projects(
     assert run.json["projects_audited"] == 0
     assert run.json["freshness"]["total"] == 1
     assert [f["check"] for f in run.json["findings"]] == ["section-freshness-overdue"]
-    # Nothing about a projects directory it does not have; the skip is counted.
-    assert run.json["coverage"]["unpushed-context"]["reasons"] == {"no projects": 1}
+    # Nothing about a projects directory it does not have: not applicable, counted.
+    assert run.json["not_applicable"]["unpushed-context"] == {"count": 1, "reason": "no projects"}
 
 
 def test_a_tree_with_neither_projects_nor_graded_files_is_still_nothing_to_audit(

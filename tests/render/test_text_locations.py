@@ -75,13 +75,20 @@ def test_human_output_has_compact_coverage_and_the_verdict_last(
     assert not any("more (--show-coverage)" in line for line in coverage)
     text = " ".join(line.strip() for line in coverage)
     assert "item-currency" in text and "examined 8, skipped 2 (2 dormant)" in text
-    assert "coverage post-close-review-unresolvable: examined 0, skipped 10" in text
+    assert "completed-date: examined 2, skipped 8 (8 not terminal)" in text  # a gate
+    # SPEC §11: shapes are not coverage; they are printed with --show-coverage only
+    assert "post-close-review-unresolvable" not in text
+    assert "not sharded" not in text and "no artifacts" not in text
+    assert "not applicable" not in run.stdout
     assert coverage[-1].endswith("other checks skipped nothing")
     assert lines[-1].startswith("DEFECTS:")
     assert "defects from context-budget, context-header-freshness" in lines[-1]
     full = doctor("check", "--source", str(root), "--today", TODAY, "--show-coverage").stdout
     assert "coverage item-currency: examined 8, skipped 2 (2 dormant)" in full
     assert "coverage context-budget: examined" in full  # every check, with or without skips
+    assert "not applicable post-close-review-unresolvable: 10 (10 no review recorded)" in full
+    assert "not applicable reference-shard: 7 (6 bounded, 1 sharded)" in full
+    assert "memory-link" not in full  # no vault: nothing to examine, no line
 
 
 def test_every_subcommand_help_lists_its_options(doctor: Doctor) -> None:
