@@ -88,14 +88,27 @@ def _link_targets(document: Document) -> list[str]:
         knows where to look: a `## Current State` and a `## What's Next` section (any title
         starting so, e.g. `What's Next — Prioritized`), a Markdown link to REFERENCE.md when
         the project has one and to sessions/ when it has a log, and a budget footer (a line
-        containing `Budget:` among the last five). One finding per missing part. A project
-        with a valid CURRENT_STATE.json, or whose header reads completed, is not asked for
-        the two sections (its generated block, or its completion summary, replaces them).
-        Skipped for dormant projects.""",
+        containing `Budget:` among the last five). One finding per file, listing every
+        missing part, with one remedy that adds them all (issue #28: one file, one cause).
+        A project with a valid CURRENT_STATE.json, or whose header reads completed, is not
+        asked for the two sections (its generated block, or its completion summary,
+        replaces them). Skipped for dormant projects.""",
 )
 def context_template(project: Project, ctx: Context) -> Iterator[Issue]:
     context = project.context
-    where = context.rel_path
+    missing: list[str] = []  # what the file lacks, in the order it would appear
+    additions: list[str] = []  # what adds each, in the same order
+    targets = _link_targets(context)
+    if project.reference.exists and not any(t.casefold() == "reference.md" for t in targets):
+        missing.append("no link to REFERENCE.md")
+        additions.append(
+            "add `For stable reference facts: see [REFERENCE.md](REFERENCE.md)` under the header"
+        )
+    if project.session_logs and not any(
+        t == "sessions" or t.startswith("sessions/") for t in targets
+    ):
+        missing.append("no link to sessions/")
+        additions.append("add `For session history: see [sessions/](sessions/)` under the header")
     # Either record saying completed spares the sections: a closing summary replaces them.
     if not project.has_structured_state and not project.claims_completed:
         titles = [heading.text for heading in context.headings if heading.level == 2]
@@ -104,39 +117,26 @@ def context_template(project: Project, ctx: Context) -> Iterator[Issue]:
             ("## What's Next", WHATS_NEXT_TITLE),
         ):
             if not any(pattern.match(title) for title in titles):
-                yield Issue(
-                    f"CONTEXT.md has no `{label}` section",
-                    where,
-                    remedy=f"Add a `{label}` section (see the seed's working-context template).",
-                )
-    targets = _link_targets(context)
-    if project.reference.exists and not any(t.casefold() == "reference.md" for t in targets):
-        yield Issue(
-            "CONTEXT.md does not link to REFERENCE.md",
-            where,
-            remedy="Add `For stable reference facts: see [REFERENCE.md](REFERENCE.md)` under the "
-            "header.",
-        )
-    if project.session_logs and not any(
-        t == "sessions" or t.startswith("sessions/") for t in targets
-    ):
-        yield Issue(
-            "CONTEXT.md does not link to sessions/",
-            where,
-            remedy="Add `For session history: see [sessions/](sessions/)` under the header.",
-        )
+                missing.append(f"no `{label}`")
+                additions.append(f"add a `{label}` section")
     tail = context.last_lines(FOOTER_WINDOW)
     if not any(_FOOTER.search(line) for line in tail):
         budget = ctx.settings.budget(
             "completed_context_lines" if project.reads_completed else "context_lines"
         )
-        yield Issue(
-            "CONTEXT.md has no budget footer (a line with `Budget:` among its last "
-            f"{FOOTER_WINDOW} lines)",
-            where,
-            remedy="End the file with `*This file follows the Tiered Context Architecture. "
-            f"Budget: ≤{budget} lines.*`",
+        missing.append(f"no budget footer (no `Budget:` line among the last {FOOTER_WINDOW})")
+        additions.append(
+            "end the file with `*This file follows the Tiered Context Architecture. "
+            f"Budget: ≤{budget} lines.*`"
         )
+    if not missing:
+        return
+    yield Issue(
+        f"CONTEXT.md departs from the working-context template: {', '.join(missing)}",
+        context.rel_path,
+        remedy=f"In {context.rel_path}: {'; '.join(additions)} (the seed's working-context "
+        "template).",
+    )
 
 
 def _month_of(name: str) -> tuple[int, int] | None:
