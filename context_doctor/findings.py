@@ -81,6 +81,11 @@ class Fix:
         }
 
 
+def whole_source(source: str) -> str:
+    """The ``project`` of a finding about ``source`` as a whole: ``(acme)``."""
+    return f"({source})"
+
+
 @dataclass(frozen=True)
 class Finding:
     check: str
@@ -105,13 +110,20 @@ class Finding:
             self.message,
         )
 
+    @property
+    def subject(self) -> str:
+        """What the finding is about, as the outputs name it: the project's id, or the
+        source's name in parentheses (``(acme)``) for a finding about a source (or its
+        repository) as a whole, as the upstream doctor writes it (SPEC §11): never ``""``."""
+        return self.project or whole_source(self.source)
+
     def to_json(self) -> dict[str, Any]:
         # Built field by field (asdict deep-copies: thousands of findings per report).
         return {
             "check": self.check,
             "severity": self.severity.value,
             "source": self.source,
-            "project": self.project or "",  # "" for the source as a whole: always a string
+            "project": self.subject,
             "path": self.path,
             "line": self.line,
             "message": self.message,
@@ -161,12 +173,16 @@ def _fingerprint_base(finding: Finding) -> str:
     which differs between a laptop clone and a CI runner, and a baseline written
     on one must match on the other. The repository-relative path names the file.
     """
+    message = finding.message
+    named = f"{finding.path}: "
+    if message.startswith(named):  # a graded file's message names it (#28): same identity
+        message = message[len(named) :]
     return "|".join(
         [
             finding.check,
             finding.project or "",
             finding.path,
-            _VOLATILE.sub("#", finding.message),
+            _VOLATILE.sub("#", message),
         ]
     )
 

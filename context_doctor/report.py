@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from context_doctor.escape import clean_json
-from context_doctor.findings import Finding, Severity
+from context_doctor.findings import Finding, Severity, whole_source
 from context_doctor.model.secrets import scrub
 from context_doctor.version import __version__
 
@@ -138,6 +138,15 @@ class SourceSummary:
         return data
 
 
+def _project_of(item: dict[str, Any]) -> str | None:
+    """A stored finding's project id; ``None`` for one about its source as a whole (written
+    ``(source)``, or ``""`` by a doctor before issue #28)."""
+    project = str(item["project"])
+    if not project or project == whole_source(str(item["source"])):
+        return None
+    return project
+
+
 @dataclass
 class Report:
     today: date
@@ -224,7 +233,7 @@ class Report:
                 check=str(item["check"]),
                 severity=Severity(item["severity"]),
                 source=str(item["source"]),
-                project=str(item["project"]) or None,
+                project=_project_of(item),
                 path=str(item["path"]),
                 line=item["line"],
                 message=str(item["message"]),

@@ -96,12 +96,18 @@ def load_report_validator(*, check_schema: bool = False) -> Draft202012Validator
 
 
 def sole(run: Run, check: str, project: str | None) -> dict[str, Any]:
-    """The one finding of ``check`` on ``project``; ``None`` means the one about the source as a whole (project "")."""
+    """The one finding of ``check`` on ``project``; ``None`` means the one about the source as
+    a whole (its project is the source's name in parentheses, ``(acme)``)."""
     found = run.findings(check, project)
     if project is None:
-        found = [finding for finding in found if finding["project"] == ""]
+        found = [finding for finding in found if is_whole_source(finding)]
     assert len(found) == 1, found
     return found[0]
+
+
+def is_whole_source(finding: Mapping[str, Any]) -> bool:
+    """A finding about its source as a whole: ``project`` is ``(source)`` (SPEC §11)."""
+    return bool(finding["project"] == f"({finding['source']})")
 
 
 def assert_quiet(run: Run, check: str) -> None:

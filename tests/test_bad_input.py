@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import Doctor, MakeRepo, git, head
+from support import Doctor, MakeRepo, git, head, is_whole_source
 
 TODAY = "2026-01-11"
 CONTEXT = "# A\n\n**Status:** Active\n**Last session:** 2026-01-10\n"
@@ -91,7 +91,7 @@ def test_an_id_that_is_not_one_directory_is_never_audited(
     root = healthy(make_repo, {"projects/index.yaml": index})
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.json["projects_audited"] == 1
-    problems = [f for f in run.findings("status-agreement") if f["project"] == ""]
+    problems = [f for f in run.findings("status-agreement") if is_whole_source(f)]
     assert problems and "field `id`" in problems[0]["message"]
 
 

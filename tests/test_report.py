@@ -249,16 +249,46 @@ def test_coverage_shows_gates_and_not_applicable_counts_shapes(
         assert entry["examined"] or entry["skipped"], entry
 
 
-def test_a_finding_about_the_source_as_a_whole_has_an_empty_project(
+def test_a_finding_about_the_source_as_a_whole_names_the_source(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
+    """SPEC §11: `project` is never empty; `(source)` for the source as a whole, as upstream."""
     index = "- id: alpha\n  status: active\n  last_session: 2026-01-10\n- status: active\n"
-    _, report = check(doctor, knowledge(make_repo, {"projects/index.yaml": index}))
+    root = knowledge(make_repo, {"projects/index.yaml": index})
+    _, report = check(doctor, root)
     findings = report["findings"]
     assert isinstance(findings, list)
-    assert all(isinstance(finding["project"], str) for finding in findings)
-    whole = [f for f in findings if f["check"] == "status-agreement" and f["project"] == ""]
-    assert whole, findings
+    assert all(isinstance(finding["project"], str) and finding["project"] for finding in findings)
+    whole = [
+        f for f in findings if f["check"] == "status-agreement" and f["project"].startswith("(")
+    ]
+    assert whole and all(f["project"] == f"({root.name})" for f in whole), findings
+
+
+def test_a_stored_report_reads_a_whole_source_finding_back() -> None:
+    """`(kb)` (and the `""` an older doctor stored) is the source as a whole, not a project."""
+    data: dict[str, object] = {
+        "today": "2026-01-11",
+        "readiness": "local",
+        "generated_at": "x",
+        "projects_audited": 1,
+        "findings": [
+            {
+                "check": "c",
+                "severity": "warning",
+                "source": "kb",
+                "project": project,
+                "path": "p",
+                "line": None,
+                "message": "m",
+                "remedy": "r",
+            }
+            for project in ("(kb)", "", "alpha")
+        ],
+    }
+    stored = Report.from_json(data)
+    assert [f.project for f in stored.findings] == [None, None, "alpha"]
+    assert [f.to_json()["project"] for f in stored.findings] == ["(kb)", "(kb)", "alpha"]
 
 
 @pytest.mark.parametrize(

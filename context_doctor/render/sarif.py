@@ -110,7 +110,7 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
                 }
             ],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-            "properties": {"source": finding.source, "project": finding.project},
+            "properties": {"source": finding.source, "project": finding.subject},
         }
         if finding.check in index:
             result["ruleIndex"] = index[finding.check]

@@ -18,6 +18,7 @@ from support import (
     Doctor,
     MakeRepo,
     field_line,
+    is_whole_source,
     line_of,
     not_applicable,
     reasons,
@@ -157,7 +158,7 @@ def test_entry_without_id_reported_once_for_each_source(
         TODAY,
         "--json",
     )
-    source_level = [f for f in run.findings("status-agreement") if f["project"] == ""]
+    source_level = [f for f in run.findings("status-agreement") if is_whole_source(f)]
     assert sorted(f["source"] for f in source_level) == sorted([lifecycle_root.name, other.name])
     other_finding = next(f for f in source_level if f["source"] == other.name)
     assert other_finding["line"] == 3

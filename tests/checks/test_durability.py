@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import INDEX, Doctor, MakeRepo, git, template_tail
+from support import INDEX, Doctor, MakeRepo, git, is_whole_source, template_tail
 
 from context_doctor.scenarios import remote_path
 
@@ -152,7 +152,7 @@ def test_uncommitted_index_is_reported_once_per_source(make_repo: MakeRepo, doct
     [finding] = run.findings()
     assert finding["check"] == "uncommitted-context"
     assert finding["severity"] == "defect"
-    assert finding["project"] == ""
+    assert is_whole_source(finding)
     assert finding["path"] == INDEX
     assert "index.yaml has uncommitted changes" in finding["message"]
 
@@ -192,7 +192,7 @@ def test_committed_but_never_pushed_fires(make_repo: MakeRepo, doctor: Doctor) -
     [finding] = run.findings()
     assert finding["check"] == "unpushed-context"
     assert finding["severity"] == "defect"
-    assert finding["project"] == ""
+    assert is_whole_source(finding)
     assert finding["path"] == INDEX
     assert "branch `main` has no upstream" in finding["message"]
 

@@ -579,10 +579,13 @@ def test_section_markers_older_than_their_slug_or_missing(
     assert found == {
         (
             _line_of(TELOS, "## Current State"),
-            "section `## Current State` was last updated 10 days ago (2026-06-10), over the "
+            "TELOS.md: section `## Current State` was last updated 10 days ago (2026-06-10), over the "
             "7-day threshold for `current_state`",
         ),
-        (_line_of(TELOS, "## Mission"), "section `## Mission` has no `<!-- updated: -->` marker"),
+        (
+            _line_of(TELOS, "## Mission"),
+            "TELOS.md: section `## Mission` has no `<!-- updated: -->` marker",
+        ),
     }
     # Goals (19 of 30 days, its marker two lines down) and Status (14 of 14) are quiet;
     # a ### heading is not a section.
@@ -608,7 +611,7 @@ def test_a_marker_further_than_three_lines_down_does_not_count(
     )
     run = check(doctor, kb(make_repo, {"TELOS.md": text}))
     [finding] = run.findings("section-freshness-overdue")
-    assert finding["message"] == "section `## Goals` has no `<!-- updated: -->` marker"
+    assert finding["message"] == "TELOS.md: section `## Goals` has no `<!-- updated: -->` marker"
 
 
 def test_an_unreadable_marker_date_is_named(make_repo: MakeRepo, doctor: Doctor) -> None:
@@ -651,8 +654,8 @@ def test_the_frontmatter_is_not_a_heading(make_repo: MakeRepo, doctor: Doctor) -
     run = check(doctor, kb(make_repo, {"TELOS.md": text}))
     found = sorted((f["line"], f["message"]) for f in run.findings("section-freshness-overdue"))
     assert found == [
-        (5, "section `## Intro paragraph` has no `<!-- updated: -->` marker"),
-        (11, "section `## Mission` has no `<!-- updated: -->` marker"),
+        (5, "TELOS.md: section `## Intro paragraph` has no `<!-- updated: -->` marker"),
+        (11, "TELOS.md: section `## Mission` has no `<!-- updated: -->` marker"),
     ]
     assert "last_reviewed" not in json.dumps(run.json["findings"])
 
@@ -1015,9 +1018,9 @@ def test_thresholds_override_the_slug_table_for_files_and_sections(
     found = {f["message"] for f in run.findings("section-freshness-overdue")}
     # Current State (10 days) is quiet under 14; Goals (19 days) now over 10.
     assert found == {
-        "section `## Goals` was last updated 19 days ago (2026-06-01), over the 10-day "
+        "TELOS.md: section `## Goals` was last updated 19 days ago (2026-06-01), over the 10-day "
         "threshold for `goals`",
-        "section `## Mission` has no `<!-- updated: -->` marker",
+        "TELOS.md: section `## Mission` has no `<!-- updated: -->` marker",
     }
     overdue = {f["path"] for f in run.findings("freshness-overdue")}
     assert overdue == {"pai_system_prompt.md"}  # PROJECTS.md is within its 60 days
