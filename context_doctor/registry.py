@@ -256,6 +256,15 @@ class CheckSpec:
         shared = set(map(id, layout_rules(self.layouts)))
         return tuple(rule for rule in self.skips if id(rule) not in shared)
 
+    # When a finding's severity is not ``severity`` (SPEC §11): ``(severity, when)`` pairs,
+    # the default's own case first; empty when every finding has the default severity.
+    severities: tuple[tuple[Severity, str], ...] = ()
+
+    @property
+    def possible_severities(self) -> frozenset[Severity]:
+        """Every severity a finding of this check can have (a config override aside)."""
+        return frozenset({self.severity, *(severity for severity, _ in self.severities)})
+
     def vault_skip_rule(self, vault: Vault) -> VaultSkipRule | None:
         for rule in self.vault_skips:
             if rule.matches(vault):
@@ -301,6 +310,7 @@ def check(
     units: Callable[..., int] | None = None,
     group: str | None = None,
     layouts: frozenset[str] = EVERY_KIND,
+    severities: tuple[tuple[Severity, str], ...] = (),
 ) -> Callable[[AnyCheck], CheckSpec]:
     """Register the decorated function as the check ``name``; ``scope`` says what it is asked:
 
@@ -322,6 +332,9 @@ def check(
     For ``source`` and ``repository`` only the ``source_matches`` and ``run_matches`` parts
     of ``skips`` apply.
     The group is ``group``, else the defining module's ``GROUP``, else ``plugin``.
+    ``severities`` says when a finding has another severity than ``severity`` (and when the
+    default applies): ``((Severity.DEFECT, "a file cannot be read"), (Severity.WARNING,
+    "the header gives no verdict"))``; ``explain`` prints it, so the words agree (SPEC §11).
     """
     if scope not in SCOPES:
         raise ValueError(f"check `{name}`: scope must be one of {', '.join(SCOPES)}, not {scope!r}")
@@ -352,6 +365,7 @@ def check(
             units=None if per_vault else units,
             group=group or group_of_module(module),
             layouts=frozenset(layouts),
+            severities=severities,
         )
         if per_vault:
             if units is None:

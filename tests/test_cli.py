@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -61,11 +62,50 @@ def test_explain_one_check(doctor: Callable[..., Run]) -> None:
 
 def test_explain_the_structured_state_checks(doctor: Callable[..., Run]) -> None:
     state = doctor("explain", "semantic-current-state").stdout
-    assert state.startswith("semantic-current-state (defect)")
+    assert state.startswith("semantic-current-state (defect or warning)")
     assert "content_hashes" in state and "released, shipped" in state and "History" in state
     artifacts = doctor("explain", "artifact-cites-missing-script").stdout
     assert artifacts.startswith("artifact-cites-missing-script (warning)")
     assert "`no artifacts`: the project has no Markdown file directly under" in artifacts
+
+
+def test_explain_states_each_severity_and_when(doctor: Callable[..., Run]) -> None:
+    """SPEC §11: `explain` says which severity each finding can have; none is left out."""
+    unreadable = doctor("explain", "record-unreadable").stdout
+    assert unreadable.startswith("record-unreadable (defect or warning)")
+    assert "  - defect: a tier file" in unreadable
+    assert "  - warning: the CONTEXT.md header's Status and Phase give no completion verdict" in (
+        unreadable
+    )
+    header = doctor("explain", "context-header-freshness").stdout
+    assert header.startswith("context-header-freshness (defect or warning)")
+    assert "  - warning: the header has no readable date" in header
+    budget = doctor("explain", "context-budget").stdout
+    assert "Severity: defect, for every finding." in budget
+
+
+def test_every_finding_has_a_severity_its_check_declares(
+    scenario_repo: Callable[[str], Path], doctor: Callable[..., Run]
+) -> None:
+    """Human, JSON, SARIF and explain never disagree: each finding's severity is one its
+    check's `explain` names, and SARIF's level is that same severity (both readiness modes)."""
+    checks = load_checks()
+    root = scenario_repo("demo")
+    for readiness in ("local", "remote"):
+        args = ("check", "--source", str(root), "--today", "2026-06-20", "--readiness", readiness)
+        report = doctor(*args, "--json").json
+        for finding in report["findings"]:
+            allowed = {severity.value for severity in checks[finding["check"]].possible_severities}
+            assert finding["severity"] in allowed, finding
+        sarif = json.loads(doctor(*args, "--output-format", "sarif").stdout)
+        levels = [result["level"] for result in sarif["runs"][0]["results"]]
+        expected = sorted(
+            "error" if f["severity"] == "defect" else "warning" for f in report["findings"]
+        )
+        assert sorted(levels) == expected
+        human = doctor(*args).stdout
+        assert human.count("  FAIL  [") == report["defects"]
+        assert human.count("  warn  [") == report["warnings"]
 
 
 def test_explain_all_lists_every_check(doctor: Callable[..., Run]) -> None:

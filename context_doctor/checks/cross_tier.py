@@ -148,6 +148,13 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
         `**Status:**`, `**Status**:` or a bare `Status:` at the start of a line, among the
         lines before the first `##` heading (a field right above `---` included). Skipped for
         a registered project with no directory (context-present reports it).""",
+    severities=(
+        (
+            Severity.DEFECT,
+            "a tier file (CONTEXT.md, REFERENCE.md, a topic, a session log, CURRENT_STATE.json) cannot be read, is not UTF-8, or a tier path is of the wrong kind",
+        ),
+        (Severity.WARNING, "the CONTEXT.md header's Status and Phase give no completion verdict"),
+    ),
 )
 def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
     for document in project.tier_documents():

@@ -185,6 +185,10 @@ def _section_label(section: Heading | None) -> str:
         projects with a *valid* CURRENT_STATE.json, whose generated block and content hashes
         replace markers (semantic-current-state checks them); an invalid state file switches
         nothing off.""",
+    severities=(
+        (Severity.DEFECT, "an as-of marker lags the newest session"),
+        (Severity.WARNING, "a section has no as-of marker, so body currency cannot be verified"),
+    ),
 )
 def body_currency(project: Project, ctx: Context) -> Iterator[Issue]:
     markers = project.as_of_markers

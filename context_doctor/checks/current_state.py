@@ -281,6 +281,13 @@ def _release_issues(project: Project) -> Iterator[Issue]:
         (`-rc.1`, `b2`) are candidates and ignored. An unreadable or non-UTF-8 state file is
         reported by record-unreadable instead. Never skipped by a rule of its own: every
         project with a CONTEXT.md is examined.""",
+    severities=(
+        (
+            Severity.DEFECT,
+            "CURRENT_STATE.json is invalid, has drifted, or a current claim is too old",
+        ),
+        (Severity.WARNING, "it carries a field this doctor does not know (kept, not checked)"),
+    ),
 )
 def semantic_current_state(project: Project, ctx: Context) -> Iterator[Issue]:
     state = project.structured_state

@@ -60,6 +60,10 @@ GRADES_ONLY = SkipRule(
         never pushed: the next machine, or the next clone, resumes without it, and nothing
         warns; so is an index.yaml that is such a symlink. A defect in both readiness modes. Files that are merely not added yet are
         `uncommitted-context`. Skipped in a CI job's detached checkout (`CI=true`).""",
+    severities=(
+        (Severity.DEFECT, "a tier file is not tracked by git (it would not travel)"),
+        (Severity.WARNING, "the project is inside a git submodule this audit does not read"),
+    ),
 )
 def untracked_context(project: Project, ctx: Context) -> Iterator[Issue]:
     facts = project.source.repository_facts()
@@ -113,6 +117,10 @@ def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
         before switching machines, it is a defect. Counts modified, deleted, staged and
         never-added files under the project directory; uncommitted changes to index.yaml are
         reported once per source. Skipped in a CI job's detached checkout (`CI=true`).""",
+    severities=(
+        (Severity.DEFECT, "under `--readiness remote`"),
+        (Severity.WARNING, "under `--readiness local` (the default)"),
+    ),
 )
 def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
     changed = project.uncommitted_paths
@@ -165,6 +173,10 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
         as published: the hook judges what the remote will hold after the push. In a CI job
         (`CI=true`) on a detached HEAD all three durability checks are skipped with reason
         `ci checkout`: the job checked out a commit, not a branch to publish.""",
+    severities=(
+        (Severity.DEFECT, "under `--readiness remote`"),
+        (Severity.WARNING, "under `--readiness local` (the default)"),
+    ),
 )
 def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
     state = source.repository_facts().upstream()

@@ -66,6 +66,18 @@ def _stem(note: Note) -> str:
         a warning, except a `sensitivity` Bastra drops (`Private`), which silently makes the
         memory `team` and visible to outside tools: a defect. Plain Obsidian notes without a
         memory type are not judged.""",
+    severities=(
+        (
+            Severity.DEFECT,
+            "the frontmatter is not YAML (fields are lost), Bastra throws the memory out, or "
+            "it drops a `sensitivity` (the memory silently becomes `team`)",
+        ),
+        (
+            Severity.WARNING,
+            "a required field Bastra repairs with values it makes up, or a typed optional "
+            "field it drops",
+        ),
+    ),
 )
 def memory_frontmatter(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
     yield from _unread(vault)

@@ -356,6 +356,10 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         records the same day and makes the same claim (the same unlogged session, or no log to
         settle a disagreement), this one finding names it too. A header with no readable date
         cannot be verified and is reported as such. Skipped for dormant projects.""",
+    severities=(
+        (Severity.DEFECT, "the `**Last session:**` header disagrees with the session evidence"),
+        (Severity.WARNING, "the header has no readable date, so its freshness cannot be verified"),
+    ),
 )
 def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     header = project.header_last_session

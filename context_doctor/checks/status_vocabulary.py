@@ -28,6 +28,10 @@ GROUP = "lifecycle"
         warning naming its replacement: `complete` -> `completed`, `superseded` -> `archived` +
         `superseded_by`, `new` -> `active`, `ongoing` -> `active` + `bounded: false`. Never
         skipped for dormant projects; skipped only where there is no index entry to read.""",
+    severities=(
+        (Severity.DEFECT, "a status is not in the lifecycle vocabulary"),
+        (Severity.WARNING, "a status is a retired spelling with a known replacement"),
+    ),
 )
 def status_vocabulary(project: Project, ctx: Context) -> Iterator[Issue]:
     entry = project.entry

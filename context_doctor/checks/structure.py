@@ -28,6 +28,10 @@ GROUP = "structure"
         registered in index.yaml with no directory at all is the same defect, unless it is
         `archived` (or the retired `superseded`, which means archived). A CONTEXT.md with no Markdown heading is a warning: it cannot carry the
         sections the other checks read.""",
+    severities=(
+        (Severity.DEFECT, "CONTEXT.md (or the project directory) is missing or empty"),
+        (Severity.WARNING, "CONTEXT.md has no Markdown heading"),
+    ),
 )
 def context_present(project: Project, ctx: Context) -> Iterator[Issue]:
     if not project.directory_exists:
