@@ -337,6 +337,17 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     )
 
 
+def _no_evidence_of_work(project: Project) -> bool:
+    """No dated log entry, and git cannot say when the project was last worked (a shallow
+    clone, no commit, or only bulk sweeps, merges and maintenance among the recent ones):
+    freshness-unverifiable's finding, which then also names a missing header (#28)."""
+    if project.newest_session is not None:
+        return False
+    if not project.history_available:
+        return True
+    return not any(entry.commit.is_session for entry in project.commits[:RECENT_COMMITS])
+
+
 @check(
     "context-header-freshness",
     severity=Severity.DEFECT,
@@ -355,7 +366,9 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         behind (body-currency does not report them again); where index.yaml's last_session
         records the same day and makes the same claim (the same unlogged session, or no log to
         settle a disagreement), this one finding names it too. A header with no readable date
-        cannot be verified and is reported as such. Skipped for dormant projects.""",
+        cannot be verified and is reported as such; a missing header on a project with no
+        log and no session commit is freshness-unverifiable's one finding, which names it
+        (one root cause, one finding). Skipped for dormant projects.""",
     severities=(
         (Severity.DEFECT, "the `**Last session:**` header disagrees with the session evidence"),
         (Severity.WARNING, "the header has no readable date, so its freshness cannot be verified"),
@@ -374,6 +387,8 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
             f"the day of the last working session to {project.context.rel_path}.",
         )
         return
+    if header is None and _no_evidence_of_work(project):
+        return  # one root cause, one finding: freshness-unverifiable names the missing header
     if header is None or header[1] is None:
         yield Issue(
             "CONTEXT.md has no readable `**Last session:** YYYY-MM-DD` header: its freshness "
@@ -483,7 +498,8 @@ def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
         bulk sweeps, merges or maintenance commits (trailer `Context-Doctor: maintenance`)
         among its last 12 commits, or history that is incomplete in a
         shallow clone audited with --allow-shallow (each check that needed the history is then
-        reported here by name). Skipped for dormant projects.""",
+        reported here by name). A project that also has no `**Last session:**` header gets
+        this one finding, naming the header too. Skipped for dormant projects.""",
 )
 def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
     for entry in project.session_entries:
@@ -496,23 +512,35 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
             )
     if project.newest_session is not None:
         return
+    # With no header either, this is the one finding about it (context-header-freshness
+    # stays quiet: one root cause, #28).
+    no_header = project.header_last_session is None
+    none = ", no `**Last session:**` header" if no_header else ""
+    header_too = (
+        f" Then add `**Last session:**` with that session's date to the header of "
+        f"{project.context.rel_path}."
+        if no_header
+        else ""
+    )
     if not project.history_available:
         yield Issue(
-            "there is no session log and the repository is a shallow clone: freshness cannot "
-            "be verified",
+            f"there is no session log{none} and the repository is a shallow clone: freshness "
+            "cannot be verified",
             project.context.rel_path,
-            remedy="Fetch full history (`git fetch --unshallow`, or `fetch-depth: 0` in CI).",
+            remedy="Fetch full history (`git fetch --unshallow`, or `fetch-depth: 0` in CI)."
+            + header_too,
         )
         return
     recent = project.commits[:RECENT_COMMITS]
     start_log = (
         f"Start the session log: {project.log_place(ctx.today)} with one "
         f"entry per session, headed by its date (`## {ctx.today} — …` for a session today)."
+        + header_too
     )
     if not recent:
         yield Issue(
-            "there is no session log and no commit touches the project: freshness cannot be "
-            "verified",
+            f"there is no session log{none} and no commit touches the project: freshness "
+            "cannot be verified",
             project.context.rel_path,
             remedy=start_log,
         )
@@ -524,8 +552,8 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
             "merges or maintenance commits"
         )
         yield Issue(
-            f"there is no session log and {which} (newest: {recent[0].commit.describe()}): "
-            "freshness cannot be verified",
+            f"there is no session log{none} and {which} (newest: "
+            f"{recent[0].commit.describe()}): freshness cannot be verified",
             project.context.rel_path,
             remedy=start_log,
         )

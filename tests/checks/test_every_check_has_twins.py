@@ -18,6 +18,7 @@ lines and skips; this table proves only that each check can both fire and stay q
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -335,7 +336,7 @@ TWINS: dict[str, Twin] = {
     "conflict-markers": Twin("conflicted/alpha", "demo/atlas"),
     "context-archive-due": Twin("hygiene/hy-archive", "demo/atlas"),
     "context-budget": Twin("demo/beacon", "demo/atlas"),
-    "context-header-freshness": Twin("hygiene/hy-archive", "demo/atlas"),
+    "context-header-freshness": Twin("demo/compass", "demo/atlas"),
     "context-present": Twin("structure/cp-fenced-heading", "demo/atlas"),
     "context-template": Twin("demo/beacon", "demo/atlas"),
     "freshness-convention-unknown": Twin("grades-faulty", "grades-fresh"),
@@ -439,6 +440,18 @@ def _audit(
 REGISTERED = sorted(load_checks(plugins=False))
 
 
+def assert_said_once(run: Run, check: str) -> None:
+    """One finding per file and cause (SPEC §11): no check says two things about one place of
+    one file (a file-level finding is the file's one finding from that check); the parts of
+    one cause, such as a template's missing sections, are listed in one message."""
+    places = Counter(
+        (finding["source"], finding["project"], finding["path"], finding["line"])
+        for finding in run.findings(check)
+    )
+    twice = [place for place, count in places.items() if count > 1]
+    assert twice == [], f"{check} said more than one thing about {twice}"
+
+
 def test_the_table_names_only_registered_checks() -> None:
     assert sorted(set(TWINS) - set(REGISTERED)) == []
 
@@ -456,6 +469,7 @@ def test_the_planted_fault_fires_and_the_control_stays_quiet(
     )
     fired = _audit(twin.fires, twin.fires_setup, doctor, scenario_repo, inline_repos)
     assert fired.findings(check), f"{check} did not fire on its twin {twin.fires}"
+    assert_said_once(fired, check)
     quiet = _audit(twin.quiet, twin.quiet_setup, doctor, scenario_repo, inline_repos)
     assert quiet.json["coverage"][check]["examined"] >= 1, (
         f"{check} did not examine its control {twin.quiet}: {quiet.json['coverage'][check]}"

@@ -438,6 +438,30 @@ def test_impossible_log_date_is_unverifiable(corpus: Run, root: Path) -> None:
     assert "`2026-02-30` is not a real date" in finding["message"]
 
 
+def test_a_stub_without_header_or_log_is_one_finding(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """Issue #28: no header, no log, only a bulk sweep: one root cause (nothing says when the
+    project was last worked), so one finding, freshness-unverifiable's, naming the header."""
+    names = ("a", "b", "c", "d")
+    index = "projects:\n" + "".join(f"  - id: {n}\n    status: active\n" for n in names)
+    stub = "# {}\n\n**Status:** Active\n" + template_tail()
+    files = {INDEX: index, **{f"projects/{n}/CONTEXT.md": stub.format(n) for n in names}}
+    root = make_repo(scenario([{"date": "2026-06-01T09:00:00+00:00", "files": files}]))
+    run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
+    assert run.findings("context-header-freshness") == []
+    finding = sole(run, "freshness-unverifiable", "a")
+    assert "there is no session log, no `**Last session:**` header and" in finding["message"]
+    assert (
+        "Then add `**Last session:**` with that session's date to the header of "
+        in (finding["remedy"])
+    )
+    # with a session commit, git says when: the missing header is its own finding again
+    (root / "projects/a/CONTEXT.md").write_text(stub.format("a") + "\nMore.\n", "utf-8")
+    git(root, "commit", "-qam", "a: worked", when="2026-06-10T09:00:00+00:00")
+    again = doctor("check", "--project", str(root / "projects/a"), "--today", TODAY, "--json")
+    assert again.findings("freshness-unverifiable") == []
+    assert "has no readable" in sole(again, "context-header-freshness", "a")["message"]
+
+
 def test_freshness_unverifiable_quiet_with_a_log(one: Callable[[str], Run]) -> None:
     assert_quiet(one("in-step"), "freshness-unverifiable")
 
