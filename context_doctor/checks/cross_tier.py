@@ -16,6 +16,7 @@ from context_doctor.registry import (
     NOT_TERMINAL,
     SEED_LAYOUTS,
     Context,
+    SkipRule,
     check,
 )
 
@@ -201,19 +202,29 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
+STATUS_DISPUTED = SkipRule(
+    "status disputed",
+    "the CONTEXT.md header reads not completed: status-agreement reports the disagreement, "
+    "and which record is right decides whether there is a completion date to add at all",
+    lambda p: p.header_reads_completed is False,
+)
+
+
 @check(
     "completed-date",
     layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     needs_context=False,
-    skips=(NOT_TERMINAL,),
+    skips=(NOT_TERMINAL, STATUS_DISPUTED),
     summary="a terminal project has no readable completed_date",
     remedy="Add `completed_date:` (the day it was completed) to the project's index.yaml entry.",
     explanation="""
         `completed_date` anchors the question of whether a finished project is still being
         worked; without it the doctor must fall back to `last_session`, which closing work
         legitimately runs past. Fires when the field is missing or not a real YYYY-MM-DD date.
-        Skipped for projects that are not completed or archived.""",
+        Skipped for projects that are not completed or archived, and (one root cause, one
+        finding) while the CONTEXT.md header says the project is not completed: asking for a
+        completion date would take the index's side of a dispute status-agreement reports.""",
 )
 def completed_date(project: Project, ctx: Context) -> Iterator[Issue]:
     entry = project.entry

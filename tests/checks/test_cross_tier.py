@@ -410,9 +410,27 @@ def test_completed_date_quiet_when_present(lifecycle: tuple[Path, Run]) -> None:
 def test_completed_date_skips_projects_that_are_not_terminal(lifecycle: tuple[Path, Run]) -> None:
     _, run = lifecycle
     coverage = run.json["coverage"]["completed-date"]
-    # Terminal: closed-but-active, finished, typo-complete, replaced, undated.
-    assert coverage["examined"] == 5
-    assert coverage["reasons"] == {"not terminal": 11}
+    # Terminal: closed-but-active, finished, typo-complete, replaced, undated; the header of
+    # closed-but-active reads active: status-agreement reports that, the date waits (#28).
+    assert coverage["examined"] == 4
+    assert coverage["reasons"] == {"not terminal": 11, "status disputed": 1}
+    assert run.findings("status-agreement", "closed-but-active")
+
+
+def test_completed_date_waits_while_the_header_disputes_the_status(
+    make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
+) -> None:
+    """One root cause, one finding (#28): index `completed`, header `Active`, no date."""
+    context = "# Done\n\n**Status:** Active — still drafting\n**Last session:** 2026-06-01\n"
+    files = {
+        "projects/index.yaml": "- id: done\n  status: completed\n",
+        "projects/done/CONTEXT.md": context,
+    }
+    root = make_repo({"commits": [{"date": "2026-06-01T09:00:00+00:00", "files": files}]})
+    run = doctor("check", "--source", str(root), "--today", "2026-06-10", "--json")
+    assert run.findings("completed-date") == []
+    assert reasons(run, "completed-date") == {"status disputed": 1}
+    assert sole(run, "status-agreement", "done")["severity"] == "defect"
 
 
 def test_impossible_completed_date_is_reported(

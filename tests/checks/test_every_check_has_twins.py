@@ -331,7 +331,7 @@ TWINS: dict[str, Twin] = {
     ),
     "branch-not-ready": Twin("branch", "artifacts", fires_setup=_remote, quiet_setup=_remote),
     "body-currency": Twin("demo/beacon", "demo/atlas"),
-    "completed-date": Twin("demo/meridian", "references/rib-completed"),
+    "completed-date": Twin("terminal/undated", "references/rib-completed"),
     "completed-items-in-context": Twin("demo/beacon", "demo/atlas"),
     "conflict-markers": Twin("conflicted/alpha", "demo/atlas"),
     "context-archive-due": Twin("hygiene/hy-archive", "demo/atlas"),
