@@ -75,7 +75,7 @@ def test_human_output_has_compact_coverage_and_the_verdict_last(
     assert not any("more (--show-coverage)" in line for line in coverage)
     text = " ".join(line.strip() for line in coverage)
     assert "item-currency" in text and "examined 8, skipped 2 (2 dormant)" in text
-    assert "completed-date: examined 2, skipped 8 (8 not terminal)" in text  # a gate
+    assert "completed-date: examined 1, skipped 9 (8 not terminal, 1 status disputed)" in text
     # SPEC §11: shapes are not coverage; they are printed with --show-coverage only
     assert "post-close-review-unresolvable" not in text
     assert "not sharded" not in text and "no artifacts" not in text
