@@ -445,6 +445,25 @@ def _defined_in_package(module: str) -> bool:
     return module == BUILTIN_PACKAGE or module.startswith(f"{BUILTIN_PACKAGE}.")
 
 
+def skip_reasons(spec: CheckSpec) -> list[tuple[str, str]]:
+    """Why ``spec`` may skip a unit, as (reason, description): what ``explain`` and the
+    check's docs page list."""
+    if spec.scope == "vault":
+        reasons = [(rule.reason, rule.description) for rule in spec.vault_skips]
+        reasons.append(
+            (
+                "",
+                "a unit of a shape the doctor does not know (an unreadable note, an unknown "
+                "log entry or floor): counted as unverifiable, never judged",
+            )
+        )
+        return reasons
+    reasons = [(rule.reason, rule.description) for rule in spec.skips]
+    if spec.needs_context:
+        return reasons + list(ENGINE_REASONS.items())
+    return [*reasons, ("unreadable", ENGINE_REASONS["unreadable"])]
+
+
 def selectable_names(known: dict[str, CheckSpec]) -> list[str]:
     """Every name ``--select``/``--ignore`` (and ``explain``) accept: checks, their aliases,
     groups and group aliases, sorted (MCP enums and shell completion offer these)."""

@@ -3,7 +3,8 @@
 Every renderer has one signature, ``render(report, options, stream)``: it writes the
 whole rendering of ``report`` on ``stream``. A format with an error renderer also
 says what happened on exit 2 (``render_error(problem, remedy) -> str``: a SARIF log
-with ``executionSuccessful: false``, one ``::error::``, the JSON error object); a
+with ``executionSuccessful: false``, one ``::error::``, the JSON error object, GitLab's
+``[]``); a
 format without one leaves an exit 2 to the one line on stderr.
 
 A new format is one entry here and a module beside this one.
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from context_doctor.render.github import render_github, render_github_error
-from context_doctor.render.gitlab import render_gitlab
+from context_doctor.render.gitlab import render_gitlab, render_gitlab_error
 from context_doctor.render.jsonout import error_json, report_json
 from context_doctor.render.sarif import render_sarif, render_sarif_error
 from context_doctor.render.text import (
@@ -113,6 +114,7 @@ FORMATS: dict[str, OutputFormat] = {
             "gitlab",
             "GitLab code quality (Code Climate JSON)",
             _document(lambda report, options: render_gitlab(report)),
+            render_gitlab_error,
         ),
     )
 }

@@ -1,4 +1,11 @@
-"""GitHub Actions: workflow-command annotations and a job-summary table."""
+"""GitHub Actions: workflow-command annotations and a job-summary table.
+
+GitHub shows at most 10 annotations of a kind (error, warning) per step and drops
+the rest without a word. So the defects come first (``::error``), then the
+warnings, each in the report's order, at most :data:`ANNOTATIONS_PER_KIND` of
+each; past that one ``::notice::`` says how many more there are and that the step
+summary (``$GITHUB_STEP_SUMMARY``, which lists every finding) holds them.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from context_doctor.render.text import verdict_text
 from context_doctor.report import Report, plural
 
 _COMMAND = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
+ANNOTATIONS_PER_KIND = 10  # GitHub's limit per step for error and for warning annotations
 
 
 def _escape_data(text: str) -> str:
@@ -35,7 +43,23 @@ def _error_command(problem: str, remedy: str) -> str:
 
 
 def render_github(report: Report) -> str:
-    lines = [annotation(finding) for finding in report.findings]
+    lines: list[str] = []
+    left: dict[Severity, int] = {}
+    for severity in (Severity.DEFECT, Severity.WARNING):
+        found = [finding for finding in report.findings if finding.severity is severity]
+        lines += [annotation(finding) for finding in found[:ANNOTATIONS_PER_KIND]]
+        left[severity] = max(0, len(found) - ANNOTATIONS_PER_KIND)
+    if any(left.values()):
+        more = " and ".join(
+            plural(count, "more " + ("defect" if severity is Severity.DEFECT else "warning"))
+            for severity, count in left.items()
+            if count
+        )
+        lines.append(
+            f"::notice title=context-doctor::{more} (GitHub shows "
+            f"{ANNOTATIONS_PER_KIND} annotations of a kind per step): every finding is in "
+            "the step summary"
+        )
     unreachable = report.unreachable_error()
     if unreachable is not None:
         # A partial sweep exits 2: the job log says which sources went unaudited (SPEC §6).

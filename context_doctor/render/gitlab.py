@@ -13,6 +13,10 @@ that was never read would be a false finding in the merge-request widget and
 would shift when the source comes back.  The failure is carried where GitLab
 looks for it instead: the process exits 2, which fails the job, and stderr holds
 the one line naming the sources and the remedy.
+
+A run that exits 2 before any audit (no source, a bad option) writes ``[]``, to
+stdout or ``-o`` (SPEC §6): the job's artifact exists and parses, GitLab shows no
+issue, and the job fails on the exit status with the error on stderr.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ def gitlab_document(report: Report) -> list[dict[str, Any]]:
         }
         for finding, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True)
     ]
+
+
+def render_gitlab_error(_problem: str, _remedy: str) -> str:
+    """Exit 2: an empty report (the error itself is the line on stderr)."""
+    return "[]\n"
 
 
 def render_gitlab(report: Report) -> str:

@@ -1,4 +1,13 @@
-"""SARIF 2.1.0: one rule per selected check, one result per finding."""
+"""SARIF 2.1.0: one rule per selected check, one result per finding.
+
+As GitHub code scanning and the SARIF spec document them (SPEC §6): the driver
+has ``informationUri`` (the project's home); every rule of a built-in check has
+``helpUri`` (its page in ``docs/checks/``) and ``help.markdown`` (what to fix,
+linking the page); a plugin's check has no page of ours, so no ``helpUri``. A
+secret check's rule carries ``properties.security-severity`` and the ``security``
+tag, so code scanning ranks it with security alerts
+(:mod:`context_doctor.render.check_pages` says which checks those are).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +19,12 @@ from urllib.parse import quote
 from context_doctor.escape import clean_json
 from context_doctor.findings import FINGERPRINT_KEY, Severity, fingerprints
 from context_doctor.registry import CheckSpec
+from context_doctor.render.check_pages import (
+    HOMEPAGE,
+    SECURITY_SEVERITY,
+    is_security_check,
+    page_url,
+)
 from context_doctor.report import Report
 from context_doctor.version import __version__
 
@@ -17,8 +32,13 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
 
 
+def _built_in(spec: CheckSpec) -> bool:
+    return spec.module.startswith("context_doctor.")
+
+
 def _rule(spec: CheckSpec) -> dict[str, Any]:
-    return {
+    page = f"\n\n[The check's page]({page_url(spec.name)})" if _built_in(spec) else ""
+    rule: dict[str, Any] = {
         "id": spec.name,
         "name": "".join(part.capitalize() for part in spec.name.split("-")),
         "shortDescription": {"text": spec.summary},
@@ -26,16 +46,23 @@ def _rule(spec: CheckSpec) -> dict[str, Any]:
         "help": {
             "text": f"{spec.explanation}\n\nHow to fix: {spec.remedy}",
             "markdown": f"{spec.explanation}\n\n**How to fix:** {spec.remedy}\n\n"
-            f"`context-doctor explain {spec.name}`",
+            f"`context-doctor explain {spec.name}`{page}",
         },
         "defaultConfiguration": {"level": _LEVEL[spec.severity]},
         "properties": {"tags": [spec.group] if spec.group else []},
     }
+    if _built_in(spec):
+        rule["helpUri"] = page_url(spec.name)
+    if is_security_check(spec):
+        rule["properties"]["tags"].append("security")
+        rule["properties"]["security-severity"] = SECURITY_SEVERITY
+    return rule
 
 
 def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "name": "context-doctor",
+        "informationUri": HOMEPAGE,
         "version": __version__,
         "semanticVersion": __version__,
         "rules": rules,

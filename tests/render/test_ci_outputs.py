@@ -19,7 +19,11 @@ from jsonschema import Draft4Validator
 from support import Doctor, MakeRepo, template_tail
 from syrupy.assertion import SnapshotAssertion
 
+from context_doctor.findings import Finding, Severity
 from context_doctor.registry import load_checks
+from context_doctor.render.check_pages import HOMEPAGE, page_url
+from context_doctor.render.github import render_github
+from context_doctor.report import Report
 from context_doctor.scenarios import build_scenario
 
 TODAY = "2026-06-20"
@@ -79,6 +83,20 @@ def test_one_rule_per_selected_check_with_help(
         assert spec.remedy in rule["help"]["text"]
         assert rule["shortDescription"]["text"] == spec.summary
         assert rule["defaultConfiguration"]["level"] in ("error", "warning")
+        # As GitHub code scanning documents them (SPEC §6): a page per rule, Markdown help.
+        assert rule["helpUri"] == page_url(spec.name)
+        assert spec.remedy in rule["help"]["markdown"]
+        assert f"]({page_url(spec.name)})" in rule["help"]["markdown"]
+        secret = "secret" in spec.name.split("-")
+        assert ("security" in rule["properties"]["tags"]) is secret
+        assert ("security-severity" in rule["properties"]) is secret
+        if secret:
+            assert 7.0 <= float(rule["properties"]["security-severity"]) <= 10.0
+    assert {"secret-in-context"} <= {
+        r["id"] for r in rules if "security" in r["properties"]["tags"]
+    }
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == HOMEPAGE
 
 
 def test_rules_follow_the_selection(
@@ -224,6 +242,7 @@ def test_github_annotations_are_escaped(make_repo: MakeRepo, doctor: Doctor) -> 
     assert len(annotations) == len(findings) == 2
     assert verdict.startswith("DEFECTS: 1 defect, 1 warning")
     by_check = {}
+    findings.sort(key=lambda finding: finding["severity"] != "defect")  # defects first
     for line, finding in zip(annotations, findings, strict=True):
         command, properties, body = parse_annotation(line)
         assert "\n" not in body and "\r" not in body
@@ -283,7 +302,10 @@ def test_demo_github_snapshot(
 ) -> None:
     run = github(doctor, scenario_repo("demo"))
     assert run.exit_code == 1
-    assert all(line.startswith(("::error ", "::warning ")) for line in run.stdout.splitlines()[:-1])
+    annotations = run.stdout.splitlines()[:-1]
+    assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in annotations)
+    kinds = [line.split(" ", 1)[0] for line in annotations]
+    assert kinds == sorted(kinds, key=["::error", "::warning", "::notice"].index)
     assert run.stdout == snapshot
 
 
@@ -368,3 +390,60 @@ def test_a_partial_sweep_keeps_gitlab_output_to_findings(
     issues = json.loads(run.stdout)
     assert issues and all(issue["location"]["path"] for issue in issues)
     assert run.stderr.startswith("context-doctor: error: source `gone` could not be audited")
+
+
+# -- exit 2 and the hosts' limits ------------------------------------------------------
+
+
+@pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "output-file"])
+def test_gitlab_writes_an_empty_report_on_exit_2(
+    doctor: Doctor, tmp_path: Path, to_file: bool
+) -> None:
+    out = tmp_path / "gl-code-quality.json"
+    missing = str(tmp_path / "no-such-corpus")
+    args = ["check", "--source", missing, "--today", TODAY, "--output-format", "gitlab"]
+    run = doctor(*args, *(["-o", str(out)] if to_file else []), cwd=tmp_path)
+    assert run.exit_code == 2
+    assert json.loads(out.read_text() if to_file else run.stdout) == []
+    assert run.stderr.startswith("context-doctor: error:")
+    assert run.stderr.count("\n") == 1
+
+
+def _finding(number: int, severity: Severity) -> Finding:
+    return Finding(
+        check="context-budget" if severity is Severity.DEFECT else "unlogged-session",
+        severity=severity,
+        source="kb",
+        project=f"p{number:02d}",
+        path=f"projects/p{number:02d}/CONTEXT.md",
+        line=1,
+        message=f"finding {number}",
+        remedy="fix it",
+    )
+
+
+def test_github_puts_defects_first_and_says_what_it_cannot_show() -> None:
+    from datetime import date
+
+    warnings = [_finding(number, Severity.WARNING) for number in range(14)]
+    defects = [_finding(number, Severity.DEFECT) for number in range(14, 26)]
+    report = Report(
+        today=date(2026, 6, 20),
+        readiness="local",
+        generated_at="2026-06-20T00:00:00Z",
+        sources=[],
+        projects_audited=26,
+        findings=warnings + defects,  # the report's order: warnings happen to come first
+        coverage={},
+    )
+    lines = render_github(report).splitlines()
+    kinds = [line.split(" ", 1)[0] for line in lines if line.startswith("::")]
+    assert kinds[:10] == ["::error"] * 10  # defects first, at most GitHub's 10 per step
+    assert kinds[10:20] == ["::warning"] * 10
+    [notice] = [line for line in lines if line.startswith("::notice")]
+    assert notice.startswith("::notice title=context-doctor::2 more defects and 4 more warnings")
+    assert "step summary" in notice
+    assert "finding 14" in lines[0]  # each kind keeps the report's order
+    assert lines.index(notice) == 20
+    few = render_github(Report(**{**report.__dict__, "findings": warnings[:3]}))
+    assert "::notice" not in few
