@@ -17,7 +17,7 @@ import importlib
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     import click
@@ -90,6 +90,19 @@ def _group() -> click.Group:
         def list_commands(self, ctx: click.Context) -> list[str]:
             return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
 
+        def make_context(
+            self,
+            info_name: str | None,
+            args: list[str],
+            parent: click.Context | None = None,
+            **extra: Any,
+        ) -> click.Context:
+            # --help wraps to the terminal's width, and only between words (render/terminal.py).
+            from context_doctor.render.terminal import keep_words_whole_in_help
+
+            keep_words_whole_in_help()
+            return super().make_context(info_name, args, parent, **extra)
+
         def invoke(self, ctx: click.Context) -> object:
             try:
                 return super().invoke(ctx)
@@ -123,7 +136,11 @@ def _group() -> click.Group:
         click.echo(_version_line())
         ctx.exit()
 
-    @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+    @click.group(
+        cls=LazyGroup,
+        # click caps help at 80 columns; the terminal's width (COLUMNS) is the cap instead.
+        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 10_000},
+    )
     @click.option(
         "--version",
         is_flag=True,

@@ -446,10 +446,10 @@ def _defined_in_package(module: str) -> bool:
 
 
 def skip_reasons(spec: CheckSpec) -> list[tuple[str, str]]:
-    """Why ``spec`` may skip a unit, as (reason, description): what ``explain`` and the
-    check's docs page list."""
+    """Why ``spec`` may skip a unit (its gates), as (reason, description): what ``explain``
+    and the check's docs page list under "skipped"."""
     if spec.scope == "vault":
-        reasons = [(rule.reason, rule.description) for rule in spec.vault_skips]
+        reasons = [(rule.reason, rule.description) for rule in spec.vault_skips if not rule.shape]
         reasons.append(
             (
                 "",
@@ -458,10 +458,34 @@ def skip_reasons(spec: CheckSpec) -> list[tuple[str, str]]:
             )
         )
         return reasons
-    reasons = [(rule.reason, rule.description) for rule in spec.skips]
+    reasons = [(rule.reason, rule.description) for rule in spec.own_skips if not rule.shape]
     if spec.needs_context:
         return reasons + list(ENGINE_REASONS.items())
     return [*reasons, ("unreadable", ENGINE_REASONS["unreadable"])]
+
+
+def severity_words(spec: CheckSpec) -> str:
+    """``defect``, or ``defect or warning`` when its findings can have either."""
+    found = [spec.severity.value] + [
+        severity.value for severity, _ in spec.severities if severity is not spec.severity
+    ]
+    return " or ".join(dict.fromkeys(found))
+
+
+def severity_lines(spec: CheckSpec) -> list[str]:
+    """The severity each finding can have, and when (the same word JSON and SARIF carry)."""
+    if not spec.severities:
+        return [f"Severity: {spec.severity.value}, for every finding."]
+    return ["Severity:"] + [f"  - {severity.value}: {when}" for severity, when in spec.severities]
+
+
+def shape_reasons(spec: CheckSpec) -> list[tuple[str, str]]:
+    """When ``spec`` does not apply to a unit's shape (SPEC §11: counted as not applicable,
+    shown with ``--show-coverage``), as (reason, description)."""
+    rules: tuple[SkipRule | VaultSkipRule, ...] = (
+        spec.vault_skips if spec.scope == "vault" else spec.own_skips
+    )
+    return [(rule.reason, rule.description) for rule in rules if rule.shape]
 
 
 def selectable_names(known: dict[str, CheckSpec]) -> list[str]:

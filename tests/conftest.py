@@ -126,6 +126,9 @@ def hermetic_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
         patch.setenv("GIT_CONFIG_GLOBAL", str(config))
         patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
         patch.setenv(PLUGINS_OFF, "1")
+        # Wrapped text follows COLUMNS (render/terminal.py): a developer's wide terminal must
+        # not re-wrap snapshots. Tests that mean a width say so with ``env={"COLUMNS": …}``.
+        patch.delenv("COLUMNS", raising=False)
         yield config
 
 

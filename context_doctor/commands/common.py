@@ -12,9 +12,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 from context_doctor.audit import emit_error
 from context_doctor.errors import DoctorError
@@ -131,6 +134,22 @@ def parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None)
         raise click.BadParameter(f"{value!r} is not a YYYY-MM-DD date") from None
 
 
+def complete_check_names(
+    _ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Shell completion of check and group names; after a comma, of the next name."""
+    from click.shell_completion import CompletionItem
+
+    from context_doctor.registry import load_checks, selectable_names
+
+    head, comma, last = incomplete.rpartition(",")
+    try:
+        names = selectable_names(load_checks())
+    except Exception:  # a broken plugin must not break the user's shell
+        return []
+    return [CompletionItem(f"{head}{comma}{name}") for name in names if name.startswith(last)]
+
+
 def split_names(values: tuple[str, ...]) -> list[str]:
     """Comma-separated names; an empty one (``--select ''``, ``a,,b``) is kept so that it is
     refused (exit 2) instead of silently widening the selection."""
@@ -175,12 +194,14 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--select",
             multiple=True,
             metavar="NAMES",
+            shell_complete=complete_check_names,
             help="Run only these checks (comma-separated; replaces the config's select).",
         ),
         click.option(
             "--ignore",
             multiple=True,
             metavar="NAMES",
+            shell_complete=complete_check_names,
             help="Skip these checks (comma-separated; adds to the config's ignore).",
         ),
         click.option(

@@ -2,51 +2,54 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import click
 
-from context_doctor.commands.common import guarded
+from context_doctor.commands.common import complete_check_names, guarded
 from context_doctor.errors import DoctorError
 from context_doctor.registry import (
-    ENGINE_REASONS,
     CheckSpec,
-    SkipRule,
-    VaultSkipRule,
     load_checks,
     resolve_names,
+    severity_lines,
+    severity_words,
+    shape_reasons,
+    skip_reasons,
 )
+from context_doctor.render.terminal import terminal_width, wrap
+
+EXPLAIN_WIDTH = 88  # a pipe or a file: the width explain always had
 
 
-def explain_text(spec: CheckSpec) -> str:
-    def wrapped(text: str) -> str:
-        return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ")
+def explain_text(spec: CheckSpec, width: int | None = None) -> str:
+    """The check's page, every paragraph wrapped to ``width`` (default: the terminal's)."""
+    columns = width or terminal_width(EXPLAIN_WIDTH)
 
-    rules: tuple[SkipRule | VaultSkipRule, ...] = (
-        spec.vault_skips if spec.scope == "vault" else spec.own_skips
-    )
-    gates = [f"  - `{rule.reason}`: {rule.description}" for rule in rules if not rule.shape]
-    shapes = [f"  - `{rule.reason}`: {rule.description}" for rule in rules if rule.shape]
-    skips = gates
-    if spec.scope == "vault":
-        skips.append(
-            "  - a unit of a shape the doctor does not know (an unreadable note, an unknown "
-            "log entry or floor): counted as unverifiable, never judged"
-        )
-    elif spec.needs_context:
-        skips += [f"  - `{reason}`: {text}" for reason, text in ENGINE_REASONS.items()]
-    else:
-        skips.append(f"  - `unreadable`: {ENGINE_REASONS['unreadable']}")
+    def paragraph(text: str) -> list[str]:
+        return wrap(text, columns, indent="  ")
+
+    def listed(reasons: list[tuple[str, str]]) -> list[str]:
+        return [
+            line
+            for reason, description in reasons
+            for line in wrap(
+                f"- `{reason}`: {description}" if reason else f"- {description}",
+                columns,
+                indent="  ",
+                subsequent="    ",
+            )
+        ]
+
+    gates, shapes = listed(skip_reasons(spec)), listed(shape_reasons(spec))
     return "\n".join(
         [
             f"{spec.name} ({severity_words(spec)})",
-            f"  {spec.summary}",
+            *paragraph(spec.summary),
             "",
             "Why it matters:",
-            wrapped(spec.explanation),
+            *paragraph(spec.explanation),
             "",
             "How to fix:",
-            wrapped(spec.remedy),
+            *paragraph(spec.remedy),
             "",
             *severity_lines(spec),
             "",
@@ -58,23 +61,8 @@ def explain_text(spec: CheckSpec) -> str:
     )
 
 
-def severity_words(spec: CheckSpec) -> str:
-    """``defect``, or ``defect or warning`` when its findings can have either."""
-    found = [spec.severity.value] + [
-        severity.value for severity, _ in spec.severities if severity is not spec.severity
-    ]
-    return " or ".join(dict.fromkeys(found))
-
-
-def severity_lines(spec: CheckSpec) -> list[str]:
-    """The severity each finding can have, and when (the same word JSON and SARIF carry)."""
-    if not spec.severities:
-        return [f"Severity: {spec.severity.value}, for every finding."]
-    return ["Severity:"] + [f"  - {severity.value}: {when}" for severity, when in spec.severities]
-
-
 @click.command("explain")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete_check_names)
 @click.option("--all", "show_all", is_flag=True, help="Explain every check.")
 def explain_command(name: str | None, show_all: bool) -> None:
     """What a check means, why it matters, how to fix it and what skips it."""

@@ -221,13 +221,13 @@ def _severity(finding: Mapping[str, Any]) -> str:
 
 def explain(name: str) -> str:
     """What check (or group) ``name`` means, why it matters, how to fix it, what skips it."""
-    from context_doctor.commands.explain import explain_text
+    from context_doctor.commands.explain import EXPLAIN_WIDTH, explain_text
     from context_doctor.registry import load_checks, resolve_names
 
     with _answering():
         registry = load_checks()
         names = resolve_names([name], registry, "the `name` argument")
-    return "\n\n".join(explain_text(registry[item]) for item in names)
+    return "\n\n".join(explain_text(registry[item], width=EXPLAIN_WIDTH) for item in names)
 
 
 def status(cache: str | None = None) -> dict[str, Any]:

@@ -20,7 +20,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from context_doctor.registry import GROUPS, CheckSpec, load_checks, skip_reasons
+from context_doctor.registry import (
+    GROUPS,
+    CheckSpec,
+    load_checks,
+    severity_lines,
+    severity_words,
+    shape_reasons,
+    skip_reasons,
+)
 
 HOMEPAGE = "https://github.com/synthesisengineering/context-doctor"
 DOCS_PAGES = f"{HOMEPAGE}/blob/main/docs/checks"
@@ -42,7 +50,7 @@ def render_page(spec: CheckSpec) -> str:
     lines = [
         f"# {spec.name}",
         "",
-        f"**Severity:** {spec.severity.value} · **Group:** `{spec.group}` ({group})"
+        f"**Severity:** {severity_words(spec)} · **Group:** `{spec.group}` ({group})"
         + (" · **Security**" if is_security_check(spec) else ""),
         "",
         spec.summary,
@@ -55,6 +63,7 @@ def render_page(spec: CheckSpec) -> str:
         "",
         spec.remedy,
         "",
+        *_severity_section(spec),
         "## When it is skipped",
         "",
         "Skipped units are counted in the report's coverage, never left out silently:",
@@ -62,6 +71,17 @@ def render_page(spec: CheckSpec) -> str:
     ]
     for reason, description in skip_reasons(spec):
         lines.append(f"- `{reason}`: {description}" if reason else f"- {description}")
+    shapes = shape_reasons(spec)
+    if shapes:
+        lines += [
+            "",
+            "## When it does not apply",
+            "",
+            "Units of another shape are counted as not applicable (shown with "
+            "`--show-coverage`), never judged:",
+            "",
+        ]
+        lines += [f"- `{reason}`: {description}" for reason, description in shapes]
     lines += [
         "",
         "## See also",
@@ -72,6 +92,13 @@ def render_page(spec: CheckSpec) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _severity_section(spec: CheckSpec) -> list[str]:
+    """The severity each finding can have (as ``explain`` says it), when it varies."""
+    if not spec.severities:
+        return []
+    return ["## Severity", "", *(line.strip() for line in severity_lines(spec)[1:]), ""]
 
 
 def built_in_checks() -> dict[str, CheckSpec]:

@@ -7,6 +7,12 @@
 * A closed pipe (``… | head -1``) is raised as :class:`BrokenPipeError`, which the
   console script turns into a quiet exit (``cli._closed_pipe``); rich's own handling
   would exit 1, the status that means "defects".
+* Width: text the doctor wraps itself (``explain``, coverage lines, ``--help``)
+  wraps to the terminal's width: ``COLUMNS`` when set (as ``shutil`` reads it), else
+  the width of the terminal stdout is, else the caller's default (a pipe or a file
+  keeps the output it always had). A line breaks only between words: never inside
+  one, never at the hyphen of a command or check name (``context-doctor``,
+  ``--set-header``); a word longer than the line stands alone on its line.
 * Progress: a transient line on stderr, shown only when the audit has run for two
   seconds, only when both stdout and stderr are terminals and the output is for a
   person (never in a machine format or a pipe), and only while escapes are allowed:
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +51,60 @@ def set_color(mode: str) -> None:
 
 def color_mode() -> str:
     return _Preference.color
+
+
+MIN_WIDTH = 40  # below this a wrapped paragraph is harder to read than one long line
+
+
+def terminal_width(default: int) -> int:
+    """The width to wrap to: ``COLUMNS``, else the terminal stdout is, else ``default``."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), MIN_WIDTH)
+    try:
+        if sys.stdout.isatty():
+            return max(os.get_terminal_size(sys.stdout.fileno()).columns, MIN_WIDTH)
+    except (AttributeError, ValueError, OSError):
+        pass
+    return default
+
+
+def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken only between words."""
+    return textwrap.wrap(
+        text,
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent if subsequent is None else subsequent,
+        break_on_hyphens=False,
+        break_long_words=False,
+    ) or [indent.rstrip()]
+
+
+def keep_words_whole_in_help() -> None:
+    """Make click's help wrapping break only between words, never at a hyphen.
+
+    click wraps ``--help`` with a ``textwrap`` wrapper that splits ``context-doctor``
+    and ``--set-header`` at their hyphens; its wrapper class is looked up on each call,
+    so a subclass that keeps hyphenated words whole takes its place (once per process).
+    """
+    try:
+        from click import _textwrap
+    except ImportError:  # a click without the module wraps as it does
+        return
+    base = _textwrap.TextWrapper
+    if getattr(base, "keeps_words_whole", False):
+        return
+
+    class WholeWords(base):  # type: ignore[misc, valid-type]
+        keeps_words_whole = True
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("break_on_hyphens", False)
+            kwargs.setdefault("break_long_words", False)
+            super().__init__(*args, **kwargs)
+
+    _textwrap.TextWrapper = WholeWords  # type: ignore[misc]
 
 
 def console_options() -> dict[str, Any]:

@@ -13,7 +13,6 @@ repository-relative.  The verdict line is always the last line.
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from itertools import groupby
 from pathlib import Path
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
 
 from context_doctor.escape import escape_text
 from context_doctor.findings import Applicability, Finding, Severity
+from context_doctor.render.terminal import terminal_width, wrap
 from context_doctor.report import Report, plural
 
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}
@@ -173,14 +173,15 @@ def verdict_line(report: Report) -> Text:
     return line
 
 
-def compact_coverage(report: Report, width: int = COVERAGE_WIDTH) -> list[str]:
+def compact_coverage(report: Report, width: int | None = None) -> list[str]:
     """Every check that skipped anything, grouped by identical counts and reasons (SPEC §6).
 
     Checks with the same examined/skipped counts and reasons share one line
     (``coverage item-currency, sessions-present: examined 41, skipped 31 (31 dormant)``);
     the checks that skipped nothing are summed in one line. Every skip is accounted for
-    without a flag: never "and N more".
+    without a flag: never "and N more". Lines wrap to ``width`` (default: the terminal's).
     """
+    width = width or terminal_width(COVERAGE_WIDTH)
     groups: dict[str, list[str]] = {}
     skipped: dict[str, int] = {}
     complete = 0
@@ -211,24 +212,25 @@ def _fix_marker(finding: Finding) -> str:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    return textwrap.wrap(
-        text, width=width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
-    )
+    return wrap(text, width, subsequent="  ")
 
 
-def full_coverage(report: Report) -> list[str]:
-    """``--show-coverage``: one line per check that ran, with the reasons it skipped, then
-    one line per check some projects are not the shape for (SPEC §11: counted, shown here
-    only). A check with nothing at all to examine has no line."""
+def full_coverage(report: Report, width: int | None = None) -> list[str]:
+    """``--show-coverage``: one line per check that ran (wrapped), with the reasons it
+    skipped, then one line per check some projects are not the shape for (SPEC §11:
+    counted, shown here only). A check with nothing at all to examine has no line."""
+    width = width or terminal_width(COVERAGE_WIDTH)
     lines = [
-        f"coverage {name}: {cov.describe()}"
+        line
         for name, cov in sorted(report.coverage.items())
         if cov.listed
+        for line in _wrap(f"coverage {name}: {cov.describe()}", width)
     ]
     return lines + [
-        f"not applicable {name}: {cov.describe_not_applicable()}"
+        line
         for name, cov in sorted(report.coverage.items())
         if cov.not_applicable
+        for line in _wrap(f"not applicable {name}: {cov.describe_not_applicable()}", width)
     ]
 
 

@@ -169,3 +169,86 @@ def test_diff_with_nothing_to_fix_says_so_in_one_line(demo: Path, doctor: Doctor
     assert run.stderr.strip().splitlines() == [
         "context-doctor: nothing to fix: --fix would change no file"
     ]
+
+
+# -- width: every text the doctor wraps follows the terminal (#29 item 6) ----------------
+
+
+def assert_wrapped(text: str, width: int, unwrapped: str) -> None:
+    """Every line fits (or is one word), and the words are exactly the unwrapped text's:
+    wrapping moved only whitespace, so no word was broken, mid-word or at a hyphen."""
+    for line in text.splitlines():
+        assert len(line) <= width or " " not in line.strip(), (width, line)
+    assert text.split() == unwrapped.split()
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_help_and_explain_wrap_to_the_terminal(doctor: Doctor, width: int) -> None:
+    env = {"COLUMNS": str(width)}
+    for args in (
+        ("--help",),
+        ("log", "add", "--help"),
+        ("check", "--help"),
+        ("edit", "--help"),
+        ("explain", "context-header-freshness"),
+        ("explain", "--all"),
+    ):
+        run = doctor(*args, env=env)
+        assert run.exit_code == 0, (args, run.stderr)
+        assert_wrapped(run.stdout, width, doctor(*args, env={"COLUMNS": "2000"}).stdout)
+    helped = doctor("log", "add", "--help", env=env).stdout
+    assert "--set-header" in helped and "--allow-header-lag" in helped
+    wide = doctor("explain", "context-header-freshness", env={"COLUMNS": "120"}).stdout
+    narrow = doctor("explain", "context-header-freshness", env={"COLUMNS": "80"}).stdout
+    assert max(map(len, wide.splitlines())) > 100 >= 80 >= max(map(len, narrow.splitlines()))
+
+
+def test_help_wraps_on_a_real_terminal(tmp_path: Path) -> None:
+    env = environment()
+    env.pop("COLUMNS", None)
+    env["COLUMNS"] = "80"  # a pseudo-terminal reports no size of its own: COLUMNS sets it
+    output = run_on_terminal(console_script("log", "add", "--help"), env)
+    wide = run_on_terminal(console_script("log", "add", "--help"), {**env, "COLUMNS": "2000"})
+    assert_wrapped(output.replace("\r\n", "\n"), 80, wide)
+    assert "--set-header" in output
+
+
+def test_wrap_never_breaks_a_word_or_at_a_hyphen() -> None:
+    text = "run `context-doctor log add projects/atlas --set-header` " * 4
+    for width in (20, 40, 80):
+        lines = terminal.wrap(text, width, indent="  ")
+        assert " ".join(" ".join(lines).split()) == " ".join(text.split())
+        for line in lines:
+            assert len(line) <= width or " " not in line.strip()
+            assert not line.endswith("-")
+
+
+def test_width_is_columns_else_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "132")
+    assert terminal.terminal_width(88) == 132
+    monkeypatch.setenv("COLUMNS", "10")
+    assert terminal.terminal_width(88) == terminal.MIN_WIDTH
+    monkeypatch.delenv("COLUMNS")
+    monkeypatch.setattr(sys, "stdout", io.StringIO())  # a pipe: the output it always had
+    assert terminal.terminal_width(88) == 88
+
+
+# -- shell completion ----------------------------------------------------------------
+
+
+def complete(words: str, position: int) -> list[str]:
+    env = environment(
+        _CONTEXT_DOCTOR_COMPLETE="bash_complete", COMP_WORDS=words, COMP_CWORD=str(position)
+    )
+    done = subprocess.run(console_script(), env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_check_names_complete() -> None:
+    assert "plain,context-budget" in complete("context-doctor check --select context-b", 3)
+    assert complete("context-doctor check --ignore structure,secret-in-c", 3) == [
+        "plain,structure,secret-in-context"
+    ]
+    explained = complete("context-doctor explain fresh", 2)
+    assert "plain,freshness" in explained and "plain,freshness-grades" in explained
