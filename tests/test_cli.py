@@ -182,9 +182,12 @@ def test_version_loads_neither_click_nor_the_pipeline() -> None:
 
 def test_help_loads_click_and_no_command_module() -> None:
     loaded = _loaded("--help")
+    # render.terminal (standard library only) keeps --help's words whole at any width.
     assert {m for m in loaded if m.startswith("context_doctor")} == {
         "context_doctor",
         "context_doctor.cli",
+        "context_doctor.render",
+        "context_doctor.render.terminal",
     }
     assert "click" in loaded
     assert not loaded & {"importlib.metadata", "subprocess", "multiprocessing"}

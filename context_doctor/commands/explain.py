@@ -51,7 +51,13 @@ def explain_text(spec: CheckSpec, width: int | None = None) -> str:
             "How to fix:",
             *paragraph(spec.remedy),
             "",
-            *severity_lines(spec),
+            *(
+                line
+                for said in severity_lines(spec)
+                for line in wrap(
+                    said.strip(), columns, indent="  " if said[0] == " " else "", subsequent="    "
+                )
+            ),
             "",
             "Skipped (and counted in coverage) when:",
             *gates,
