@@ -144,7 +144,9 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
         CONTEXT.md, a file named sessions, a looping symlink): every check that needs the file is skipped for that
         project (coverage reason `unreadable`) while the rest of the corpus is still audited.
         A warning when the CONTEXT.md header's Status and Phase give no completion verdict, so
-        the cross-check with index.yaml cannot run — for dormant projects too, so a header
+        the cross-check with the project's index.yaml entry cannot run — for dormant projects too
+        (never for a project with no index entry: a single project's CONTEXT.md, a hand-off
+        note, has no cross-check to stop), so a header
         the doctor cannot read is never counted as examined in silence. Header fields are
         `**Status:**`, `**Status**:` or a bare `Status:` at the start of a line, among the
         lines before the first `##` heading (a field right above `---` included). Skipped for
@@ -186,6 +188,10 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
         )
     context = project.context
     if not context.exists or context.problem or context.is_blank:
+        return
+    if project.entry is None:
+        # No index entry (the seed's single project, an unregistered folder): there is no
+        # cross-check a missing verdict could stop, so nothing to warn about (#27).
         return
     # Dormant projects too (SPEC §2): a header that cannot be read is reported, never
     # counted as examined in silence.

@@ -589,3 +589,28 @@ def test_a_disagreement_quotes_the_field_that_gave_the_reading(
     finding = sole(run, "status-agreement", "parser")
     assert finding["message"].endswith("reads completed (`Phase: Shipped (round 4)`)")
     assert finding["line"] == 4
+
+
+def test_header_without_verdict_is_quiet_where_there_is_no_index(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """#27: the warning is about the cross-check with index.yaml. A single project's root
+    CONTEXT.md (a hand-off note with no Status) has no index entry, so there is nothing the
+    missing verdict stops: no warning. The same header in a registered project still warns."""
+    note = "# Hand-off\n\n## Last Session: 2026-06-10\n\n## Current State\n\n- Parser split.\n"
+    single = make_repo(
+        {
+            "remote": True,
+            "commits": [
+                {
+                    "date": "2026-06-10T10:00:00+00:00",
+                    "message": "parser split",
+                    "files": {"CONTEXT.md": note, "src/app.py": "x\n"},
+                }
+            ],
+        }
+    )
+    run = doctor("check", str(single), "--today", TODAY, "--json")
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.findings("record-unreadable") == []
+    assert run.json["coverage"]["record-unreadable"]["examined"] == 1
