@@ -212,12 +212,19 @@ ENGINE_REASONS = {
 
 @dataclass(frozen=True)
 class VaultSkipRule:
-    """A reason a vault check does not apply to a whole vault (no git, no log, no floors)."""
+    """A reason a vault check does not look at a whole vault: a gate or a shape, as for
+    :class:`SkipRule` (SPEC §11).
+
+    Gates hold back a check from something it would judge and are shown in coverage: a
+    floors file or audit log that cannot be read, a shallow clone, trashed files with no log
+    to account for them. Shapes say the vault has nothing the check is about (no floors on
+    this machine, no git, no committed audit log) and are counted in ``not_applicable``.
+    """
 
     reason: str
     description: str
     matches: Callable[[Vault], bool]
-    shape: bool = False  # not applicable to the vault's shape (see SkipRule), not a gate
+    shape: bool = False
 
 
 ProjectCheck = Callable[["Project", Context], Iterable[Issue]]

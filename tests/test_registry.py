@@ -140,3 +140,41 @@ def test_old_group_names_select_what_the_new_names_select(old: str, new: str) ->
     chosen = resolve_names([new], known, "--select")
     assert chosen and resolve_names([old], known, "--select") == chosen
     assert {known[name].group for name in chosen} == {new}
+
+
+# SPEC §11 for memory vaults: which whole-vault skip is a gate (shown in coverage) and which
+# a shape (counted in not_applicable). A floors file or log that cannot be read, a shallow
+# clone, and trash with no log to account for it hold a check back from something it would
+# judge; no floors on this machine, no git, no committed log and no log to read at all mean
+# the vault has nothing the check is about.
+VAULT_SKIPS = {
+    ("audit-log-line", "no log"): "shape",
+    ("audit-log-rewritten", "log not in git"): "shape",
+    ("audit-log-rewritten", "no git"): "shape",
+    ("audit-log-rewritten", "shallow clone"): "gate",
+    ("audit-without-trash", "log unreadable"): "gate",
+    ("audit-without-trash", "no log"): "gate",
+    ("floor-cap", "floors unreadable"): "gate",
+    ("floor-cap", "no floors"): "shape",
+    ("floor-stale", "no floors"): "shape",
+    ("floor-target", "floors unreadable"): "gate",
+    ("floor-target", "no floors"): "shape",
+    ("floor-without-why", "floors unreadable"): "gate",
+    ("floor-without-why", "no floors"): "shape",
+    ("trash-without-audit", "log unreadable"): "gate",
+    ("trash-without-audit", "no log"): "gate",
+    ("unaudited-change", "log not in git"): "shape",
+    ("unaudited-change", "no git"): "shape",
+    ("unaudited-change", "no log"): "shape",
+    ("unaudited-change", "shallow clone"): "gate",
+}
+
+
+def test_every_vault_skip_rule_is_a_gate_or_a_shape_as_decided() -> None:
+    declared = {
+        (name, rule.reason): "shape" if rule.shape else "gate"
+        for name, spec in load_checks(plugins=False).items()
+        if spec.scope == "vault"
+        for rule in spec.vault_skips
+    }
+    assert declared == VAULT_SKIPS

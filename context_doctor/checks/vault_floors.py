@@ -22,8 +22,14 @@ STALE_WEEKS = 4  # Bastra's report: floor(days since the live affirmation / 7) >
 STALE_DAYS = STALE_WEEKS * 7
 MAX_FLOORS = 12  # Bastra's cap: its API refuses a 13th floor
 
+# Floors are a feature a machine uses or not: without a floors file there is nothing these
+# checks are about (a shape, SPEC §11: counted as not applicable, not a coverage skip). A
+# floors file that is there and cannot be read is a gate: floor-stale reports it.
 NO_FLOORS = VaultSkipRule(
-    "no floors", "this machine has no Bastra floors file", lambda v: v.floors is None
+    "no floors",
+    "this machine has no Bastra floors file",
+    lambda v: v.floors is None,
+    shape=True,
 )
 FLOORS_UNREADABLE = VaultSkipRule(
     "floors unreadable",

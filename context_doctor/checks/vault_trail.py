@@ -19,8 +19,19 @@ from context_doctor.vault.model import AUDIT_LOG, Vault
 
 GROUP = "memory-vault"
 
+# The trail checks count trashed (and logged) ids: without a log and without trash there is
+# nothing to examine and nothing is listed; trashed files with no log to account for them
+# are held back by a gate (SPEC §11 `no log` where the check needs one), shown in coverage.
 NO_LOG = VaultSkipRule(
-    "no log", "the vault has no .bastra/audit-log.ndjson", lambda v: v.audit_log is None
+    "no log",
+    "the vault has no .bastra/audit-log.ndjson to account for its trash",
+    lambda v: v.audit_log is None,
+)
+NO_TRAIL = VaultSkipRule(
+    "no log",
+    "the vault keeps no audit log (.bastra/audit-log.ndjson): there is no trail to judge",
+    lambda v: v.audit_log is None,
+    shape=True,
 )
 LOG_UNREADABLE = VaultSkipRule(
     "log unreadable",
@@ -38,7 +49,7 @@ def _log_lines(vault: Vault) -> int:
     scope="vault",
     severity=Severity.WARNING,
     units=_log_lines,
-    skips=(NO_LOG,),
+    skips=(NO_TRAIL,),
     summary="an audit-log line that is not JSON or lacks Bastra's fields",
     remedy="Leave the log as it is (it is append-only: never rewrite it); find what wrote the "
     "line, and let Bastra's own tools write from now on.",
@@ -187,8 +198,12 @@ def audit_without_trash(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
+# Gates and shapes of the history checks (SPEC §11). A vault outside git, or one whose audit
+# log no commit holds (`.bastra/` ignored, or no log at all), has no committed trail: there
+# is nothing these checks are about (shapes, counted as not applicable). A shallow clone
+# has the trail and hides it: a gate, shown, with `git fetch --unshallow` as its remedy.
 NO_GIT = VaultSkipRule(
-    "no git", "the vault is not in a git repository", lambda v: v.repository is None
+    "no git", "the vault is not in a git repository", lambda v: v.repository is None, shape=True
 )
 SHALLOW = VaultSkipRule(
     "shallow clone",
@@ -199,6 +214,7 @@ LOG_NOT_IN_GIT = VaultSkipRule(
     "log not in git",
     "no commit holds the audit log (it is ignored, or never committed)",
     lambda v: v.history.reason == "log not in git",
+    shape=True,
 )
 
 
@@ -245,7 +261,7 @@ def audit_log_rewritten(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
     scope="vault",
     severity=Severity.WARNING,
     units=lambda v: max(1, v.history.memory_changes) if v.repository is not None else 1,
-    skips=(NO_GIT, NO_LOG, SHALLOW, LOG_NOT_IN_GIT),
+    skips=(NO_GIT, NO_TRAIL, SHALLOW, LOG_NOT_IN_GIT),
     summary="a commit that adds or changes a memory with no audit-log line for it",
     remedy="Make memory changes through Bastra (`save_memory`, `edit_memory`), which writes "
     "the audit line; commit the audit log together with the memories it records.",

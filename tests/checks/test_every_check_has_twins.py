@@ -452,6 +452,24 @@ def assert_said_once(run: Run, check: str) -> None:
     assert twice == [], f"{check} said more than one thing about {twice}"
 
 
+def shape_reasons(check: str) -> set[str]:
+    """The reasons ``check`` counts as not applicable (shapes), never as coverage skips."""
+    spec = load_checks(plugins=False)[check]
+    rules = spec.vault_skips if spec.scope == "vault" else spec.skips
+    return {rule.reason for rule in rules if rule.shape}
+
+
+def assert_coverage_shows_gates(run: Run, check: str) -> None:
+    """SPEC §11: coverage lists a check only when it examined something or a gate held it
+    back, and never names a shape as a skip (shapes are `not_applicable`)."""
+    entry = run.json["coverage"].get(check)
+    if entry is None:
+        return
+    assert entry["examined"] or entry["skipped"], f"{check} listed with nothing: {entry}"
+    shapes = set(entry["reasons"]) & shape_reasons(check)
+    assert not shapes, f"{check} lists shapes {shapes} as skips in coverage"
+
+
 def test_the_table_names_only_registered_checks() -> None:
     assert sorted(set(TWINS) - set(REGISTERED)) == []
 
@@ -470,7 +488,9 @@ def test_the_planted_fault_fires_and_the_control_stays_quiet(
     fired = _audit(twin.fires, twin.fires_setup, doctor, scenario_repo, inline_repos)
     assert fired.findings(check), f"{check} did not fire on its twin {twin.fires}"
     assert_said_once(fired, check)
+    assert_coverage_shows_gates(fired, check)
     quiet = _audit(twin.quiet, twin.quiet_setup, doctor, scenario_repo, inline_repos)
+    assert_coverage_shows_gates(quiet, check)
     assert quiet.json["coverage"][check]["examined"] >= 1, (
         f"{check} did not examine its control {twin.quiet}: {quiet.json['coverage'][check]}"
     )

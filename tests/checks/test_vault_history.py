@@ -130,14 +130,18 @@ def test_history_checks_skip_without_git_or_without_a_committed_log(
     outside = tmp_path / "plain-vault"
     shutil.copytree(base(make_repo), outside, ignore=shutil.ignore_patterns(".git"))
     run = vault_audit(doctor, outside)
+    # No git, or no committed log, is the vault's shape, not a gate (SPEC §11): counted as
+    # not applicable, never a coverage line of "examined 0, skipped 1".
     for check in ("audit-log-rewritten", "unaudited-change"):
-        assert run.json["coverage"][check]["reasons"] == {"no git": 1}
+        assert check not in run.json["coverage"]
+        assert run.json["not_applicable"][check] == {"count": 1, "reason": "no git"}
     files = dict(CLEAN)
     files[".gitignore"] = ".bastra/\n"
     ignored = make_repo(vault_scenario(files))
     run = vault_audit(doctor, ignored)
     for check in ("audit-log-rewritten", "unaudited-change"):
-        assert run.json["coverage"][check]["reasons"] == {"log not in git": 1}
+        assert check not in run.json["coverage"]
+        assert run.json["not_applicable"][check] == {"count": 1, "reason": "log not in git"}
 
 
 def test_a_vault_in_a_subdirectory_beside_projects(doctor: Doctor, make_repo: MakeRepo) -> None:
@@ -176,3 +180,19 @@ def test_the_trail_read_at_a_head_is_kept_until_head_moves(
     commit_files(root, {LOG: tidied + log(entry("x", "create", number=8))}, "append")
     moved = vault_audit(doctor, root)
     assert moved.json["coverage"]["audit-log-rewritten"]["examined"] == 3
+
+
+def test_a_shallow_clone_is_a_gate_shown_in_coverage(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """A shallow clone holds the trail and hides it: a gate (SPEC §11), listed in coverage
+    with its reason, unlike no git or an uncommitted log (shapes)."""
+    origin = base(make_repo)
+    commit_files(origin, {LOG: CLEAN[LOG] + log(entry("x", "create", number=8))}, "append")
+    clone = tmp_path / "shallow"
+    run_git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone))
+    assert git(clone, "rev-parse", "--is-shallow-repository") == "true"
+    run = vault_audit(doctor, clone, "--allow-shallow")
+    for check in ("audit-log-rewritten", "unaudited-change"):
+        assert run.json["coverage"][check]["reasons"] == {"shallow clone": 1}
+        assert check not in run.json["not_applicable"]
