@@ -608,3 +608,167 @@ def test_a_repository_reached_through_a_committed_link_is_not_the_containment_ro
     assert run.exit_code == 1, run.stdout + run.stderr
     assert "[outside]" in run.stderr
     assert snapshot(dotfiles) == mine
+
+
+# -- round three: every writer, on every single-project layout, against links out (#30) -------
+
+DERIVED = NOTES.replace("convention:", 'derived_from: "notes.md"\nconvention:')
+ORPHAN_REFERENCE = "# Reference\n\n- [api](reference/api.md)\n"
+MEMORY_BANK_CONTEXT = "# Active context\n\n**Last updated:** 2026-06-01\n\nWriting the parser.\n"
+PROGRESS = "# Progress\n\n## 2026-06-01 — Parser started\n\nWrote the lexer.\n"
+LOG_ADD = ("log", "add", "{kb}", "--date", "2026-06-09", "--title", "Lexer done", "--today",
+           "2026-06-10")  # fmt: skip
+PLAN = "# Plan\n\n1. Write the parser.\n"
+FIX = ("check", "{kb}", "--today", "2026-06-10", "--fix", "--unsafe-fixes")
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path) -> Path:
+    """The user's own files beside the repository, each a target a link could lead a writer to."""
+    home = tmp_path / "outside"
+    for name, text in {
+        "sessions/2026-06.md": MONTH_LOG,
+        "CONTEXT.md": CONTEXT,
+        "STATUS.md": CONTEXT,
+        "notes.md": NOTES,
+        "derived.md": DERIVED,
+        "REFERENCE.md": ORPHAN_REFERENCE,
+        "progress.md": PROGRESS,
+        "activeContext.md": MEMORY_BANK_CONTEXT,
+    }.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text, encoding="utf-8")
+    return home
+
+
+# id -> (files, links, command); `{kb}` is the repository. Every layout whose project is the
+# repository's top: the seed's root CONTEXT.md, a single working-memory file, a memory bank.
+SINGLE_PROJECT_WRITERS: dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ...]]] = {
+    "log-add/sessions-dir": ({"CONTEXT.md": CONTEXT}, {"sessions": "../outside/sessions"}, LOG_ADD),
+    "log-add/month-file": (
+        {"CONTEXT.md": CONTEXT, "sessions/2026-05.md": MONTH_LOG},
+        {"sessions/2026-06.md": "../../outside/sessions/2026-06.md"},
+        LOG_ADD,
+    ),
+    "log-add/set-header-context-file": (
+        {"sessions/2026-06.md": MONTH_LOG}, {"CONTEXT.md": "../outside/CONTEXT.md"},
+        (*LOG_ADD, "--set-header"),
+    ),
+    "log-add/set-header-sessions-dir": (
+        {"CONTEXT.md": CONTEXT}, {"sessions": "../outside/sessions"}, (*LOG_ADD, "--set-header"),
+    ),
+    "set-field/context-file": (
+        {"README.md": "# kb\n"}, {"CONTEXT.md": "../outside/CONTEXT.md"},
+        ("edit", "set-field", "{kb}/CONTEXT.md", "--field", "Phase", "--value", "Ship"),
+    ),
+    "set-field/linked-dir": (
+        {"CONTEXT.md": CONTEXT}, {"linked": "../outside"},
+        ("edit", "set-field", "{kb}/linked/CONTEXT.md", "--field", "Phase", "--value", "Ship"),
+    ),
+    "replace/file": (
+        {"CONTEXT.md": CONTEXT}, {"notes.md": "../outside/notes.md"},
+        ("edit", "replace", "{kb}/notes.md", "--anchor", "Ship the doctor.",
+         "--replacement", "Ship it now."),
+    ),
+    "review/file": (
+        {"CONTEXT.md": CONTEXT}, {"notes.md": "../outside/notes.md"},
+        ("freshness", "review", "{kb}/notes.md", "--by", "me", "--now", NOW),
+    ),
+    "review/linked-dir": (
+        {"CONTEXT.md": CONTEXT}, {"linked": "../outside"},
+        ("freshness", "review", "{kb}/linked/notes.md", "--by", "me", "--now", NOW),
+    ),
+    "review-section/file": (
+        {"CONTEXT.md": CONTEXT}, {"notes.md": "../outside/notes.md"},
+        ("freshness", "review-section", "{kb}/notes.md", "goals", "--by", "me", "--now", NOW),
+    ),
+    "review-section/linked-dir": (
+        {"CONTEXT.md": CONTEXT}, {"linked": "../outside"},
+        ("freshness", "review-section", "{kb}/linked/notes.md", "goals", "--by", "me",
+         "--now", NOW),
+    ),
+    "touch/file": (
+        {"CONTEXT.md": CONTEXT}, {"notes.md": "../outside/notes.md"},
+        ("freshness", "touch", "{kb}/notes.md", "--by", "me", "--now", NOW),
+    ),
+    "state-init/state-file": (
+        {"CONTEXT.md": CONTEXT, "sessions/2026-06.md": MONTH_LOG, "PLAN.md": PLAN},
+        {"CURRENT_STATE.json": "../outside/CURRENT_STATE.json"},
+        ("state", "init", "{kb}", "--plan", "PLAN.md", "--now", NOW),
+    ),
+    "state-compile/state-file": (
+        {"CONTEXT.md": CONTEXT, "sessions/2026-06.md": MONTH_LOG, "PLAN.md": PLAN},
+        {"CURRENT_STATE.json": "../outside/CURRENT_STATE.json"},
+        ("state", "compile", "{kb}", "--now", NOW),
+    ),
+    "state-compile/context-file": (
+        {"sessions/2026-06.md": MONTH_LOG, "PLAN.md": PLAN, "CURRENT_STATE.json": "{state}"},
+        {"CONTEXT.md": "../outside/CONTEXT.md"},
+        ("state", "compile", "{kb}", "--now", NOW),
+    ),
+    "fix/reference-index": (
+        {"CONTEXT.md": CONTEXT, "reference/api.md": "# API\n", "reference/orphan.md": "# O\n"},
+        {"REFERENCE.md": "../outside/REFERENCE.md"},
+        FIX,
+    ),
+    "fix/derived-review": (
+        {"CONTEXT.md": CONTEXT, "notes.md": NOTES}, {"derived.md": "../outside/derived.md"},
+        FIX,
+    ),
+    "fix/linked-dir": (
+        {"CONTEXT.md": CONTEXT, "notes.md": NOTES}, {"linked": "../outside"}, FIX,
+    ),
+    "single-file/log-add": (
+        {"STATUS.md": CONTEXT}, {"sessions": "../outside/sessions"}, (*LOG_ADD, "--set-header"),
+    ),
+    "single-file/set-field": (
+        {"README.md": "# kb\n", "docs/sessions/2026-06.md": MONTH_LOG},
+        {"STATUS.md": "../outside/STATUS.md"},
+        ("edit", "set-field", "{kb}/STATUS.md", "--field", "Phase", "--value", "Ship"),
+    ),
+    "memory-bank/log-add": (
+        {"memory-bank/activeContext.md": MEMORY_BANK_CONTEXT},
+        {"memory-bank/progress.md": "../../outside/progress.md"},
+        (*LOG_ADD, "--set-header"),
+    ),
+    "memory-bank/set-header": (
+        {"memory-bank/progress.md": PROGRESS},
+        {"memory-bank/activeContext.md": "../../outside/activeContext.md"},
+        (*LOG_ADD, "--set-header"),
+    ),
+}  # fmt: skip
+
+
+def valid_state_file(base: Path, doctor: Doctor) -> str:
+    """A CURRENT_STATE.json `state init` writes for the top-level project CONTEXT describes."""
+    scratch = commit(
+        base / "scratch",
+        {"CONTEXT.md": CONTEXT, "sessions/2026-06.md": MONTH_LOG, "PLAN.md": PLAN},
+    )
+    run = doctor("state", "init", str(scratch), "--plan", "PLAN.md", "--now", NOW)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    return (scratch / "CURRENT_STATE.json").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", sorted(SINGLE_PROJECT_WRITERS))
+def test_no_writer_follows_a_link_out_of_a_top_level_project(
+    tmp_path: Path, elsewhere: Path, doctor: Doctor, case: str
+) -> None:
+    """A committed directory link (`sessions -> ../outside/sessions`) or file link, for every
+    writer: a one-line refusal (`check --fix`: findings), and not a byte outside changes."""
+    files, links, command = SINGLE_PROJECT_WRITERS[case]
+    if "{state}" in files.values() or case == "state-compile/state-file":
+        state = valid_state_file(tmp_path, doctor)
+        (elsewhere / "CURRENT_STATE.json").write_text(state, encoding="utf-8")
+        files = {name: state if text == "{state}" else text for name, text in files.items()}
+    repo = commit(tmp_path / "kb", files, links)
+    before = snapshot(elsewhere)
+    run = doctor(*(arg.replace("{kb}", str(repo)) for arg in command), cwd=repo)
+    assert "Traceback" not in run.stderr
+    assert snapshot(elsewhere) == before, (run.stdout, run.stderr)
+    if command[0] != "check":  # a writer refuses in one line; `check --fix` reports findings
+        assert run.exit_code in (1, 2), run.stdout + run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert "refused [" in run.stderr
+    else:
+        assert run.exit_code == 1, run.stdout + run.stderr
