@@ -27,10 +27,15 @@ FOOTER_WINDOW = 5  # the budget footer is one of the last lines
 _FOOTER = re.compile(r"\bbudget\s*:", re.IGNORECASE)
 _LOG_NAME = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])\.md$")
 
+# The log files are what session-log-layout and attribution-format read: with none there is
+# nothing to examine (a shape, SPEC §11; sessions-present reports a missing log). A check
+# that needs a log to judge something else (header-currency, unlogged-session) keeps `no
+# log` as a gate.
 NO_LOG_FILES = SkipRule(
     "no log",
     "the project has no session-log file in sessions/",
     lambda p: not p.session_logs,
+    shape=True,
 )
 
 

@@ -14,6 +14,7 @@ from conftest import Run
 from support import (
     Doctor,
     MakeRepo,
+    assert_not_applicable,
     assert_quiet,
     assert_skipped,
     line_of,
@@ -148,7 +149,7 @@ def test_log_layout_quiet_on_monthly_chronological_logs(one: Callable[[str], Run
 
 
 def test_log_layout_skipped_without_a_log(one: Callable[[str], Run]) -> None:
-    assert_skipped(one("hy-bare-nolog"), "session-log-layout", "no log")
+    assert_not_applicable(one("hy-bare-nolog"), "session-log-layout", "no log")
 
 
 # -- session-log-layout: an entry dated after --today (#18 item 12) --------------------------
@@ -196,7 +197,7 @@ def test_a_project_without_a_log_is_skipped_for_future_entries(
     run = doctor(
         "check", "--project", str(root / "projects/atlas"), "--today", "2026-06-12", "--json"
     )
-    assert_skipped(run, "session-log-layout", "no log")
+    assert_not_applicable(run, "session-log-layout", "no log")
 
 
 # -- completed-items-in-context: the milestones exception at the end of the file (#18 item 7)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Run
-from support import assert_quiet, assert_skipped, line_of, scenario_audit_fixtures
+from support import assert_not_applicable, assert_quiet, line_of, scenario_audit_fixtures
 
 from context_doctor.model.attribution import parse_attribution
 
@@ -111,4 +111,4 @@ def test_unknown_values_and_fenced_examples_are_accepted(one: Callable[[str], Ru
 
 
 def test_attribution_format_skipped_without_a_log(one: Callable[[str], Run]) -> None:
-    assert_skipped(one("pv-placement"), "attribution-format", "no log")
+    assert_not_applicable(one("pv-placement"), "attribution-format", "no log")
