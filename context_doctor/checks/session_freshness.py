@@ -262,7 +262,7 @@ def log_session_remedy(project: Project, day: date, commits: list[ProjectCommit]
     if len(commits) > MAX_NAMED:
         shas += f" and {len(commits) - MAX_NAMED} more"
     return (
-        f"Add a `## {day} — …` entry to {project.log_place(day)} for the "
+        f"Add a `{project.new_entry(day)}` entry to {project.log_place(day)} for the "
         f"session of {day} (commit{'s' if len(commits) > 1 else ''} {shas}), saying what it did; "
         "the recorded date stands."
     )
@@ -534,8 +534,8 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
     recent = project.commits[:RECENT_COMMITS]
     start_log = (
         f"Start the session log: {project.log_place(ctx.today)} with one "
-        f"entry per session, headed by its date (`## {ctx.today} — …` for a session today)."
-        + header_too
+        f"entry per session, headed by its date (`{project.new_entry(ctx.today)}` for a "
+        "session today)." + header_too
     )
     if not recent:
         yield Issue(
@@ -623,14 +623,14 @@ def _log_days_remedy(project: Project, days: list[date], newest_sha: str) -> str
     logs = " and ".join(sorted({project.log_place(day) for day in days}))
     if len(days) == 1:
         return (
-            f"Add a `## {days[0]} — …` entry for that session (commit {newest_sha}) to {logs}, "
-            "saying what it did."
+            f"Add a `{project.new_entry(days[0])}` entry for that session (commit {newest_sha}) "
+            f"to {logs}, saying what it did."
         )
     shown = ", ".join(str(day) for day in days[:MAX_NAMED])
     more = f" and {len(days) - MAX_NAMED} more" if len(days) > MAX_NAMED else ""
     return (
-        f"Add an entry headed by its date (`## {days[-1]} — …`) for each session ({shown}{more}; "
-        f"newest commit {newest_sha}) to {logs}, saying what each did."
+        f"Add an entry dated as its session (`{project.new_entry(days[-1])}`) for each session "
+        f"({shown}{more}; newest commit {newest_sha}) to {logs}, saying what each did."
     )
 
 

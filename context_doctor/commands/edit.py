@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ from context_doctor.commands.text_input import (
     read_stdin,
     text_option,
 )
+from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
+from context_doctor.layouts.single_file import INSTRUCTION_FILES
 from context_doctor.write import apply as edit  # not context_doctor.edit: the CLI names its flags
-from context_doctor.write.apply import ApplyResult, read_edits, recover_project
+from context_doctor.write.apply import ApplyResult, Edit, read_edits, recover_project
 from context_doctor.write.edit import EditRefused, EditResult
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
@@ -149,6 +152,37 @@ def one_file(positional: Path | None, option: Path | None) -> Path:
     return chosen
 
 
+def record_section(file: Path) -> str | None:
+    """The section FILE's layout keeps its record in (``## Current status`` of a ``CLAUDE.md``
+    or ``AGENTS.md`` found by detection), so ``set-field`` edits the field the doctor reads
+    there and never a line of the same name elsewhere in the file (#27); None: the whole
+    file.  Only those two names can hold such a section, so no other edit pays for the
+    discovery (the same as ``check --project`` runs)."""
+    if file.name not in INSTRUCTION_FILES:
+        return None
+    from context_doctor.discover import discover  # only an instructions file needs discovery
+
+    try:
+        found = discover(projects=(str(file.parent),)).projects
+        target = file.resolve()
+    except (DoctorError, OSError):
+        return None
+    for project in found:
+        layout = project.layout
+        inner = layout.inner(layout.context) or layout.context
+        if layout.section is not None and (project.directory / inner).resolve() == target:
+            return layout.section
+    return None
+
+
+def with_sections(edits: list[Edit]) -> list[Edit]:
+    """Each set-field edit of an EDITS.json with its file's record section (:func:`record_section`)."""
+    return [
+        replace(edit, section=record_section(edit.file)) if edit.op == "set-field" else edit
+        for edit in edits
+    ]
+
+
 def _run(file: Path, attempt: Callable[[], EditResult], dry_run: bool) -> None:
     with guarded(False, False):
         try:
@@ -207,6 +241,7 @@ def set_field_command(
             field,
             read_input(value, one_line=True),
             whole_value=whole_value,
+            section=record_section(target),
             **gates_of(options),
         ),
         options["dry_run"],
@@ -321,7 +356,7 @@ def apply_command(edits_path: str, **options: Any) -> None:
         else:
             edits = read_edits(read_file(Path(edits_path)), edits_path)
         try:
-            result = edit.apply(edits, **gates_of(options))
+            result = edit.apply(with_sections(edits), **gates_of(options))
         except EditRefused as refused:
             report_refusal(refused)
     report_batch(result, dry_run)

@@ -142,6 +142,23 @@ def fields_named(
     return [*block, *headings]
 
 
+def section_range(document: Document, section: str) -> tuple[int, int] | None:
+    """The lines (first, end excluded) under the heading whose text is ``section``: the
+    ``## Current status`` section an instructions file keeps its record in, up to the next
+    heading of its level or above.  None: the file has no such heading.  The reader
+    (``Project.fields``) and the writers (``edit set-field``, ``log add --set-header``)
+    ask this one function, so a writer edits the field the doctor reads (#27)."""
+    headings = document.headings
+    for position, heading in enumerate(headings):
+        if heading.text.strip() == section:
+            end = next(
+                (h.line for h in headings[position + 1 :] if h.level <= heading.level),
+                len(document.lines) + 1,
+            )
+            return heading.line + 1, end
+    return None
+
+
 def _inside(field: HeaderField, within: tuple[int, int] | None) -> bool:
     return within is None or within[0] <= field.line < within[1]
 

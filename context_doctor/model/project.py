@@ -29,6 +29,7 @@ from context_doctor.model.header import (
     fields_named,
     last_session_field,
     pause_reading,
+    section_range,
 )
 from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
@@ -39,7 +40,11 @@ from context_doctor.model.sessions import (
     NOT_LOGS,
     SessionEntry,
     entries_of,
+    is_month_file,
+    new_entry_form,
+    new_file_form,
     newest,
+    spell_entry,
 )
 from context_doctor.model.state_file import STATE_FILE, StructuredState
 from context_doctor.model.work import WorkFilter
@@ -258,12 +263,36 @@ class Project:
         if self.log_inner is None:
             return self._in_file_log
         if (self.directory / self.log_inner).is_dir():
+            # As `log add` chooses (write/log.py): a month file when the folder keeps month
+            # files or no log yet; its one other log file; else a file of your own naming.
             names = [d.path.name for d in self.session_logs]
+            others = [name for name in names if not is_month_file(name)]
             folder = self.path_to(self.log_inner)
-            if any(len(name) == 10 and name[4] == "-" for name in names):  # YYYY-MM.md files
+            if len(others) < len(names) or not others:
                 return f"{folder}/{day:%Y-%m}.md"
+            if len(others) == 1:
+                return f"{folder}/{others[0]}"
             return f"a new dated file in {folder}/"
         return self.path_to(self.log_inner)
+
+    def new_entry(self, day: date) -> str:
+        """A new entry of ``day`` as ``log add`` writes it in :meth:`log_place`'s file
+        (``### 2026-08-12 — …``, ``| 2026-08-12 | … |``): what a remedy proposes (#27)."""
+        place = self.log_place(day)
+        if self.log_in_context or (not self.layout.is_seed and self.log_inner is None):
+            target: Document | None = self.context if self.context.exists else None
+        else:
+            target = next((d for d in self.session_logs if d.rel_path == place), None)
+        if target is not None:
+            entries = [e for e in self.session_entries if e.path == target.rel_path]
+            in_context = target is self.context
+            return spell_entry(day, new_entry_form(target, entries, in_context=in_context))
+        months = [d for d in self.session_logs if is_month_file(d.path.name)]
+        if self.layout.is_seed or not months or not is_month_file(place.rpartition("/")[2]):
+            return spell_entry(day, new_file_form(None, []))
+        sibling = max(months, key=lambda d: d.path.name)
+        entries = [e for e in self.session_entries if e.path == sibling.rel_path]
+        return spell_entry(day, new_file_form(sibling, entries))
 
     @cached_property
     def is_sharded(self) -> bool:
@@ -397,15 +426,7 @@ class Project:
         section = self.layout.section
         if section is None:
             return None
-        headings = self.context.headings
-        for position, heading in enumerate(headings):
-            if heading.text.strip() == section:
-                end = next(
-                    (h.line for h in headings[position + 1 :] if h.level <= heading.level),
-                    len(self.context.lines) + 1,
-                )
-                return heading.line + 1, end
-        return 0, 0
+        return section_range(self.context, section) or (0, 0)
 
     @cached_property
     def header_last_session(self) -> tuple[HeaderField, date | None] | None:

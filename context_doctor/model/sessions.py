@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from context_doctor.model.documents import Document
+from context_doctor.model.documents import Document, Heading
 from context_doctor.model.text import LEADING_DATE, ordinals, to_date
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})
@@ -131,3 +131,70 @@ def newest(entries: list[SessionEntry]) -> SessionEntry | None:
     """Greatest date; ties go to the later file, then the later line."""
     dated = [entry for entry in entries if entry.date is not None]
     return max(dated, key=SessionEntry.order_key) if dated else None
+
+
+# -- how a new entry is spelled (``log add`` writes it, a remedy shows it) -----------------
+
+_SEPARATOR = re.compile(r"\d{4}-\d{2}-\d{2}(\s*[—\u2013:-]+\s*)")
+_LOG_SECTION = re.compile(r"(?:session\s*log|sessions|log)\s*", re.IGNORECASE)
+_MONTH_FILE = re.compile(r"\d{4}-\d{2}\.md", re.IGNORECASE)
+NEW_ENTRY = (2, " — ")
+"""A new log file's entry: ``## YYYY-MM-DD — Title``."""
+ROW = 0
+"""The level of :func:`new_entry_form` that means a new table row (``| DATE | … |``)."""
+
+
+def is_month_file(name: str) -> bool:
+    """``2026-05.md``: a log folder's file for one month."""
+    return _MONTH_FILE.fullmatch(name) is not None
+
+
+def log_section(document: Document) -> Heading | None:
+    """The heading a log inside a context file lives under (``Session Log``, ``Sessions``,
+    ``Log``, any case), when it has no dated entry yet."""
+    return next((h for h in document.headings if _LOG_SECTION.fullmatch(h.text)), None)
+
+
+def new_entry_form(
+    document: Document | None, entries: Sequence[SessionEntry], *, in_context: bool
+) -> tuple[int, str]:
+    """How ``log add`` spells a new entry of ``document`` (None: a new file), whose dated
+    entries are ``entries``: (heading level, separator after the date); level :data:`ROW`
+    is a new table row.  The writer and every remedy that proposes an entry ask this, so a
+    remedy shows what ``log add`` writes (#27).
+
+    A log of table rows only gets a row; otherwise the level and separator of the file's
+    first dated heading; a context file with no entry yet one level below its log section
+    (``### …`` under a new ``## Session Log``); any other file ``## YYYY-MM-DD — ``.
+    """
+    if document is None:
+        return NEW_ENTRY
+    rows = {row.line for row in document.dated_rows}
+    if entries and all(entry.line in rows for entry in entries):
+        return ROW, " | "
+    headings = [entry for entry in entries if entry.line not in rows]
+    if headings:
+        first = headings[0]
+        level = next(h.level for h in document.headings if h.line == first.line)
+        found = _SEPARATOR.match(first.heading.strip())
+        return level, found.group(1) if found else NEW_ENTRY[1]
+    if in_context:
+        section = log_section(document)
+        return (section.level + 1 if section is not None else 3), NEW_ENTRY[1]
+    return NEW_ENTRY
+
+
+def spell_entry(day: dt.date, form: tuple[int, str]) -> str:
+    """``### 2026-08-12 — …`` or ``| 2026-08-12 | … |``: a new entry as a remedy shows it."""
+    level, separator = form
+    if level == ROW:
+        return f"| {day.isoformat()} | … |"
+    return f"{'#' * level} {day.isoformat()}{separator}…"
+
+
+def new_file_form(sibling: Document | None, entries: Sequence[SessionEntry]) -> tuple[int, str]:
+    """How ``log add`` spells the first entry of a new month file beside ``sibling``, the
+    newest month file of the same log (None: there is none): as that file spells its
+    entries, so a log kept in ``###`` entries stays so; ``## YYYY-MM-DD — `` otherwise."""
+    form = new_entry_form(sibling, entries, in_context=False) if sibling is not None else NEW_ENTRY
+    return NEW_ENTRY if form[0] == ROW else form

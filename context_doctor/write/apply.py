@@ -83,6 +83,7 @@ class Edit:
     replacement: str | None
     text: str | None
     count: int
+    section: str | None  # set-field: the section the file's layout keeps its record in
 
     def __init__(
         self,
@@ -95,6 +96,7 @@ class Edit:
         replacement: str | None = None,
         text: str | None = None,
         count: int = 1,
+        section: str | None = None,
     ) -> None:
         given = dict(locals())
         given.pop("self")
@@ -291,7 +293,12 @@ class Batch:
         if edit.op == "set-field":
             assert edit.field is not None and edit.value is not None
             splices = plan_set_field(
-                edit.file, body, edit.field, edit.value, whole_value=edit.whole_value
+                edit.file,
+                body,
+                edit.field,
+                edit.value,
+                whole_value=edit.whole_value,
+                section=edit.section,
             )
         elif edit.op == "replace":
             assert edit.anchor is not None and edit.replacement is not None
@@ -620,10 +627,14 @@ def set_field(
     state_reviewed: bool = False,
     allow_header_ahead: bool = False,
     dry_run: bool = False,
+    section: str | None = None,
 ) -> EditResult:
-    """Set the one ``**field:**`` header field to ``value``; raises ``EditRefused``."""
+    """Set the one ``**field:**`` header field to ``value`` (inside ``section``, the heading
+    the file's layout keeps its record under, when given); raises ``EditRefused``."""
     gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
-    edit = Edit("set-field", Path(path), field=field, value=value, whole_value=whole_value)
+    edit = Edit(
+        "set-field", Path(path), field=field, value=value, whole_value=whole_value, section=section
+    )
     return _one(edit, gates, dry_run)
 
 

@@ -67,7 +67,7 @@ from context_doctor.model.currency import (
     lags,
 )
 from context_doctor.model.documents import Document
-from context_doctor.model.header import completion_reading, fields_named
+from context_doctor.model.header import completion_reading, fields_named, section_range
 from context_doctor.model.state_file import find_block
 from context_doctor.model.text import (
     BOM,
@@ -244,9 +244,20 @@ def _quoted(text: str) -> str:
 
 
 def plan_set_field(
-    path: Path, body: str, field: str, value: str, *, whole_value: bool = False
+    path: Path,
+    body: str,
+    field: str,
+    value: str,
+    *,
+    whole_value: bool = False,
+    section: str | None = None,
 ) -> list[Splice]:
-    """Where ``**field:**``'s value is and what replaces it."""
+    """Where ``**field:**``'s value is and what replaces it.
+
+    ``section``: the heading of the section the file's layout keeps its record in (the
+    ``## Current status`` of a ``CLAUDE.md``); only a field inside it is edited, and a file
+    without that section is refused, as the doctor reads nothing outside it (#27).
+    """
     name = field.strip()
     if not name or "*" in name or ":" in name or "\n" in name or "\r" in name:
         raise DoctorError(
@@ -259,14 +270,16 @@ def plan_set_field(
             "give a one-line value (use `edit replace` to restructure the header)",
         )
     document = _document(path, body)
-    fields = document.field_values(name)
+    within = _record_section(path, document, section)
+    fields = document.field_values(name) if section is None else []
     anywhere = not fields
     if anywhere:
-        fields = fields_named(document, [name], anywhere=True)
+        fields = fields_named(document, [name], anywhere=True, within=within)
     if not fields:
+        where = f"in its `{section}` section" if section is not None else "anywhere"
         raise EditRefused(
             "anchor-absent",
-            f"{path.name} has no `**{name}:**` header field (nor a `{name}:` line anywhere)",
+            f"{path.name} has no `**{name}:**` header field (nor a `{name}:` line {where})",
             remedy=f"re-read {path.name}; add the field with `context-doctor edit insert-before`",
         )
     if len(fields) > 1:
@@ -313,7 +326,11 @@ def plan_set_field(
         gap = " " if start >= content_end or line[start] != " " else ""
         splice = Splice(offset + start, offset + start, gap + new_value)
     changed = _document(path, apply_splices(body, [splice]))
-    after = fields_named(changed, [name], anywhere=True) if anywhere else changed.field_values(name)
+    after = (
+        fields_named(changed, [name], anywhere=True, within=_record_section(path, changed, section))
+        if anywhere
+        else changed.field_values(name)
+    )
     if len(after) != 1 or after[0].value != new_value or after[0].line != target.line:
         raise EditRefused(
             "value-unreadable",
@@ -323,6 +340,21 @@ def plan_set_field(
             "with `context-doctor edit replace`",
         )
     return [splice]
+
+
+def _record_section(path: Path, document: Document, section: str | None) -> tuple[int, int] | None:
+    """The lines of ``section`` (None: the whole file); a file without it is refused."""
+    if section is None:
+        return None
+    found = section_range(document, section)
+    if found is None:
+        raise EditRefused(
+            "anchor-absent",
+            f"{path.name} has no `{section}` section, where its layout keeps the record",
+            remedy=f"re-read {path.name}; restore the `## {section}` heading, or declare the "
+            "layout's context in context-doctor.toml ([layout])",
+        )
+    return found
 
 
 def _value_start(line: str, name: str) -> int:

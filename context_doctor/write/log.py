@@ -48,8 +48,17 @@ from context_doctor.errors import DoctorError
 from context_doctor.findings import SetEntryField
 from context_doctor.layouts import IN_CONTEXT
 from context_doctor.model.documents import Document, Heading
-from context_doctor.model.header import fields_named, last_session_field
-from context_doctor.model.sessions import NOT_LOGS, SessionEntry, entries_of, layout_entries
+from context_doctor.model.header import fields_named, last_session_field, section_range
+from context_doctor.model.sessions import (
+    NOT_LOGS,
+    SessionEntry,
+    entries_of,
+    is_month_file,
+    layout_entries,
+    log_section,
+    new_entry_form,
+    new_file_form,
+)
 from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Gates, Splice
@@ -73,7 +82,6 @@ MONTHS = (
     "November",
     "December",
 )
-_SEPARATOR = re.compile(r"\d{4}-\d{2}-\d{2}(\s*[—\u2013:-]+\s*)")
 _WORDS = re.compile(r"[\s—\u2013:\-]+")
 
 
@@ -93,6 +101,7 @@ class LogPlace:
     last_session: tuple[str, ...] = ("Last session",)
     anywhere: bool = False
     seed: bool = False
+    section: str | None = None  # the heading the record lives under (``## Current status``)
 
     @classmethod
     def of_seed(cls, project: Path) -> LogPlace:
@@ -109,6 +118,7 @@ class LogPlace:
             in_context=sessions == IN_CONTEXT,
             last_session=layout.fields.last_session,
             anywhere=True,
+            section=layout.section,
         )
 
 
@@ -175,7 +185,8 @@ def add_entry(
             _insert(batch, path, entry.day, title, entry.text, place)
         else:
             month = f"{MONTHS[entry.day.month - 1]} {entry.day.year}"
-            heading = f"## {entry.day.isoformat()} — {title}"
+            level, separator = _new_file_form(batch, path, place)
+            heading = f"{'#' * level} {entry.day.isoformat()}{separator}{title}"
             top = f"# Session Archive — {month}" if _monthly(path) else "# Session Log"
             body = f"{top}\n\n{heading}\n{_paragraph(entry.text)}"
             batch.create(path, body.replace("\n", newline))
@@ -184,11 +195,22 @@ def add_entry(
         return batch.commit(gates or Gates(), dry_run=dry_run)
 
 
-_MONTH_FILE = re.compile(r"\d{4}-\d{2}\.md", re.IGNORECASE)
+def _new_file_form(batch: Batch, path: Path, place: LogPlace) -> tuple[int, str]:
+    """A new month file of a layout's log spells its entry as the newest month file beside
+    it does (``new_file_form``); the seed's layout keeps ``## YYYY-MM-DD — ``."""
+    folder = path.parent
+    if place.seed or not _monthly(path) or not folder.is_dir():
+        return new_file_form(None, [])
+    months = sorted(child for child in folder.iterdir() if _monthly(child) and child.is_file())
+    if not months:
+        return new_file_form(None, [])
+    held = batch.file(months[-1])
+    document = Document.from_text(held.body, months[-1], months[-1].name)
+    return new_file_form(document, _entries(document, place))
 
 
 def _monthly(path: Path) -> bool:
-    return _MONTH_FILE.fullmatch(path.name) is not None
+    return is_month_file(path.name)
 
 
 def _log_file(place: LogPlace, day: date) -> Path:
@@ -241,9 +263,6 @@ def _project_newline(batch: Batch, context: Path) -> str:
     return "\n"
 
 
-_LOG_SECTION = re.compile(r"(?:session\s*log|sessions|log)\s*", re.IGNORECASE)
-
-
 def _entries(document: Document, place: LogPlace) -> list[SessionEntry]:
     if place.seed:
         return entries_of(document, 0)
@@ -259,12 +278,7 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
         _insert_row(batch, held.body, held.decoded, path, document, entries, day, title, text)
         return
     headings = [entry for entry in entries if entry.line not in rows]
-    level, separator = 2, " — "
-    if headings:
-        first = headings[0]
-        level = next(h.level for h in document.headings if h.line == first.line)
-        found = _SEPARATOR.match(first.heading.strip())
-        separator = found.group(1) if found else " — "
+    level, separator = new_entry_form(document, entries, in_context=path == place.context)
     heading_text = f"{day.isoformat()}{separator}{title}"
     wanted = _normal(heading_text)
     for heading in document.headings:
@@ -276,10 +290,7 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
             remedy="add to that entry with `context-doctor edit insert-before`, or give "
             "another title",
         )
-    section = None
-    if not headings and path == place.context:
-        section = _log_section(document)
-        level = section.level + 1 if section is not None else 3
+    section = log_section(document) if not headings and path == place.context else None
     block = f"{'#' * level} {heading_text}\n{_paragraph(text)}"
     if not headings and section is None and path == place.context:
         block = f"## Session Log\n\n{block}"
@@ -294,10 +305,6 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
         blank = "" if not lines or not lines[-1].strip() else "\n"
         splice = Splice(len(body), len(body), held.decoded.native(ending + blank + block))
     batch.change(path, [splice], "the new entry")
-
-
-def _log_section(document: Document) -> Heading | None:
-    return next((h for h in document.headings if _LOG_SECTION.fullmatch(h.text)), None)
 
 
 def _before_line(
@@ -409,9 +416,12 @@ def _set_header(batch: Batch, place: LogPlace, day: date, title: str) -> None:
     context = place.context
     held = batch.file(context)
     document = Document.from_text(held.body, context, context.name)
-    found = last_session_field(document, place.last_session, anywhere=place.anywhere)
+    within = section_range(document, place.section) if place.section is not None else None
+    if place.section is not None and within is None:
+        within = (0, 0)  # no such section: no field to move (set-field refuses, naming it)
+    found = last_session_field(document, place.last_session, anywhere=place.anywhere, within=within)
     if found is None and not place.seed:
-        fields = fields_named(document, place.last_session, anywhere=place.anywhere)
+        fields = fields_named(document, place.last_session, anywhere=place.anywhere, within=within)
         found = (fields[0], None) if fields else None
     name = found[0].name if found is not None else place.last_session[0]
     old = found[0].value if found is not None else ""
@@ -420,7 +430,9 @@ def _set_header(batch: Batch, place: LogPlace, day: date, title: str) -> None:
     summary = bool(ORDINAL_PATTERN.sub("", rest).strip(" \t()—\u2013-,;:"))
     value = f"{day.isoformat()} — {title}" if summary else day.isoformat()
     batch.edit(
-        Edit("set-field", context, field=name, value=value, whole_value=True),
+        Edit(
+            "set-field", context, field=name, value=value, whole_value=True, section=place.section
+        ),
         "--set-header",
     )
     if place.seed:

@@ -9,6 +9,7 @@ however old. The text is written here, in the shapes real users write; nothing i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -401,11 +402,17 @@ def test_a_glossary_context_file_gets_no_finding(make_repo: MakeRepo, doctor: Do
 
 # The newest work day each stale twin left unlogged.
 CATCH_UP = {
+    "hand-off-heading": "2026-04-22",
     "status-in-file-log-with-bot": "2026-08-12",
     "state-table-log": "2026-08-12",
     "progress-declared-in-german": "2026-05-28",
     "claude-current-status": "2026-06-24",
+    "cline-memory-bank": "2026-07-22",
 }
+# A remedy's proposed entry: `### 2026-08-12 — …`, `| 2026-08-12 | … |` and where it goes.
+PROPOSED = re.compile(
+    r"`((?:#+ |\| )\d{4}-\d{2}-\d{2}[^`]*?)…[^`]*`.*? to (?:the `[^`]*` log in )?(\S+?),? saying"
+)
 
 
 @pytest.mark.parametrize("name", list(CATCH_UP))
@@ -416,6 +423,13 @@ def test_log_add_writes_the_layouts_log_and_field(
     committed, and the stale record is current."""
     shape = SHAPES[name]
     root = make_repo(shape.build(True))
+    stale = audit_repo(doctor, root, shape.today)
+    proposed = [
+        found.groups()
+        for finding in stale.json["findings"]
+        if (found := PROPOSED.search(finding.get("remedy") or "")) is not None
+    ]
+    assert proposed or name == "hand-off-heading", stale.json["findings"]
     added = doctor(
         "log",
         "add",
@@ -424,12 +438,26 @@ def test_log_add_writes_the_layouts_log_and_field(
         CATCH_UP[name],
         "--title",
         "caught up",
-        "--set-header",
+        # The bank's activeContext.md has no date field (its commit dates it): the log alone.
+        *(() if name == "cline-memory-bank" else ("--set-header",)),
         "--today",
         shape.today,
     )
     assert added.exit_code == 0, added.stdout + added.stderr
-    assert f"{CATCH_UP[name]}" in (root / shape.record).read_text(encoding="utf-8")
+    record = shape.record if name != "cline-memory-bank" else "memory-bank/progress.md"
+    assert f"{CATCH_UP[name]}" in (root / record).read_text(encoding="utf-8")
+    # What a remedy proposed is what log add wrote, in the file it named (#27): the same
+    # heading level and separator, or a new table row.
+    for spelled, where in proposed:
+        written = (root / where).read_text(encoding="utf-8").splitlines()
+        assert any(line.startswith(spelled) and "caught up" in line for line in written), (
+            spelled,
+            where,
+            written,
+        )
+    if name == "cline-memory-bank":  # its commit dates it: the session brings it up to date
+        bank = root / shape.record
+        bank.write_text(bank.read_text(encoding="utf-8") + "- Reset mail sent.\n", "utf-8")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "log the session", when=f"{shape.today}T08:00:00+00:00")
     run = audit_repo(doctor, root, shape.today)
