@@ -116,7 +116,13 @@ def audit(
         report = suppress.apply(
             report, corpus, checks, registry, ignores, loaded, settings.severity
         )
-        report = redacted(report, secrets_of(corpus))
+        secrets = secrets_of(corpus)
+        report = redacted(report, secrets)
+    if secrets:
+        # The caches keep file names in clear: none may keep a detected secret (#30).
+        from context_doctor.cache.store import forget_files_holding
+
+        forget_files_holding(secrets)
     if key is not None:
         replay.keep(key, report)
     return report, settings, checks

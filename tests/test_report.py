@@ -359,29 +359,33 @@ def test_no_output_or_cache_quotes_a_secret_found_in_a_memory_vault(
             assert_clean(cached.read_bytes(), str(cached))
 
 
-def test_a_fix_that_would_copy_a_secret_is_redacted_from_every_output_and_store(
-    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
-) -> None:
-    # A topic named after a token (pasted into its file name and its text) is not linked from
-    # REFERENCE.md: reference-index-orphan's fix would append a link holding the token.
-    topic = f"projects/alpha/reference/deploy-{TOKEN}.md"
-    root = make_repo(
+def one_topic(make_repo: MakeRepo, project: str, topic: str, text: str) -> Path:
+    """A project with one reference topic ``topic`` that REFERENCE.md does not link."""
+    return make_repo(
         {
             "commits": [
                 {
                     "date": "2026-06-18T10:00:00+00:00",
                     "files": {
-                        "projects/index.yaml": "projects:\n  - id: alpha\n    status: active\n"
-                        "    last_session: 2026-06-18\n",
-                        "projects/alpha/CONTEXT.md": "# Alpha\n\n**Status:** Active\n"
+                        "projects/index.yaml": f"projects:\n  - id: {project}\n"
+                        "    status: active\n    last_session: 2026-06-18\n",
+                        f"projects/{project}/CONTEXT.md": "# Alpha\n\n**Status:** Active\n"
                         "**Last session:** 2026-06-18\n\nSee [REFERENCE.md](REFERENCE.md).\n",
-                        "projects/alpha/REFERENCE.md": "# Alpha — Reference\n\nStable facts.\n",
-                        topic: f"# Deploy\n\nThe key is {TOKEN}.\n",
+                        f"projects/{project}/REFERENCE.md": "# Alpha — Reference\n\nFacts.\n",
+                        f"projects/{project}/reference/{topic}": text,
                     },
                 }
             ]
         }
     )
+
+
+def test_a_fix_that_would_copy_a_secret_is_redacted_from_every_output_and_store(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    # A topic named after a token (pasted into its file name and its text) is not linked from
+    # REFERENCE.md: reference-index-orphan's fix would append a link holding the token.
+    root = one_topic(make_repo, "alpha", f"deploy-{TOKEN}.md", f"# Deploy\n\nThe key is {TOKEN}.\n")
     last = tmp_path / "last-report.json"
     written = tmp_path / "out.json"
     for attempt in ("audited", "from the cache"):
@@ -402,3 +406,40 @@ def test_a_fix_that_would_copy_a_secret_is_redacted_from_every_output_and_store(
     fixed = doctor("check", "--source", str(root), "--today", TODAY, "--fix", "--unsafe-fixes")
     assert fixed.exit_code in (0, 1), fixed.stderr
     assert reference.read_bytes() == before
+
+
+@pytest.mark.parametrize("where", ["reference shard", "project folder"])
+def test_a_token_in_a_file_name_is_found_and_kept_out_of_every_output_and_store(
+    doctor: Doctor, make_repo: MakeRepo, tmp_path: Path, where: str
+) -> None:
+    # The token is only in a name (a topic's file name, or the project's folder and index id):
+    # every path a finding prints would carry it, and the history cache lists file names.
+    from context_doctor.mcp import tools
+
+    project = "alpha" if where == "reference shard" else f"ops-{TOKEN}"
+    topic = "deploy.md" if where == "project folder" else f"deploy-{TOKEN}.md"
+    root = one_topic(make_repo, project, topic, "# Deploy\n\nNo key here.\n")
+    last = tmp_path / "last-report.json"
+    written = tmp_path / "out.json"
+    for attempt in ("audited", "replayed"):
+        args = ["check", "--source", str(root), "--today", TODAY, "--report-cache", str(last)]
+        run = doctor(*args, "--json", "-o", str(written))
+        assert run.exit_code == 1, run.stderr
+        printed = doctor(*args, "--json")
+        [found] = printed.findings("secret-in-context")
+        named = "a file name" if where == "reference shard" else "a folder name"
+        assert f"{named} (ghp_…)" in found["message"]
+        assert "Rename" in found["remedy"]
+        assert_clean(printed.stdout, f"json ({attempt})")
+        assert_clean(written.read_bytes(), f"-o ({attempt})")
+        human = doctor(*args)
+        assert_clean(human.stdout + human.stderr, f"text ({attempt})")
+    assert_clean(last.read_bytes(), "last-report.json")
+    fixed = doctor("check", "--source", str(root), "--today", TODAY, "--fix", "--unsafe-fixes")
+    assert_clean(fixed.stdout + fixed.stderr, "--fix")
+    agent = tools.check(str(root), today=TODAY, include_coverage=True)
+    assert_clean(json.dumps(agent), "MCP check")
+    stores = [p for p in (root / ".git" / "context-doctor").rglob("*") if p.is_file()]
+    assert stores
+    for kept in stores:
+        assert_clean(kept.read_bytes(), str(kept))

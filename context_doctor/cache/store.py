@@ -45,6 +45,7 @@ import hmac
 import logging
 import os
 import stat
+from collections.abc import Collection
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
@@ -69,7 +70,13 @@ from context_doctor.git.history import Commit, History, Scope
 from context_doctor.git.repository import Repository
 from context_doctor.model.documents import DocumentFacts
 from context_doctor.version import __version__
-from context_doctor.write import WriteRefused, doctor_directory, ensure_directory, write_file
+from context_doctor.write import (
+    WriteRefused,
+    doctor_directory,
+    ensure_directory,
+    remove_file,
+    write_file,
+)
 
 # 3: the bodies are msgspec's MessagePack, decoded against their types entry by entry
 # (2: every file carries a tag).  The header is part of the tag, so an older file is
@@ -116,6 +123,44 @@ def cache_key(*parts: str) -> str:
     return "/".join((f"context-doctor {__version__}", f"format {CACHE_FORMAT}", *parts))
 
 
+_OPENED: list[Store] = []
+"""The stores of this process's repositories, for :func:`forget_files_holding`."""
+
+
+def forget_files_holding(secrets: Collection[str]) -> None:
+    """Remove every cache file of this run's repositories that holds one of ``secrets`` (#30).
+
+    The caches keep file names in clear (the history pass lists the files each commit
+    changed), so a token pasted into a file name would sit in ``.git/context-doctor/`` for
+    anyone the directory is shared with (a CI cache, a tarball). Called once a run's secrets
+    are known, after its caches are written: a file holding one is deleted, never kept (the
+    next run reads that part afresh). Costs nothing when the corpus holds no secret.
+    """
+    needles = [secret.encode("utf-8", "surrogateescape") for secret in secrets if secret]
+    if not needles:
+        return
+    directories = {(store.directory, store.within) for store in _OPENED}
+    for directory, within in sorted(directories, key=str):
+        if directory is None:
+            continue
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            path = directory / name
+            try:
+                raw = read_regular_file(path)
+            except (OSError, ValueError):
+                continue
+            if not any(needle in raw for needle in needles):
+                continue
+            try:
+                remove_file(path, within=within)
+            except (WriteRefused, DoctorError, OSError) as error:
+                LOG.debug(f"{path} holds a detected secret and could not be removed: {error}")
+
+
 class Store:
     """The cache files of one repository; every failure is a miss or a skipped write."""
 
@@ -141,6 +186,8 @@ class Store:
         self._recalled: dict[tuple[str, bytes], Any] = {}  # decoded once per run
         # The stored history as read (scopes, pass, wire form), while a resumed one is due.
         self._resumable: tuple[tuple[Scope, ...], History, HistoryWire] | None = None
+        if self.directory is not None:
+            _OPENED.append(self)
 
     @classmethod
     def for_repository(cls, repository: Repository) -> Store:

@@ -43,5 +43,12 @@ def secret_in_context(project: Project, ctx: Context) -> Iterator[Issue]:
         yield Issue(
             f"{hit.kind} ({hit.redacted}): credential material must never be recorded",
             rel_path,
-            hit.line,
+            hit.line or None,  # 0: the token is in the file's path
+            remedy=None if hit.line else _RENAME,
         )
+
+
+_RENAME = (
+    "Rename the file or folder (`git mv`) so no name holds the secret, and rotate the secret (it is in "
+    "git history now: treat it as leaked)."
+)

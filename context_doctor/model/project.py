@@ -34,7 +34,7 @@ from context_doctor.model.header import (
 from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
 from context_doctor.model.review import PostCloseReview, review_of
-from context_doctor.model.secrets import SecretHit
+from context_doctor.model.secrets import SecretHit, redact, secrets_in_name
 from context_doctor.model.sessions import (
     EVERY_HEADING_LEVEL,
     NOT_LOGS,
@@ -543,19 +543,11 @@ class Project:
         return self._attributions[document.rel_path]
 
     @cached_property
-    def _secret_documents(self) -> list[Document]:
-        """The files holding credential material, of those the seed's no-secrets rule covers.
-
-        Tier files (CONTEXT.md, REFERENCE.md, reference/*.md, every sessions/*.md,
-        CURRENT_STATE.json) and artifacts (resources/artifacts/*.md). A file that
-        resolves outside the repository is never read; one that cannot be read is
-        record-unreadable's and is passed over here.
-        """
-        known = {
-            document.path: document
-            for document in (self.context, self.reference, *self.topics, *self.session_logs)
-        }
-        paths = [p for p in self.durable_tier_paths if self.resolves_inside_repository(p)]
+    def _secret_covered(self) -> list[Path]:
+        """The files the seed's no-secrets rule covers: tier files (CONTEXT.md, REFERENCE.md,
+        reference/*.md, every sessions/*.md, CURRENT_STATE.json) and artifacts
+        (resources/artifacts/*.md), whether or not they resolve inside the repository."""
+        paths = list(self.durable_tier_paths)
         # Nothing at all named resources: no artifacts, without asking for them.
         artifacts = (
             None
@@ -566,22 +558,53 @@ class Project:
             paths += sorted(
                 path for path in artifacts.glob("*.md") if path.is_file() and not path.is_symlink()
             )
+        return paths
+
+    @cached_property
+    def _secret_documents(self) -> list[Document]:
+        """The covered files holding credential material. A file that resolves outside the
+        repository is never read; one that cannot be read is record-unreadable's and is
+        passed over here."""
+        known = {
+            document.path: document
+            for document in (self.context, self.reference, *self.topics, *self.session_logs)
+        }
         found: list[Document] = []
-        for path in paths:
+        for path in self._secret_covered:
+            if not self.resolves_inside_repository(path):
+                continue
             document = known.get(path) or Document(path, self.relative(path))
             if document.problem is None and document.secret_hits:
                 found.append(document)
         return found
 
+    @cached_property
+    def _secret_names(self) -> list[tuple[str, str, str]]:
+        """(path, kind, token) for a known token format in a covered file's path (#30): a
+        token pasted into a file or folder name is printed by every finding about that
+        file, so it is reported and redacted like one in the text."""
+        found: dict[str, tuple[str, str, str]] = {}  # one finding per token: the first file
+        for rel_path in dict.fromkeys(self.relative(path) for path in self._secret_covered):
+            for kind, value in secrets_in_name(rel_path):
+                where = "file" if value in rel_path.rpartition("/")[2] else "folder"
+                found.setdefault(value, (rel_path, f"{kind} in a {where} name", value))
+        return list(found.values())
+
     @property
     def secret_hits(self) -> list[tuple[str, SecretHit]]:
-        """Each secret in the files the seed's no-secrets rule covers, with its file."""
-        return [(d.rel_path, hit) for d in self._secret_documents for hit in d.secret_hits]
+        """Each secret in the files the seed's no-secrets rule covers (or in their names)."""
+        in_text = [(d.rel_path, hit) for d in self._secret_documents for hit in d.secret_hits]
+        in_names = [
+            (rel_path, SecretHit(0, kind, redact(value)))
+            for rel_path, kind, value in self._secret_names
+        ]
+        return in_text + in_names
 
     @property
     def secret_values(self) -> set[str]:
         """The secrets themselves (in memory only): what every output is redacted of."""
-        return {value for document in self._secret_documents for value in document.secret_values}
+        in_text = {value for document in self._secret_documents for value in document.secret_values}
+        return in_text | {value for _, _, value in self._secret_names}
 
     @cached_property
     def structured_state(self) -> StructuredState:

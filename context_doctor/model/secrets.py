@@ -307,6 +307,21 @@ def _format_hits(text: str) -> Iterator[tuple[str, str]]:
                 yield kind, value
 
 
+# A name worth asking the token formats about: every known format has a run this long.
+_NAME_CANDIDATE = re.compile(r"[A-Za-z0-9_]{16,}")
+
+
+def secrets_in_name(name: str) -> list[tuple[str, str]]:
+    """(kind, token) for each known token format in a file or folder ``name``.
+
+    Known formats only: a name is no assignment, and a long slug is not a high-entropy
+    secret, so the keyword and entropy detectors are not asked (no false defect on a name).
+    """
+    if not _NAME_CANDIDATE.search(name):
+        return []
+    return list(dict.fromkeys(_format_hits(name)))
+
+
 _SECRET_WORDS = ("key", "pass", "pwd", "secret", "contrase")
 _TOKEN_WORDS = ("token", "bearer", "credential")
 
