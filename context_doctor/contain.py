@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from context_doctor.errors import DoctorError
-from context_doctor.git.run import run_git
+from context_doctor.git.run import git_directories, run_git
 
 USER_NAMED: Final = None
 """``within=USER_NAMED``: the user named this path (a flag, the environment, a config file
@@ -89,16 +89,21 @@ def doctor_directory(toplevel: Path) -> Path:
     directory is a symlink or not a directory: a prepared ``.git`` could point it
     anywhere, so it is not used (caches are then skipped, writers refuse).
     """
-    result = run_git(["rev-parse", "--git-common-dir"], toplevel)
-    common = result.stdout.decode("utf-8", "surrogateescape").strip()
-    if result.returncode != 0 or not common:
-        said = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise DoctorError(
-            f"cannot find the git directory of {toplevel}"
-            + (f": git said {said[0]!r}" if said else ""),
-            "check the repository (`git status` there), then rerun",
-        )
-    directory = Path(os.path.abspath(toplevel / common)) / DOCTOR_DIRECTORY
+    known = git_directories(toplevel)
+    if known is not None:
+        common_directory = known[1]
+    else:
+        result = run_git(["rev-parse", "--git-common-dir"], toplevel)
+        common = result.stdout.decode("utf-8", "surrogateescape").strip()
+        if result.returncode != 0 or not common:
+            said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise DoctorError(
+                f"cannot find the git directory of {toplevel}"
+                + (f": git said {said[0]!r}" if said else ""),
+                "check the repository (`git status` there), then rerun",
+            )
+        common_directory = Path(os.path.abspath(toplevel / common))
+    directory = common_directory / DOCTOR_DIRECTORY
     try:
         status = os.lstat(directory)
     except FileNotFoundError:

@@ -12,6 +12,7 @@ Every path problem is a :class:`DoctorError` (exit 2) that names the path.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from context_doctor.cache.store import Store
@@ -165,7 +166,10 @@ def _layout_source(root: Path, layout: Layout, repository: Repository) -> Source
 
 
 def single_project_id(
-    layout: Layout, repository: Repository, identity: str | None, root: Path | None = None
+    layout: Layout,
+    repository: Repository,
+    identity: Callable[[], str | None] | None,
+    root: Path | None = None,
 ) -> str:
     """A single project's id (SPEC §10): ``[layout] name``, else the pushing repository's
     identity (the pre-push hook), else the ``origin`` remote's name, else the top folder's.
@@ -175,7 +179,8 @@ def single_project_id(
     """
     if root is not None and root != repository.toplevel:
         return layout.name or root.name  # a folder inside the repository: its own name
-    return layout.name or identity or origin_name(repository) or repository.toplevel.name
+    pushed = identity() if identity is not None and not layout.name else None
+    return layout.name or pushed or origin_name(repository) or repository.toplevel.name
 
 
 def _source_for_path(path: Path, what: str) -> Source:
@@ -482,7 +487,7 @@ def discover(
     vaults: tuple[str, ...] = (),
     floors: tuple[Path, Path] | None = None,
     config: Path | None = None,
-    identity: str | None = None,
+    identity: Callable[[], str | None] | None = None,
 ) -> Corpus:
     """The sources and their projects; ``cache``: use the persistent cache (``cache/store.py``).
 
@@ -520,7 +525,7 @@ def _discover(
     audit: bool,
     vaults: tuple[str, ...],
     floors: tuple[Path, Path] | None,
-    identity: str | None,
+    identity: Callable[[], str | None] | None,
 ) -> Corpus:
     found: list[Source] = []
     vault_roots: list[tuple[str | None, Path]] = [

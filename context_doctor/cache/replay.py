@@ -95,7 +95,7 @@ from context_doctor.findings import (
     SetEntryField,
     Severity,
 )
-from context_doctor.git.run import run_git
+from context_doctor.git.run import git_directories, run_git
 from context_doctor.report import Coverage, Report, SourceSummary
 from context_doctor.version import __version__
 
@@ -257,6 +257,9 @@ def _git(toplevel: Path, args: list[str]) -> bytes:
 
 
 def _git_directories(toplevel: Path) -> list[Path]:
+    known = git_directories(toplevel)  # found with the top level, by the same rev-parse
+    if known is not None:
+        return list(dict.fromkeys(known))
     result = run_git(["rev-parse", "--absolute-git-dir", "--git-common-dir"], toplevel)
     if result.returncode != 0:
         raise _Unkeyable("git rev-parse failed")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from datetime import date
+from functools import cache
 from pathlib import Path
 
 import click
@@ -223,7 +225,9 @@ def check_command(
             )
 
         Where = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
-        identity: str | None = None  # the pushing repository's, in the hook's checkout
+        # The pushing repository's identity, in the hook's checkout: asked only when a
+        # single project's id needs it (one git process less for every other push, #32).
+        identity: Callable[[], str | None] | None = None
 
         def find(where: Where, pushing: tuple[str, ...], *, audited: bool) -> Corpus:
             return discover(
@@ -287,7 +291,8 @@ def check_command(
             from context_doctor.commands.pre_push import pushing_identity, run_pre_push
 
             given = (*paths, *sources, *projects)
-            identity = pushing_identity(Path(given[0]) if given else Path.cwd())
+            anchor = Path(given[0]) if given else Path.cwd()
+            identity = cache(lambda: pushing_identity(anchor))
             code = run_pre_push(
                 paths, sources, projects, audit_tree, warnings_block=warnings_as_defects
             )

@@ -54,6 +54,24 @@ END = "# <<< context-doctor pre-push <<<"
 uninstall`` removes exactly that and keeps every other line of the file."""
 
 
+NOT_INSTALLED = 127
+"""The hook's interpreter has no ``context_doctor`` to import (a virtualenv emptied): the
+block then tries ``context-doctor`` on ``PATH``. The doctor itself never exits 127."""
+BOOTSTRAP = (
+    "import sys\n"
+    "try:\n"
+    "    import context_doctor\n"
+    "except ImportError:\n"
+    f"    sys.exit({NOT_INSTALLED})\n"
+    "from context_doctor.cli import main\n"
+    "main()\n"
+)
+"""What the hook's one interpreter runs (#32: one start, where a probe
+``-c 'import context_doctor'`` and then ``-m context_doctor`` were two): the doctor when
+it is importable, else exit :data:`NOT_INSTALLED`, git's input on stdin left unread for
+the fallback."""
+
+
 def hook_block(python: str = sys.executable, target: str = ".") -> str:
     """The doctor's block: audit ``target`` (relative to the repository top) as pushed.
 
@@ -79,9 +97,12 @@ def hook_block(python: str = sys.executable, target: str = ".") -> str:
         "(\n"
         '    cd "$(git rev-parse --show-toplevel)" || exit 2\n'
         f"    python={shlex.quote(python)}\n"
-        f"    if \"$python\" {flags} -c 'import context_doctor' </dev/null >/dev/null 2>&1; then\n"
-        f'        exec "$python" {flags} -m context_doctor {arguments}\n'
-        "    elif command -v context-doctor >/dev/null 2>&1; then\n"
+        '    if [ -x "$python" ]; then\n'
+        f'        "$python" {flags} -c {shlex.quote(BOOTSTRAP)} {arguments}\n'
+        "        context_doctor_status=$?\n"
+        f'        [ "$context_doctor_status" -eq {NOT_INSTALLED} ] || exit "$context_doctor_status"\n'
+        "    fi\n"
+        "    if command -v context-doctor >/dev/null 2>&1; then\n"
         f"        exec context-doctor {arguments}\n"
         "    fi\n"
         f"    echo {shlex.quote(missing)} >&2\n"

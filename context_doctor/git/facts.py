@@ -28,7 +28,7 @@ from context_doctor.git.history import (
     start_log,
 )
 from context_doctor.git.repository import Repository
-from context_doctor.git.run import neutralised_filters, run_git
+from context_doctor.git.run import made_checkout_at, neutralised_filters, run_git
 
 
 class RepositoryFacts:
@@ -59,12 +59,21 @@ class RepositoryFacts:
         self.scopes: set[Scope] = set()
         self._history: History | None = None
         self._shallow: bool | None = None
+        self._head: tuple[str | None] | None = None  # (HEAD's sha,) once asked
         self._changed: list[str] | None = None
         self._beyond: dict[str, frozenset[str]] = {}
         # Point answers, asked once each: reviews name a few commits, many projects each.
         self._commits_named: dict[str, str | None] = {}
         self._files_at: dict[tuple[str, str], bytes | None] = {}
         self._early: tuple[str, LogPass] | None = None  # (head, its pass) from begin_history
+        # The hook's checkout of the pushed tree: its HEAD, branch and cleanliness are how
+        # it was made (no remote, no upstream, nothing uncommitted), not questions for git.
+        self._made = made_checkout_at(repository.toplevel)
+        if self._made is not None:
+            self._head = (self._made.head,)
+            self._shallow = self._made.shallow
+            self._changed = []
+            self.__dict__["branch"] = self._made.branch
 
     def _run(self, args: list[str]) -> subprocess.CompletedProcess[bytes]:
         """``git ARGS`` at the top level with the repository's filter drivers blanked too."""
@@ -79,8 +88,32 @@ class RepositoryFacts:
     @property
     def shallow(self) -> bool:
         if self._shallow is None:
-            self._shallow = is_shallow(self.repository)
+            self._ask_shallow_and_head()
+        assert self._shallow is not None
         return self._shallow
+
+    def _ask_shallow_and_head(self) -> None:
+        """Whether the repository is shallow and which commit ``HEAD`` is: one ``git
+        rev-parse`` for both, asked once a run (two before, #32). The old questions
+        (:func:`is_shallow`, :func:`head_commit`) where the answer is not two lines."""
+        result = run_git(
+            ["rev-parse", "--is-shallow-repository", "--verify", "--quiet", "HEAD^{commit}"],
+            self.repository.toplevel,
+        )
+        lines = result.stdout.decode("ascii", "replace").split()
+        if lines[:1] in (["true"], ["false"]) and len(lines) == 1 + (result.returncode == 0):
+            self._shallow = lines[0] == "true"
+            self._head = (lines[1] if result.returncode == 0 else None,)
+            return
+        self._shallow = is_shallow(self.repository)
+        self._head = (head_commit(self.repository),)
+
+    def head(self) -> str | None:
+        """The full sha of ``HEAD`` (None before the first commit), asked once a run."""
+        if self._head is None:
+            self._ask_shallow_and_head()
+        assert self._head is not None
+        return self._head[0]
 
     def history(self) -> History | None:
         """The history, or None when it is shallow and ``--allow-shallow`` was given."""
@@ -139,7 +172,7 @@ class RepositoryFacts:
             return  # the stored pass serves, or is resumed over a few commits
         if self.shallow:
             return  # ``history`` raises or answers None
-        head = head_commit(self.repository)
+        head = self.head()
         if head is None:
             return
         started = start_log(self.repository, tuple(sorted(self.scopes, key=str)), head)
@@ -157,7 +190,7 @@ class RepositoryFacts:
             return history
         if self.store is None:
             return read_history(self.repository, scopes)
-        head = head_commit(self.repository)
+        head = self.head()
         if head is None:
             return History()
         stored = self.store.load_history(scopes, head)
@@ -372,16 +405,21 @@ class RepositoryFacts:
         branch = self.branch
         if branch is None:
             return UpstreamState("HEAD is detached: no branch to compare with a remote")
-        code, remotes = self._git_text(["remote"])
+        code, remotes = (0, "") if self._made is not None else self._git_text(["remote"])
         if code != 0:
             return UpstreamState(
                 f"state unknown: `git remote` failed in {self.repository.toplevel}"
             )
         if not remotes and not self.pushing:
             return UpstreamState("the repository has no remote: nothing is published")
-        if self._run(["rev-parse", "--verify", "--quiet", "HEAD"]).returncode:
+        if (
+            self._made is None
+            and self._run(["rev-parse", "--verify", "--quiet", "HEAD"]).returncode
+        ):
             return UpstreamState("the branch has no commits yet: nothing is published")
-        upstream_ref, upstream, branch_ahead, behind = self._tracking(branch)
+        upstream_ref, upstream, branch_ahead, behind = (
+            ("", "", 0, 0) if self._made is not None else self._tracking(branch)
+        )
         if branch_ahead < 0:
             return UpstreamState(
                 f"the upstream `{upstream}` of branch `{branch}` no longer exists as of the last "
@@ -396,8 +434,12 @@ class RepositoryFacts:
         else:
             excluded.append(upstream_ref)
         pathspecs = sorted({scope.path or "." for scope in self.scopes}) or ["."]
-        code, count = self._git_text(
-            ["rev-list", "--count", "HEAD", "--not", *excluded, "--", *pathspecs]
+        code, count = (
+            (0, "0")  # HEAD is the pushed commit, excluded as on its way
+            if self._made is not None and self._made.head in excluded
+            else self._git_text(
+                ["rev-list", "--count", "HEAD", "--not", *excluded, "--", *pathspecs]
+            )
         )
         if code != 0 or not count.isdigit():
             return UpstreamState(

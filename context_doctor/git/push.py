@@ -24,7 +24,14 @@ from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import Repository
-from context_doctor.git.run import neutralised_filters, run_git
+from context_doctor.git.run import (
+    ConfigPairs,
+    MadeCheckout,
+    git_directories,
+    made_checkout,
+    neutralised_filters,
+    run_git,
+)
 from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import ensure_directory, write_file
 
@@ -93,8 +100,9 @@ class PushRepository:
         self.repository = repository
 
     def _git(self, *args: str) -> tuple[int, bytes]:
-        top = self.repository.toplevel
-        result = run_git(list(args), top, config=neutralised_filters(top))
+        # Refs and commits only, never the work tree: no filter driver could run, so
+        # there is no `git config` to blank them (the checkout's plumbing blanks them).
+        result = run_git(list(args), self.repository.toplevel)
         return result.returncode, result.stdout
 
     def commit_of(self, name: str) -> str | None:
@@ -123,9 +131,10 @@ class PushRepository:
         """
         excluded = ["--remotes"]
         if not ref.deletes and ref.remote_sha.strip("0"):
-            remote = self.commit_of(ref.remote_sha)
-            if remote is not None:
-                excluded.append(remote)
+            # Only when it names a commit here: `--ignore-missing` passes over an object
+            # this repository lacks (or one that is no commit) as a separate
+            # `rev-parse --verify` did, in the same git process (#32).
+            excluded += ["--ignore-missing", f"{ref.remote_sha}^{{commit}}"]
         code, out = self._git(
             "log",
             "-z",
@@ -147,15 +156,19 @@ class PushRepository:
         )
 
     def objects_directory(self) -> Path:
-        code, out = self._git("rev-parse", "--git-common-dir")
-        if code != 0:
-            raise DoctorError(
-                f"cannot find the git directory of {self.repository.toplevel}",
-                "run `git rev-parse --git-common-dir` there to see what git reports",
-            )
-        common = Path(out.decode("utf-8", "surrogateescape").rstrip("\n"))
-        if not common.is_absolute():
-            common = self.repository.toplevel / common
+        known = git_directories(self.repository.toplevel)  # found with the top level
+        if known is not None:
+            common = known[1]
+        else:
+            code, out = self._git("rev-parse", "--git-common-dir")
+            if code != 0:
+                raise DoctorError(
+                    f"cannot find the git directory of {self.repository.toplevel}",
+                    "run `git rev-parse --git-common-dir` there to see what git reports",
+                )
+            common = Path(out.decode("utf-8", "surrogateescape").rstrip("\n"))
+            if not common.is_absolute():
+                common = self.repository.toplevel / common
         objects = common.resolve() / "objects"
         if "\n" in str(objects):
             raise DoctorError(
@@ -177,7 +190,9 @@ class PushRepository:
         with tempfile.TemporaryDirectory(prefix="context-doctor-push-") as scratch:
             top = Path(scratch) / "tree"
             top.mkdir()
-            self._plumb(top, "init", "-q", "--template=")
+            # The files ref backend, whatever a newer git's init.defaultRefFormat says:
+            # HEAD and the branch are then two files written here (_point_branch).
+            self._plumb(top, "init", "-q", "--template=", config=FILES_REF_FORMAT)
             git_dir = top / ".git"
             ensure_directory(git_dir / "objects" / "info", within=git_dir)
             write_file(
@@ -185,26 +200,59 @@ class PushRepository:
                 os.fsencode(str(objects)) + b"\n",
                 within=git_dir,
             )
-            if shallow.is_file():
+            shallow_file = shallow.is_file()
+            if shallow_file:
                 # A shallow repository's grafted boundary travels with it, so the doctor
                 # sees the same shallowness here (exit 2 unless --allow-shallow).
                 write_file(git_dir / "shallow", _read_shallow(shallow), within=git_dir)
-            self._plumb(top, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
-            self._plumb(top, "update-ref", f"refs/heads/{branch}", commit)
+            if not _point_branch(git_dir, branch, commit):
+                self._plumb(top, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
+                self._plumb(top, "update-ref", f"refs/heads/{branch}", commit)
             # One step fills the temporary index and work tree, with the index's stat data
             # matching the files, so `git status` there is clean without rehashing them.
             self._plumb(top, "read-tree", "-u", "--reset", commit)
-            yield top
+            made = MadeCheckout(top.resolve(), commit, branch, None if shallow_file else False)
+            with made_checkout(made):
+                yield top
 
     @staticmethod
-    def _plumb(top: Path, *args: str) -> None:
-        result = run_git(list(args), top, config=neutralised_filters(top))
+    def _plumb(top: Path, *args: str, config: ConfigPairs = ()) -> None:
+        result = run_git(list(args), top, config=(*neutralised_filters(top), *config))
         if result.returncode != 0:
             said = result.stderr.decode("utf-8", "replace").strip().splitlines()
             raise DoctorError(
                 f"cannot check out the pushed tree (git {args[0]}: {said[0] if said else 'failed'})",
                 "run `git fsck` in the repository; a push the doctor cannot read is refused",
             )
+
+
+FILES_REF_FORMAT: ConfigPairs = (("init.defaultRefFormat", "files"),)
+
+
+def _point_branch(git_dir: Path, branch: str, commit: str) -> bool:
+    """Make ``refs/heads/<branch>`` the commit and ``HEAD`` point at it, as the files ref
+    backend stores them (a loose ref, a symbolic ``HEAD``): what ``update-ref`` and
+    ``symbolic-ref`` write, without two more git processes (#32).
+
+    False (nothing written) for a name this plain writing would not be sure of; the
+    caller then asks git, which checks the name itself.
+    """
+    parts = branch.split("/")
+    if not _is_sha(commit) or not all(
+        part
+        and not part.startswith(".")
+        and not part.endswith((".lock", "."))
+        and ".." not in part
+        and part.isprintable()
+        and not any(c in part for c in " ~^:?*[\\@{")
+        for part in parts
+    ):
+        return False
+    heads = git_dir / "refs" / "heads"
+    ensure_directory(heads.joinpath(*parts[:-1]), within=git_dir)
+    write_file(heads.joinpath(*parts), commit.encode("ascii") + b"\n", within=git_dir)
+    write_file(git_dir / "HEAD", f"ref: refs/heads/{branch}\n".encode(), within=git_dir)
+    return True
 
 
 def _read_shallow(path: Path) -> bytes:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from pathlib import Path, PurePath
 
 from context_doctor.errors import DoctorError
-from context_doctor.git.run import run_git
+from context_doctor.git.run import locate, run_git
 
 
 @dataclass(frozen=True)
@@ -103,14 +103,9 @@ class Repository:
         return "" if relative == "." else relative
 
 
-@cache
 def _toplevel(directory: Path) -> Path | str:
     """The work tree's top, or git's own first line saying why there is none."""
-    result = run_git(["rev-parse", "--show-toplevel"], directory)
-    if result.returncode != 0:
-        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        return lines[0].removeprefix("fatal: ") if lines else "git rev-parse failed"
-    return Path(result.stdout.decode("utf-8", "surrogateescape").rstrip("\n")).resolve()
+    return locate(directory)
 
 
 def repository_for(directory: Path) -> Repository:

@@ -22,11 +22,14 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import shutil
 import signal
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from subprocess import Popen
@@ -159,10 +162,69 @@ def _dies_with_this_process() -> Callable[[], None] | None:
     return arm
 
 
-def spawn_git(command: list[str], cwd: Path, env: dict[str, str], **streams: Any) -> Popen[bytes]:
+SETPRIV_PLACES = ("/usr/bin/setpriv", "/bin/setpriv")
+"""Where util-linux's ``setpriv`` is looked for: fixed places, never ``PATH``."""
+
+WORK_TREE_COMMANDS = frozenset({"status", "read-tree", "checkout", "diff-files", "add"})
+"""git commands that read or write the work tree's files, where a FIFO can block them."""
+
+
+@cache
+def _setpriv() -> str | None:
+    """util-linux's ``setpriv`` when it takes ``--pdeathsig`` (asked once per process).
+
+    ``--version`` after ``--pdeathsig KILL`` exits 0 only when the option is known.
+    """
+    if _prctl() is None:
+        return None
+    for place in SETPRIV_PLACES:
+        if not os.access(place, os.X_OK):
+            continue
+        try:
+            probe = subprocess.run(
+                [place, "--pdeathsig", "KILL", "--version"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=git_timeout(),
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if probe.returncode == 0:
+            return place
+    return None
+
+
+def spawn_git(
+    command: list[str], cwd: Path, env: dict[str, str], *, strict: bool = False, **streams: Any
+) -> Popen[bytes]:
     """Start git in a process group of its own, so that :func:`kill_git` ends all of it,
-    and bound to the doctor's life (:func:`_dies_with_this_process`)."""
+    and bound to the doctor's life (the kernel's parent-death signal).
+
+    Decision (#32): a ``preexec_fn`` makes :mod:`subprocess` fork the whole interpreter
+    and run its fork handlers (about 5 ms a spawn here, against 1-2 ms for the
+    ``vfork`` it uses otherwise), so the signal is set by ``setpriv --pdeathsig KILL``,
+    exec'd in front of git, where there is one.  That leaves a window of the doctor
+    dying before ``setpriv`` arms the signal (a git then orphaned, bounded by nothing
+    but its own end); ``strict`` (set for the commands that read the work tree, where a
+    FIFO blocks them: :data:`WORK_TREE_COMMANDS`) closes it with the ``preexec_fn``,
+    which checks its parent after arming (:func:`_dies_with_this_process`).
+    """
+    setpriv = None if strict else _setpriv()
     try:
+        if setpriv is not None:
+            # setpriv would report a missing git as its own failure: found here first.
+            found = shutil.which(command[0], path=env.get("PATH", os.defpath))
+            if found is None:
+                raise FileNotFoundError(command[0])
+            return subprocess.Popen(
+                [setpriv, "--pdeathsig", "KILL", "--", found, *command[1:]],
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                **streams,
+            )
         return subprocess.Popen(
             command,
             cwd=cwd,
@@ -241,6 +303,7 @@ def run_git(
         command,
         cwd,
         hardened_environment(config, hooks=hooks),
+        strict=bool(args) and args[0] in WORK_TREE_COMMANDS,
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -283,3 +346,83 @@ def neutralised_filters(toplevel: Path) -> ConfigPairs:
             ("required", "false"),
         )
     )
+
+
+# -- where a repository is: one rev-parse for its top and both git directories (#32) --
+
+GitDirectories = tuple[Path, Path]
+"""(the absolute git directory, the common git directory) of a work tree."""
+
+_DIRECTORIES_OF_TOP: dict[Path, GitDirectories] = {}
+
+
+@dataclass(frozen=True)
+class MadeCheckout:
+    """A work tree the doctor checked out itself (the pre-push hook's copy of the pushed
+    tree): what git would say of it is known from how it was made, so git is not asked
+    (#32). ``shallow`` None: ask git."""
+
+    top: Path  # resolved
+    head: str
+    branch: str
+    shallow: bool | None
+
+
+_MADE: dict[Path, MadeCheckout] = {}
+
+
+@contextmanager
+def made_checkout(checkout: MadeCheckout) -> Iterator[None]:
+    """While the block runs, :func:`locate` and the repository's facts answer for
+    ``checkout`` from what it is, not from git."""
+    _MADE[checkout.top] = checkout
+    try:
+        yield
+    finally:
+        _MADE.pop(checkout.top, None)
+
+
+def made_checkout_at(toplevel: Path) -> MadeCheckout | None:
+    return _MADE.get(toplevel)
+
+
+def locate(directory: Path) -> Path | str:
+    """The top of the work tree holding ``directory`` (resolved), or git's own first line
+    saying why there is none (see :func:`_locate`); a checkout the doctor made is known."""
+    for top in _MADE:
+        if directory.is_relative_to(top):  # git checks out nothing named .git below it
+            return top
+    return _locate(directory)
+
+
+@cache
+def _locate(directory: Path) -> Path | str:
+    """The top of the work tree holding ``directory`` (resolved), or git's own first line
+    saying why there is none; remembered per process, like its git directories.
+
+    One ``git rev-parse`` answers the top and both git directories (each asked apart
+    before: three git processes); a path with a line break in it is asked the old way.
+    """
+    result = run_git(
+        ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], directory
+    )
+    if result.returncode != 0:
+        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[0].removeprefix("fatal: ") if lines else "git rev-parse failed"
+    answer = result.stdout.decode("utf-8", "surrogateescape").removesuffix("\n").split("\n")
+    if len(answer) != 3 or not all(answer):
+        result = run_git(["rev-parse", "--show-toplevel"], directory)
+        return Path(result.stdout.decode("utf-8", "surrogateescape").rstrip("\n")).resolve()
+    top = Path(answer[0]).resolve()
+    # The common directory is printed relative to where git ran (``.git``, ``../../.git``).
+    common = Path(os.path.abspath(directory / answer[2]))
+    _DIRECTORIES_OF_TOP.setdefault(top, (Path(answer[1]), common))
+    return top
+
+
+def git_directories(toplevel: Path) -> GitDirectories | None:
+    """The git directories of the work tree at ``toplevel`` as :func:`locate` found them,
+    or None when it was not asked (the caller asks git itself)."""
+    if toplevel in _MADE:
+        return toplevel / ".git", toplevel / ".git"
+    return _DIRECTORIES_OF_TOP.get(toplevel)

@@ -20,6 +20,8 @@ from context_doctor.model.index import Index
 from context_doctor.model.project import Project
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from context_doctor.vault.model import Vault
 
 DEFAULT_PROJECTS_DIR = "projects"
@@ -48,7 +50,7 @@ class Source:
     layout: Layout = field(init=False)
     # What the project ids of a single-project layout stand on when nothing names them:
     # the pushing repository's identity in the pre-push hook's temporary checkout.
-    identity: str | None = None
+    identity: Callable[[], str | None] | None = None  # asked only when needed
     named_by_project: bool = False  # a single project's source takes the project's id as name
 
     def __post_init__(self, given_layout: Layout | None) -> None:

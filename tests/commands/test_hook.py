@@ -78,7 +78,7 @@ def test_install_writes_an_executable_pre_push_hook(make_repo: MakeRepo, doctor:
     assert script.startswith("#!/bin/sh\n")
     assert BEGIN in script and END in script
     assert sys.executable in script
-    assert "-m context_doctor check . --pre-push --no-report-cache" in script
+    assert "check . --pre-push --no-report-cache" in script
     assert os.access(hook, os.X_OK)
 
 
@@ -563,3 +563,34 @@ def test_a_committed_context_doctor_package_never_runs_in_the_hook(
     assert pushed.returncode != 0, output
     assert "[context-budget]" in output
     assert remote_main(root) == before
+
+
+# -- what a push costs: one interpreter, few git processes (#32) ------------------------
+
+PYTHON_COUNTER = '#!/bin/sh\necho started >> "$PYTHON_STARTS"\nexec {python} "$@"\n'
+
+
+def test_a_push_starts_one_interpreter_and_at_most_ten_gits(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """Counted, never timed: the interpreter through a counting wrapper the hook is
+    installed with, git's processes from ``GIT_TRACE`` (every git the hook and the doctor
+    start inherits it), from the hook's start on."""
+    root = make_repo(healthy())
+    wrapper = tmp_path / "python"
+    wrapper.write_text(PYTHON_COUNTER.format(python=sys.executable))
+    wrapper.chmod(0o755)
+    install_hook(root, python=str(wrapper))
+    grow(root)  # a refused push: the whole audit of the pushed tree runs
+    starts, trace = tmp_path / "starts", tmp_path / "trace"
+    pushed = push_with(root, os.environ["PATH"], PYTHON_STARTS=str(starts), GIT_TRACE=str(trace))
+    output = pushed.stdout + pushed.stderr
+    assert pushed.returncode != 0, output
+    assert "push refused by context-doctor: 1 defect" in output
+    assert starts.read_text().splitlines() == ["started"]
+    lines = trace.read_text().splitlines()
+    [hook_started] = [
+        n for n, line in enumerate(lines) if "run_command: .git/hooks/pre-push" in line
+    ]
+    gits = [line for line in lines[hook_started:] if "trace: built-in: git " in line]
+    assert 1 <= len(gits) <= 10, "\n".join(gits)
