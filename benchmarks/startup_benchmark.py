@@ -22,6 +22,12 @@ same interpreter with ``--source REPO --json``): ``check --source REPO --json`` 
 (``--no-cache``) and warm (a second run with the cache), plus the git processes each
 spawns (counted with a ``git`` wrapper first on ``PATH``).
 
+Pre-push hook (``--hook``, with ``--small``): a ``git push`` to a bare remote that the
+installed hook refuses (one CONTEXT.md pushed over its budget, so the same push repeats),
+against ``python -c pass``; and, counted in one more push, the interpreters the hook
+starts and the git processes it runs (``GIT_TRACE``). With ``--before`` the other version
+installs its own hook in its own copy.
+
 The upstream script is never vendored: fetch ``synthesisengineering/synthesis-skills``
 into ``/tmp`` and point ``--upstream`` at its ``context_doctor.py``.
 Run by hand; neither CI nor pytest runs this.
@@ -211,6 +217,92 @@ def small_source(
     return figures
 
 
+PYTHON_COUNTER = """#!/bin/sh
+echo started >> "$PYTHON_STARTS"
+exec {python} "$@"
+"""
+
+
+def _git(*args: str, cwd: Path, env: dict[str, str]) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def hook_repository(
+    repo: Path, doctor_command: list[str], where: Path, env: dict[str, str]
+) -> Path:
+    """A copy of ``repo`` pushed to a bare remote, the hook installed by ``doctor_command``,
+    and one commit that pushes a CONTEXT.md over its budget: every push is refused, so the
+    same push can be timed again and again (the remote never moves)."""
+    copy = where / "repo"
+    shutil.copytree(repo, copy, symlinks=True)
+    remote = where / "remote.git"
+    _git("init", "-q", "--bare", str(remote), cwd=where, env=env)
+    _git("remote", "add", "origin", str(remote), cwd=copy, env=env)
+    _git("push", "-q", "origin", "HEAD:refs/heads/main", cwd=copy, env=env)
+    _git("branch", "-q", "-M", "main", cwd=copy, env=env)
+    _git("branch", "-q", "-u", "origin/main", cwd=copy, env=env)
+    subprocess.run([*doctor_command, "hook", "install", "--repo", str(copy)], env=env, check=True)
+    context = sorted((copy / "projects").glob("*/CONTEXT.md"))[0]
+    with context.open("a", encoding="utf-8") as grown:
+        grown.writelines(f"- a line the budget does not allow, {n}\n" for n in range(200))
+    _git("commit", "-q", "-am", "grow one context past its budget", cwd=copy, env=env)
+    return copy
+
+
+def hook_counts(copy: Path, env: dict[str, str], scratch: Path) -> tuple[int, int]:
+    """(interpreters started, git processes) in one refused push, counted, not timed: the
+    hook's ``python=`` line pointed at a counting wrapper, git's from ``GIT_TRACE`` after
+    the hook starts."""
+    hook = copy / ".git" / "hooks" / "pre-push"
+    original = hook.read_text(encoding="utf-8")
+    python = next(line for line in original.splitlines() if line.strip().startswith("python="))
+    wrapper = scratch / "python-counter"
+    wrapper.write_text(PYTHON_COUNTER.format(python=python.strip()[len("python=") :]))
+    wrapper.chmod(0o755)
+    hook.write_text(original.replace(python, python.split("=")[0] + f"={wrapper}"))
+    starts, trace = scratch / "starts", scratch / "trace"
+    for path in (starts, trace):
+        path.write_text("", encoding="utf-8")
+    counted = {**env, "PYTHON_STARTS": str(starts), "GIT_TRACE": str(trace)}
+    subprocess.run(
+        ["git", "push", "origin", "main"], cwd=copy, env=counted, capture_output=True, check=False
+    )
+    hook.write_text(original)
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    begin = next(n for n, line in enumerate(lines) if "run_command: .git/hooks/pre-push" in line)
+    gits = sum("trace: built-in: git " in line for line in lines[begin:])
+    return len(starts.read_text(encoding="utf-8").splitlines()), gits
+
+
+def pre_push_hook(
+    repo: Path, rounds: int, scratch: Path, env: dict[str, str]
+) -> dict[str, dict[str, float]]:
+    """A refused ``git push`` through the installed pre-push hook, against ``python -c pass``."""
+    identity = {
+        **env,
+        **{
+            f"GIT_{who}_{what}": value
+            for who in ("AUTHOR", "COMMITTER")
+            for what, value in (("NAME", "Bench"), ("EMAIL", "bench@example.invalid"))
+        },
+    }
+    versions = {"hook": doctor(), **({"hook (before)": BEFORE} if BEFORE else {})}
+    commands: dict[str, list[str]] = {"python -c pass": [interpreter(), "-c", "pass"]}
+    copies: dict[str, Path] = {}
+    for number, (name, command) in enumerate(versions.items()):
+        where = scratch / f"hook-{number}"
+        where.mkdir()
+        copies[name] = hook_repository(repo, command, where, identity)
+        commands[name] = ["git", "-C", str(copies[name]), "push", "-q", "origin", "main"]
+    figures = measure(commands, env, scratch, rounds)
+    print_table(f"pre-push hook, {repo.name}, a refused push", figures, "python -c pass")
+    for name, copy in copies.items():
+        starts, gits = hook_counts(copy, env, scratch)
+        print(f"  {name}: {starts} interpreter start(s), {gits} git processes (target: 1, <= 10)")
+        figures[name] |= {"interpreters": starts, "git": gits}
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -221,6 +313,9 @@ def main() -> int:
     )
     parser.add_argument(
         "--upstream", type=Path, help="the upstream context_doctor.py (fetched, never vendored)"
+    )
+    parser.add_argument(
+        "--hook", action="store_true", help="also time a refused push of --small through the hook"
     )
     parser.add_argument("--output", type=Path)
     parser.add_argument(
@@ -245,6 +340,8 @@ def main() -> int:
         results["startup"] = startup(args.runs, scratch, env)
         if args.small and args.upstream:
             results["small"] = small_source(args.small, args.upstream, args.runs, scratch, env)
+        if args.small and args.hook:
+            results["hook"] = pre_push_hook(args.small, args.runs, scratch, env)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if args.output:
