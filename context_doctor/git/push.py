@@ -238,6 +238,8 @@ def _point_branch(git_dir: Path, branch: str, commit: str) -> bool:
     caller then asks git, which checks the name itself.
     """
     parts = branch.split("/")
+    if (git_dir / "reftable").exists():  # $GIT_DEFAULT_REF_FORMAT outranks the config
+        return False
     if not _is_sha(commit) or not all(
         part
         and not part.startswith(".")
