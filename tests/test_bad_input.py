@@ -170,7 +170,7 @@ def test_hook_install_audits_a_knowledge_base_below_the_repository_top(
     )
     run = doctor("hook", "install", "--repo", str(root / "kb"))
     assert run.exit_code == 0, run.stderr
-    assert "context_doctor check kb --pre-push" in (root / ".git/hooks/pre-push").read_text()
+    assert " check kb --pre-push" in (root / ".git/hooks/pre-push").read_text()
     refused = doctor("hook", "install", "--repo", str(root), "--force")
     assert refused.exit_code == 2
     assert "matches no layout" in refused.stderr
