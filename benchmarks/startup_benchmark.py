@@ -6,7 +6,8 @@
 
 Every command runs in a fresh process, round by round and in a shuffled order within
 each round (paired, interleaved: a busy machine slows every command of a round alike),
-and each figure is the **median** over the rounds of
+and each figure is the **median** over the rounds (with the middle half of the CPU figures,
+first to third quartile, as the spread) of
 
 * wall clock (``time.perf_counter`` around ``os.wait4``), and
 * CPU (user + system of that one process tree, from ``os.wait4``'s rusage),
@@ -122,19 +123,30 @@ def measure(
         name: {
             "wall": statistics.median(w for w, _ in rows),
             "cpu": statistics.median(c for _, c in rows),
+            # the spread: the middle half of the rounds' CPU figures
+            "cpu_q1": _quartiles([c for _, c in rows])[0],
+            "cpu_q3": _quartiles([c for _, c in rows])[1],
         }
         for name, rows in samples.items()
     }
 
 
+def _quartiles(values: list[float]) -> tuple[float, float]:
+    if len(values) < 2:
+        return values[0], values[0]
+    low, _, high = statistics.quantiles(values, n=4)
+    return low, high
+
+
 def print_table(title: str, figures: dict[str, dict[str, float]], baseline: str) -> None:
     base = figures[baseline]
     print(f"\n{title} (median; ratio to {baseline!r})")
-    print(f"  {'':<14}{'wall':>9}{'ratio':>8}{'cpu':>9}{'ratio':>8}")
+    print(f"  {'':<14}{'wall':>9}{'ratio':>8}{'cpu':>9}{'ratio':>8}   cpu middle half")
     for name, row in figures.items():
         print(
             f"  {name:<14}{row['wall']:>8.3f}s{row['wall'] / base['wall']:>7.2f}x"
             f"{row['cpu']:>8.3f}s{row['cpu'] / base['cpu']:>7.2f}x"
+            f"   {row['cpu_q1']:.3f}-{row['cpu_q3']:.3f} s"
         )
 
 
