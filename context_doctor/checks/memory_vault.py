@@ -289,7 +289,10 @@ def _judged(vault: Vault) -> int:
         .bastra/trash and Bastra's restore brings it back), it was superseded (its
         `superseded_by` names the newer memory), only a plain note or an empty file has that
         name (Obsidian opens it, Bastra's report lists the link as dangling), or no memory
-        ever had that id. A successor citing the memory it `replaces` is no stale citation.
+        ever had that id. A target is reported once per memory, naming every way it is
+        cited (Bastra mirrors a body wikilink into `related`, and its enricher writes
+        `related_via` with the auto-related block: one relation, up to four mentions). A
+        successor citing the memory it `replaces` is no stale citation.
         A memory marked `obsolete: true` is not judged (Bastra's report skips its links).
         `replaces` and `superseded_by` are the two halves of one edge: when A replaces B, B
         must say it is superseded by A, and the reverse; a half without its partner is
@@ -307,17 +310,30 @@ def memory_link(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
         ]
         links += [(facts.line_of("related_via"), t, "`related_via`") for t in facts.related_via]
         links += [(line, target, "wikilink") for line, target in facts.links]
-        reported: set[tuple[int | None, str]] = set()
+        # One finding per target: Bastra itself writes one relation up to four times (a body
+        # wikilink is mirrored into `related`; the enricher writes `related_via` and the
+        # auto-related block), so the finding names every way it is cited, at the first.
+        cited: dict[str, tuple[int | None, list[str]]] = {}
         for line, target, kind in links:
-            if target == memory_id or (line, target) in reported:
+            if target == memory_id:
                 continue
+            kinds = cited.setdefault(target, (line, []))[1]
+            if kind not in kinds:
+                kinds.append(kind)
+        for target, (line, kinds) in cited.items():
             state = _target_state(vault, target, note)
             if state is not None:
-                reported.add((line, target))
                 yield Issue(
-                    f"{kind} to `{target}`, which is {state}", note.rel_path, line, unit=memory_id
+                    f"{_joined(kinds)} to `{target}`, which is {state}",
+                    note.rel_path,
+                    line,
+                    unit=memory_id,
                 )
         yield from _pairing(vault, memory_id, note)
+
+
+def _joined(kinds: list[str]) -> str:
+    return kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} and {kinds[-1]}"
 
 
 def _pairing(vault: Vault, memory_id: str, note: Note) -> Iterator[Issue]:

@@ -280,6 +280,35 @@ def test_memory_link_says_why_a_target_is_not_live(doctor: Doctor, make_repo: Ma
     assert run.findings("memory-link", "back-up-before-migration") == []
 
 
+def test_memory_link_says_once_per_target_however_often_it_is_cited(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    """Bastra mirrors a body wikilink into `related`, and its enricher writes `related_via`
+    with the auto-related block: one relation to a trashed memory is one finding."""
+    linking = (
+        memory(
+            "cites-the-trashed",
+            body=(
+                "Once on [[old-staging-host]].\n\n"
+                "## Auto-Related <!-- bastra:auto-related:start -->\n\n"
+                "- [[old-staging-host]] (cosine 0.91)\n\n<!-- bastra:auto-related:end -->\n"
+            ),
+        )
+        .replace("related: []", "related: [old-staging-host]")
+        .replace(
+            "related_via: []",
+            "related_via:\n  - id: old-staging-host\n    reason: cosine 0.910\n    score: 0.91",
+        )
+    )
+    root = build(make_repo, with_files(**{"memories__cites-the-trashed_DOT_md": linking}))
+    run = vault_audit(doctor, root)
+    (found,) = run.findings("memory-link", "cites-the-trashed")
+    assert found["message"].startswith(
+        "`related`, `related_via` and wikilink to `old-staging-host`, which is soft-deleted"
+    )
+    assert found["line"] == linking.split("\n").index("related: [old-staging-host]") + 1
+
+
 def test_memory_link_resolves_by_id_only(doctor: Doctor, make_repo: MakeRepo) -> None:
     """A plain note's or an empty file's name is no memory id: Bastra lists the link."""
     linking = memory("by-name", body="Notes in [[Untitled]] and [[rollback-window]].\n").replace(
