@@ -395,7 +395,13 @@ class Project:
                 entries.extend(entries_of(log, order))
             else:  # SPEC §10: headings of any level and dated table rows
                 entries.extend(
-                    entries_of(log, order, heading_levels=EVERY_HEADING_LEVEL, table_rows=True)
+                    entries_of(
+                        log,
+                        order,
+                        heading_levels=EVERY_HEADING_LEVEL,
+                        table_rows=True,
+                        list_items=log is not self.context,
+                    )
                 )
         return entries
 

@@ -90,8 +90,15 @@ def entries_of(
     *,
     heading_levels: Sequence[int] = SEED_HEADING_LEVELS,
     table_rows: bool = False,
+    list_items: bool = False,
 ) -> list[SessionEntry]:
-    """The dated entries of one log file, in line order (``file_order``: its place in the log)."""
+    """The dated entries of one log file, in line order (``file_order``: its place in the log).
+
+    ``list_items`` (a layout's own log file, never its context file): a file with no dated
+    heading and no dated row keeps its sessions as list items led by a date
+    (``- 2026-07-19 — released``), and those are its entries (#27, seen in real hand-off
+    logs).  A file with dated headings or rows keeps its dated bullets as prose.
+    """
     found: list[SessionEntry] = []
     for heading in document.headings:
         if heading.level not in heading_levels:
@@ -109,6 +116,13 @@ def entries_of(
                     SessionEntry(document.rel_path, row.line, row.text, *dated, file_order)
                 )
         found.sort(key=lambda entry: entry.line)
+    if list_items and not found:
+        for item in document.list_items:
+            dated = session_date(item.text)
+            if dated is not None:
+                found.append(
+                    SessionEntry(document.rel_path, item.line, item.text, *dated, file_order)
+                )
     return found
 
 
@@ -122,7 +136,13 @@ def layout_entries(
     entries: list[SessionEntry] = []
     for order, document in enumerate(documents):
         entries.extend(
-            entries_of(document, order, heading_levels=EVERY_HEADING_LEVEL, table_rows=True)
+            entries_of(
+                document,
+                order,
+                heading_levels=EVERY_HEADING_LEVEL,
+                table_rows=True,
+                list_items=document is not context,
+            )
         )
     return entries
 
@@ -142,6 +162,8 @@ NEW_ENTRY = (2, " — ")
 """A new log file's entry: ``## YYYY-MM-DD — Title``."""
 ROW = 0
 """The level of :func:`new_entry_form` that means a new table row (``| DATE | … |``)."""
+ITEM = -1
+"""The level of :func:`new_entry_form` that means a new list item (``- DATE — …``)."""
 
 
 def is_month_file(name: str) -> bool:
@@ -172,6 +194,10 @@ def new_entry_form(
     rows = {row.line for row in document.dated_rows}
     if entries and all(entry.line in rows for entry in entries):
         return ROW, " | "
+    heading_lines = {heading.line for heading in document.headings}
+    if entries and not any(entry.line in heading_lines for entry in entries):
+        found = _SEPARATOR.match(entries[0].heading.strip())
+        return ITEM, found.group(1) if found else NEW_ENTRY[1]
     headings = [entry for entry in entries if entry.line not in rows]
     if headings:
         first = headings[0]
@@ -189,6 +215,8 @@ def spell_entry(day: dt.date, form: tuple[int, str]) -> str:
     level, separator = form
     if level == ROW:
         return f"| {day.isoformat()} | … |"
+    if level == ITEM:
+        return f"- {day.isoformat()}{separator}…"
     return f"{'#' * level} {day.isoformat()}{separator}…"
 
 
@@ -197,4 +225,4 @@ def new_file_form(sibling: Document | None, entries: Sequence[SessionEntry]) -> 
     newest month file of the same log (None: there is none): as that file spells its
     entries, so a log kept in ``###`` entries stays so; ``## YYYY-MM-DD — `` otherwise."""
     form = new_entry_form(sibling, entries, in_context=False) if sibling is not None else NEW_ENTRY
-    return NEW_ENTRY if form[0] == ROW else form
+    return NEW_ENTRY if form[0] in (ROW, ITEM) else form

@@ -50,6 +50,7 @@ from context_doctor.layouts import IN_CONTEXT
 from context_doctor.model.documents import Document, Heading
 from context_doctor.model.header import fields_named, last_session_field, section_range
 from context_doctor.model.sessions import (
+    ITEM,
     NOT_LOGS,
     SessionEntry,
     entries_of,
@@ -266,6 +267,8 @@ def _project_newline(batch: Batch, context: Path) -> str:
 def _entries(document: Document, place: LogPlace) -> list[SessionEntry]:
     if place.seed:
         return entries_of(document, 0)
+    if document.path != place.context:  # a log file of its own: dated list items count too
+        return layout_entries([document], None, log_in_context=False)
     return layout_entries([], document, log_in_context=True)
 
 
@@ -277,8 +280,11 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
     if entries and all(entry.line in rows for entry in entries):
         _insert_row(batch, held.body, held.decoded, path, document, entries, day, title, text)
         return
-    headings = [entry for entry in entries if entry.line not in rows]
     level, separator = new_entry_form(document, entries, in_context=path == place.context)
+    if level == ITEM:
+        _insert_item(batch, held.body, held.decoded, path, document, entries, day, title, text)
+        return
+    headings = [entry for entry in entries if entry.line not in rows]
     heading_text = f"{day.isoformat()}{separator}{title}"
     wanted = _normal(heading_text)
     for heading in document.headings:
@@ -368,13 +374,7 @@ def _insert_row(
     """A new row of the table log, in date order, with the cells the table has."""
     sample = document.lines[entries[-1].line - 1]
     width = len(_cells(sample))
-    note = text.strip()
-    if "\n" in note or "\r" in note:
-        raise DoctorError(
-            f"{path.name} logs sessions as table rows, and a row is one line: --text holds "
-            "line breaks",
-            "give --text on one line (or none, with the session in --title)",
-        )
+    note = _one_line(text, path, "table rows, and a row is one line")
     if note and width < 3:
         raise DoctorError(
             f"{path.name}'s session table has {width} columns: no cell for --text",
@@ -393,19 +393,84 @@ def _insert_row(
     escaped = [value.replace("|", "\\|") for value in values]
     row = " | ".join(escaped)
     row = f"| {row} |" if sample.lstrip().startswith("|") else row
+    splice = _line_splice(body, decoded, entries, day, row, entries[-1].line)
+    batch.change(path, [splice], "the new row")
+
+
+def _one_line(text: str, path: Path, kept_as: str) -> str:
+    """``--text`` for a log whose entry is one line (a table row, a list item)."""
+    note = text.strip()
+    if "\n" in note or "\r" in note:
+        raise DoctorError(
+            f"{path.name} logs sessions as {kept_as}: --text holds line breaks",
+            "give --text on one line (or none, with the session in --title)",
+        )
+    return note
+
+
+def _line_splice(
+    body: str, decoded: TextFile, entries: list[SessionEntry], day: date, new: str, last: int
+) -> Splice:
+    """The one-line entry ``new`` in date order: before the entry it precedes, else after
+    line ``last`` (the last entry's last line)."""
     before = _entry_dated_after(entries, day)
     starts = _with_ends(body)
     if before is not None:
         offset = sum(len(line) for line in starts[: before - 1])
-        splice = Splice(offset, offset, decoded.native(row + "\n"))
-    else:
-        after = entries[-1].line
-        offset = sum(len(line) for line in starts[:after])
-        ending = "" if starts[after - 1].endswith(("\n", "\r")) else "\n"
-        splice = Splice(
-            offset, offset, decoded.native(ending + row + ("\n" if ending == "" else ""))
-        )
-    batch.change(path, [splice], "the new row")
+        return Splice(offset, offset, decoded.native(new + "\n"))
+    offset = sum(len(line) for line in starts[:last])
+    ending = "" if starts[last - 1].endswith(("\n", "\r")) else "\n"
+    return Splice(offset, offset, decoded.native(ending + new + ("\n" if ending == "" else "")))
+
+
+_ITEM_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def _insert_item(
+    batch: Batch,
+    body: str,
+    decoded: TextFile,
+    path: Path,
+    document: Document,
+    entries: list[SessionEntry],
+    day: date,
+    title: str,
+    text: str,
+) -> None:
+    """A new item of a log kept as dated list items, in date order, marked and separated
+    as the log's first item is; the item is one line, so --text must be one line too."""
+    note = _one_line(text, path, "list items, and an item is one line here")
+    _, separator = new_entry_form(document, entries, in_context=False)
+    for entry in entries:
+        if _normal(entry.heading).startswith(_normal(f"{day.isoformat()} {title}")):
+            raise EditRefused(
+                "duplicate-entry",
+                f"{path.name} already has the item `{entry.heading}` (line {entry.line})",
+                remedy="add to that item with `context-doctor edit replace`, or give another title",
+            )
+    lines = document.lines
+    marker = _ITEM_MARKER.match(lines[entries[0].line - 1])
+    lead = marker.group(0) if marker else "- "
+    item = f"{lead}{day.isoformat()}{separator}{title}" + (f" {note}" if note else "")
+    # After the last item's own lines: an item's continuation lines stay with it.
+    splice = _line_splice(body, decoded, entries, day, item, _item_end(lines, entries[-1].line))
+    batch.change(path, [splice], "the new item")
+
+
+def _item_end(lines: list[str], line: int) -> int:
+    """The last line (1-based) of the list item starting on ``line``: its continuation
+    lines are the following non-blank lines that open no new item at its indent."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    end = line
+    for number in range(line + 1, len(lines) + 1):
+        current = lines[number - 1]
+        if not current.strip():
+            break
+        marker = _ITEM_MARKER.match(current)
+        if marker is not None and len(current) - len(current.lstrip()) <= indent:
+            break
+        end = number
+    return end
 
 
 def _with_ends(body: str) -> list[str]:

@@ -151,6 +151,41 @@ def state_table(stale: bool) -> dict[str, Any]:
     return {"commits": history, "remote": True}
 
 
+# -- docs/handoff/state.md with a month log of dated list items (detected) -------------
+
+
+def handoff_list_files(items: list[str]) -> Files:
+    log = "# Sessions, July 2026\n\n" + "".join(
+        f"- {day} — **Sync work.** Ran the sync on {day}; all green.\n" for day in items
+    )
+    state = (
+        "# Hand-off state\n\n## Where things are\n\n"
+        f"- The sync job runs hourly; {len(items)} sessions logged.\n\n"
+        "## Open\n\n- [ ] Alerting for failed syncs.\n"
+    )
+    return {"docs/handoff/state.md": state, "docs/handoff/sessions/2026-07.md": log}
+
+
+def state_list(stale: bool) -> dict[str, Any]:
+    items = ["2026-07-06", "2026-07-14"]
+    history = [
+        commit("2026-07-06", "sync job", {"src/app.py": "sync\n", **handoff_list_files(items[:1])}),
+        commit(
+            "2026-07-14", "sync retries", {"src/app.py": "retry\n", **handoff_list_files(items)}
+        ),
+        code("2026-07-21", "sync alerts draft"),
+    ]
+    if stale:
+        history.append(code("2026-07-28", "sync alerts"))
+    else:
+        files = {
+            "src/app.py": "alerts\n",
+            **handoff_list_files([*items, "2026-07-21", "2026-07-28"]),
+        }
+        history.append(commit("2026-07-28", "sync alerts", files))
+    return {"commits": history, "remote": True}
+
+
 # -- docs/PROGRESS.md whose field is declared in German, docs/sessions/YYYY-MM.md ---------
 
 PROGRESS_CONFIG = (
@@ -294,6 +329,7 @@ SHAPES = {
         never_cites="data: feed for 2026-08-30",
     ),
     "state-table-log": Shape(state_table, "2026-08-31", "docs/handoff/state.md"),
+    "state-list-log": Shape(state_list, "2026-07-31", "docs/handoff/state.md"),
     "progress-declared-in-german": Shape(progress, "2026-05-31", "docs/PROGRESS.md"),
     "claude-current-status": Shape(claude_status, "2026-06-30", "CLAUDE.md"),
     "cline-memory-bank": Shape(memory_bank, "2026-07-31", "memory-bank/activeContext.md"),
@@ -303,6 +339,7 @@ SHAPES = {
 # Where else a stale twin's finding may point: the log that lags.
 LOGS = {
     "state-table-log": ("docs/handoff/sessions/log.md",),
+    "state-list-log": ("docs/handoff/sessions/2026-07.md",),
     "progress-declared-in-german": ("docs/sessions/2026-05.md",),
     "claude-current-status": ("docs/sessions/2026-06.md",),
     "cline-memory-bank": ("memory-bank/progress.md",),
@@ -405,13 +442,16 @@ CATCH_UP = {
     "hand-off-heading": "2026-04-22",
     "status-in-file-log-with-bot": "2026-08-12",
     "state-table-log": "2026-08-12",
+    "state-list-log": "2026-07-28",
     "progress-declared-in-german": "2026-05-28",
     "claude-current-status": "2026-06-24",
     "cline-memory-bank": "2026-07-22",
 }
+# The records with no date field: their own last commit dates them (SPEC §10).
+UNDATED = frozenset({"cline-memory-bank", "state-list-log"})
 # A remedy's proposed entry: `### 2026-08-12 — …`, `| 2026-08-12 | … |` and where it goes.
 PROPOSED = re.compile(
-    r"`((?:#+ |\| )\d{4}-\d{2}-\d{2}[^`]*?)…[^`]*`.*? to (?:the `[^`]*` log in )?(\S+?),? saying"
+    r"`((?:#+ |\| |- )\d{4}-\d{2}-\d{2}[^`]*?)…[^`]*`.*? to (?:the `[^`]*` log in )?(\S+?),? saying"
 )
 
 
@@ -438,13 +478,13 @@ def test_log_add_writes_the_layouts_log_and_field(
         CATCH_UP[name],
         "--title",
         "caught up",
-        # The bank's activeContext.md has no date field (its commit dates it): the log alone.
-        *(() if name == "cline-memory-bank" else ("--set-header",)),
+        # A record with no date field (its commit dates it): the log alone.
+        *(() if name in UNDATED else ("--set-header",)),
         "--today",
         shape.today,
     )
     assert added.exit_code == 0, added.stdout + added.stderr
-    record = shape.record if name != "cline-memory-bank" else "memory-bank/progress.md"
+    record = LOGS[name][0] if name in UNDATED else shape.record
     assert f"{CATCH_UP[name]}" in (root / record).read_text(encoding="utf-8")
     # What a remedy proposed is what log add wrote, in the file it named (#27): the same
     # heading level and separator, or a new table row.
@@ -455,9 +495,9 @@ def test_log_add_writes_the_layouts_log_and_field(
             where,
             written,
         )
-    if name == "cline-memory-bank":  # its commit dates it: the session brings it up to date
-        bank = root / shape.record
-        bank.write_text(bank.read_text(encoding="utf-8") + "- Reset mail sent.\n", "utf-8")
+    if name in UNDATED:  # its commit dates it: the session brings it up to date
+        undated = root / shape.record
+        undated.write_text(undated.read_text(encoding="utf-8") + "- Caught up.\n", "utf-8")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "log the session", when=f"{shape.today}T08:00:00+00:00")
     run = audit_repo(doctor, root, shape.today)
