@@ -50,7 +50,9 @@ def collect(demo: bool, repos: list[Path]) -> dict[str, Any]:
             keep = Path(scratch)
             reports["demo"] = _doctor("demo", "--output-format", "json", "--keep", str(keep))
             root = keep / "demo-kb"
+            # The demo's other corpora (a single-project one) sit beside it in the scratch.
             text = json.dumps(reports["demo"]).replace(str(root), "<demo>")
+            text = text.replace(str(keep), "<scratch>")
             reports["demo"] = json.loads(text)
     for repo in repos:
         for cache in ("--no-cache", None):
