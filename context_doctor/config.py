@@ -22,6 +22,7 @@ from context_doctor.contain import USER_NAMED, contained, repository_root
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Severity
 from context_doctor.freshness import RegistryEntry
+from context_doctor.limits import MAX_CONFIG_BYTES
 from context_doctor.yamlio import read_text, validator
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ MAX_CONFIG_DEPTH = 32
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        loaded = tomllib.loads(read_text(path, "config file"))
+        loaded = tomllib.loads(read_text(path, "config file", MAX_CONFIG_BYTES))
     except tomllib.TOMLDecodeError as error:
         raise DoctorError(
             f"config {path} is not valid TOML: {error}", "fix the TOML syntax"

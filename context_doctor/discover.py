@@ -448,7 +448,9 @@ def console_corpus(
     ``vaults`` collects the console's memory vaults (``vault: true``).
     """
     console = (home or synthesis_home()) / "console.yaml"
-    if console.is_file():
+    # Anything by that name is read, so a link to a device or a dangling link is exit 2
+    # naming it, never passed over for the working directory (#30).
+    if console.exists() or console.is_symlink():
         listed, unaudited = _console_sources(console, vaults)
         return Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)
     detected, skipped = _workspace_sources(user_home or Path.home())

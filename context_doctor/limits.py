@@ -36,6 +36,14 @@ MAX_FRONTMATTER_BYTES = 64 * 1024
 """The most frontmatter the careful (pure-Python, round-trip) YAML parser is given: a real
 block is a few hundred bytes, and that parser spends seconds on a hostile 1 MiB one (a
 1.6 MiB broken-YAML memory took over 30 s). Past it the block is refused unparsed."""
+MAX_CAREFUL_YAML_BYTES = 256 * 1024
+"""Past this an index or console file's syntax is first checked by libyaml (C), and only
+what it accepts reaches the careful parser: a broken 1.6 MiB file is refused at its line in
+a fraction of a second, not after half a minute (a real 2,000-project index is about this)."""
+MAX_CONFIG_BYTES = 256 * 1024
+"""The most of a configuration file (``context-doctor.toml``, ``pyproject.toml``) the doctor
+parses: tomllib is pure Python (a valid 2 MiB file took seconds), and a real one is a few
+KiB, a large ``pyproject.toml`` some tens."""
 MAX_RESCUED_ENTRIES = 64
 """The most top-level entries of a broken frontmatter block parsed one by one (Bastra's
 rescue); the rest are dropped unparsed, so each file's YAML work stays bounded."""
@@ -45,7 +53,8 @@ class TooLarge(Exception):
     """A file holds more than the doctor parses."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"is over {limit // (1024 * 1024)} MiB, the most the doctor parses")
+        size = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"
+        super().__init__(f"is over {size}, the most the doctor parses")
         self.limit = limit
 
 

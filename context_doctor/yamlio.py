@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from datetime import date, datetime
 from functools import cache
@@ -15,7 +16,13 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError, YAMLFutureWarning, YAMLWarning
 
 from context_doctor.errors import DoctorError
-from context_doctor.limits import TooLarge, read_limited, yaml_node_limit
+from context_doctor.limits import (
+    MAX_CAREFUL_YAML_BYTES,
+    MAX_FILE_BYTES,
+    TooLarge,
+    read_limited,
+    yaml_node_limit,
+)
 from context_doctor.model.conflicts import conflict_regions, may_hold_markers
 from context_doctor.model.text import BOM, join_surrogate_pairs
 
@@ -29,9 +36,9 @@ warnings.filterwarnings("ignore", category=YAMLWarning)
 warnings.filterwarnings("ignore", category=YAMLFutureWarning)
 
 
-def read_text(path: Path, what: str) -> str:
+def read_text(path: Path, what: str, limit: int = MAX_FILE_BYTES) -> str:
     try:
-        raw = read_limited(path)
+        raw = read_limited(path, limit)
     except TooLarge as error:
         raise DoctorError(
             f"{what} {path} {error}", "split or shorten it; it is not parsed"
@@ -88,12 +95,14 @@ MAX_FILE_DEPTH = 64
 
 def load_yaml_text(text: str, path: Path, what: str) -> Any:
     """:func:`load_yaml` over text already read (``path`` names it in errors)."""
-    if nesting_depth(text, MAX_FILE_DEPTH) > MAX_FILE_DEPTH:
+    problem = careful_parse_refusal(text)
+    if problem is not None:
         raise DoctorError(
-            f"{what} {path} nests more than {MAX_FILE_DEPTH} levels deep: refused unread",
-            "write the data out flat; no field of it nests that deeply",
+            f"{what} {path} {problem}", "write the data out flat; no field of it nests that deeply"
         )
     try:
+        if len(text) > MAX_CAREFUL_YAML_BYTES:
+            syntax_checked(text)
         data = lenient_loader().load(text)
         # Refuse a recursive alias or an alias bomb here, once, rather than in every reader.
         plain(data, limit=yaml_node_limit(text))
@@ -107,7 +116,7 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
             f"{what} {path} is refused: {error}",
             "write the data out instead of nesting aliases of aliases",
         ) from error
-    except YAMLError as error:
+    except (YAMLError, FastYamlError) as error:
         conflict = (
             conflict_regions(text.splitlines(), frozenset()) if may_hold_markers(text) else []
         )
@@ -131,6 +140,71 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
         ) from error
 
 
+def careful_load(text: str) -> Any:
+    """The round-trip load of ``text`` under the same bounds as :func:`load_yaml_text`, for
+    a writer re-reading a file the audit already parsed (it may have changed since): a
+    refusal is a :class:`FastYamlError`."""
+    problem = careful_parse_refusal(text)
+    if problem is not None:
+        raise FastYamlError(problem, None)
+    if len(text) > MAX_CAREFUL_YAML_BYTES:
+        syntax_checked(text)
+    return lenient_loader().load(text)
+
+
+def careful_parse_refusal(text: str) -> str | None:
+    """Why ``text`` is never handed to the careful (round-trip) parser, or None.
+
+    That parser and its composer recurse once per level of nesting (3,000 nested ``[``
+    take tens of seconds), so nesting past :data:`MAX_FILE_DEPTH` is refused unread.
+    """
+    if nesting_depth(text, MAX_FILE_DEPTH) > MAX_FILE_DEPTH:
+        return f"nests more than {MAX_FILE_DEPTH} levels deep: refused unread"
+    return None
+
+
+class FastYamlError(ValueError):
+    """libyaml refused a large document's syntax (see :func:`syntax_checked`)."""
+
+    def __init__(self, problem: str, line: int | None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = None if line is None else _Mark(line)
+
+
+class _Mark:
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
+def syntax_checked(text: str) -> None:
+    """Raise :class:`FastYamlError` when libyaml (C) refuses ``text``'s syntax.
+
+    The careful parser is pure Python and spends a second per 100-odd KiB before it finds
+    an error at a large file's end (a 1.6 MiB broken index took over half a minute);
+    libyaml parses the same text in a fraction of a second (events only, aliases unexpanded). Asked
+    only of a file over :data:`~context_doctor.limits.MAX_CAREFUL_YAML_BYTES`: what it
+    accepts is then parsed carefully as ever; what it refuses is never handed over.
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        for _event in yaml.parse(text, Loader=loader):  # events: no node is built
+            pass
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        raise FastYamlError(
+            error.problem or "not YAML", None if mark is None else mark.line
+        ) from None
+    except (yaml.YAMLError, RecursionError, ValueError) as error:
+        raise FastYamlError(
+            str(error).splitlines()[0] if str(error) else "not YAML", None
+        ) from None
+
+
+# The only characters the scan of a line's text acts on.
+_FLOW_OR_QUOTE = re.compile(r"[\[\]{}'\"#]")
 # Where a quote opens a quoted scalar (a quote inside a plain scalar, as in `it's`, does not).
 _QUOTE_OPENERS = frozenset(" \t[{,:-?")
 
@@ -162,6 +236,10 @@ def nesting_depth(text: str, limit: int) -> int:
                 indents.append(indents[-1] + 1)  # a compact nested entry: one more level
                 rest = rest[2:].lstrip(" ")
             deepest = max(deepest, len(indents))
+        if deepest > limit:
+            break
+        if not _FLOW_OR_QUOTE.search(stripped):
+            continue  # nothing below changes on this line (most lines of a large file)
         quote = ""
         previous = " "
         for character in stripped:

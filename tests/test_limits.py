@@ -284,6 +284,22 @@ def hostile_memory(entries: int = 40_000) -> bytes:
     return f"---\ntype: fact\n{block}---\nThe body.\n".encode()
 
 
+def counting_loader(handed: list[int]) -> Any:
+    """A stand-in for ``lenient_loader`` that records the length of every text it is handed:
+    the careful (pure-Python) parser is the slow one, so tests count its work, never time it."""
+    from context_doctor.yamlio import lenient_loader
+
+    class Counting:
+        def __init__(self) -> None:
+            self.loader = lenient_loader()
+
+        def load(self, text: str) -> Any:
+            handed.append(len(text))
+            return self.loader.load(text)
+
+    return Counting
+
+
 def test_the_yaml_work_on_a_hostile_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     # The careful (pure-Python) parser is the slow one: count what it is handed, never time it.
     from context_doctor.freshness import frontmatter
@@ -291,16 +307,7 @@ def test_the_yaml_work_on_a_hostile_memory_is_bounded(monkeypatch: pytest.Monkey
     from context_doctor.vault import memory
 
     handed: list[int] = []
-    real = memory.lenient_loader
-
-    class Counting:
-        def __init__(self) -> None:
-            self.loader = real()
-
-        def load(self, text: str) -> Any:
-            handed.append(len(text))
-            return self.loader.load(text)
-
+    Counting = counting_loader(handed)
     monkeypatch.setattr(memory, "lenient_loader", Counting)
     monkeypatch.setattr(frontmatter, "lenient_loader", Counting)
     raw = hostile_memory()
@@ -308,3 +315,125 @@ def test_the_yaml_work_on_a_hostile_memory_is_bounded(monkeypatch: pytest.Monkey
     facts = memory.memory_facts_of_bytes(raw, "hostile.md")
     assert facts is not None
     assert sum(handed) <= 2 * MAX_FRONTMATTER_BYTES, (len(handed), sum(handed))
+
+
+# -- round three: hostile YAML under every parser the doctor feeds (#30) -----------------------
+
+
+def broken_at_the_end(entries: int = 25_000) -> str:
+    """~1.6 MiB of a well-formed index whose last line is broken: a parser must read it all."""
+    lines = "".join(
+        f"  - id: p{n:06}\n    status: active\n    last_session: 2026-06-01\n"
+        for n in range(entries)
+    )
+    return f"projects:\n{lines}  - id: [never closed\n  odd: : :\n"
+
+
+def test_a_large_broken_index_never_reaches_the_careful_parser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The careful (pure-Python) parser took over 30 s on this; count what it is handed.
+    from context_doctor import yamlio
+    from context_doctor.errors import DoctorError
+    from context_doctor.limits import MAX_CAREFUL_YAML_BYTES
+
+    handed: list[int] = []
+    monkeypatch.setattr(yamlio, "lenient_loader", counting_loader(handed))
+    text = broken_at_the_end()
+    assert len(text) > 1_500_000
+    with pytest.raises(DoctorError) as refused:
+        yamlio.load_yaml_text(text, Path("projects/index.yaml"), "index file")
+    assert "is not valid YAML at line 75003" in refused.value.problem
+    assert handed == []
+    # Control: a valid index past the bound is still parsed carefully (line numbers kept);
+    # the bound is lowered so the control stays small.
+    assert len(text) > MAX_CAREFUL_YAML_BYTES
+    monkeypatch.setattr(yamlio, "MAX_CAREFUL_YAML_BYTES", 1024)
+    valid = broken_at_the_end(40).rsplit("  - id: [", 1)[0]
+    assert len(valid) > 1024
+    data = yamlio.load_yaml_text(valid, Path("projects/index.yaml"), "index file")
+    assert len(data["projects"]) == 40
+    assert handed == [len(valid)]
+    with pytest.raises(DoctorError):
+        yamlio.load_yaml_text(broken_at_the_end(40), Path("x"), "index file")
+    assert handed == [len(valid)]
+
+
+def test_an_old_index_that_would_recurse_gives_no_review_dates() -> None:
+    # The index at a reviewed commit is parsed too: 10,000 nested `[` recursed past Python's
+    # limit (a traceback) and a large broken one took half a minute.
+    from context_doctor.model.review import _dates_by_id
+
+    assert _dates_by_id(("x: " + "[" * 10_000 + "\n").encode()) is None
+    assert _dates_by_id(broken_at_the_end().encode()) is None
+    assert _dates_by_id(b"- id: alpha\n  last_session: 2026-06-01\n") == {
+        "alpha": (None, "2026-06-01")
+    }
+
+
+HOSTILE_TEXT = {
+    "alias bomb": INDEX + alias_bomb(),
+    "1.6 MiB broken": broken_at_the_end(),
+    "10,000 nested [": "x: " + "[" * 10_000 + "\n",
+}
+# Each file the doctor parses, and what it must give: exit 2 naming it (it defines the
+# corpus), or a finding on it (a file of the corpus).
+PARSED_FILES = {
+    "projects/index.yaml": 2,
+    "console.yaml": 2,
+    "context-doctor.toml": 2,
+    "projects/alpha/CURRENT_STATE.json": 1,
+    "projects/alpha/GOALS.md": 1,
+}
+
+
+@pytest.mark.parametrize("plant", [*HOSTILE_TEXT, "link to /dev/zero"])
+@pytest.mark.parametrize("name", sorted(PARSED_FILES))
+def test_every_parsed_file_refuses_hostile_input_with_one_line(
+    make_repo: MakeRepo, tmp_path: Path, name: str, plant: str
+) -> None:
+    root = make_repo(corpus({}))
+    home = tmp_path / "synthesis"
+    home.mkdir()
+    target = home / name if name == "console.yaml" else root / name
+    target.unlink(missing_ok=True)
+    if plant == "link to /dev/zero":
+        target.symlink_to("/dev/zero")
+    elif name.endswith(".md"):
+        # Frontmatter of a graded (pai-freshness-v1) file.
+        target.write_text(
+            f"---\nconvention: pai-freshness-v1\n{HOSTILE_TEXT[plant]}---\n# Goals\n",
+            encoding="utf-8",
+        )
+    else:
+        target.write_text(HOSTILE_TEXT[plant], encoding="utf-8")
+    if name == "console.yaml":
+        done = check("--json", "--no-report-cache", env={"SYNTHESIS_HOME": str(home)})
+    else:
+        done = check(str(root), "--json")
+    assert "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    if plant == "link to /dev/zero" and name.endswith(".md"):
+        # A Markdown file linked out of the tree is never opened by the freshness walk.
+        assert done.returncode in (0, 1), done.stderr
+        graded = [f for f in report["findings"] if f["check"].startswith("freshness-")]
+        assert all(finding["path"] != name for finding in graded), graded
+        return
+    assert done.returncode == PARSED_FILES[name], (done.stdout[-2000:], done.stderr)
+    if done.returncode == 2:
+        assert Path(name).name in report["error"]
+        assert "\n" not in report["error"]
+    else:
+        assert any(finding["path"] == name for finding in report["findings"]), report
+
+
+def test_an_oversized_config_is_exit_2_unparsed(make_repo: MakeRepo) -> None:
+    # tomllib is pure Python: a valid 2 MiB config took seconds to parse.
+    from context_doctor.limits import MAX_CONFIG_BYTES
+
+    tables = "".join(f'[table_{n}]\nkey = "value {n}"\n' for n in range(MAX_CONFIG_BYTES // 30))
+    root = make_repo(corpus({"context-doctor.toml": tables}))
+    done = check(str(root), "--json")
+    assert done.returncode == 2, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert "context-doctor.toml" in error and "over 256 KiB" in error

@@ -23,8 +23,10 @@ from ruamel.yaml.error import YAMLError
 
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import Scope
+from context_doctor.limits import MAX_CAREFUL_YAML_BYTES, MAX_FILE_BYTES
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.text import parse_iso_date
+from context_doctor.yamlio import careful_parse_refusal, syntax_checked
 
 _HEX = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -74,9 +76,18 @@ def _dates_by_id(raw: bytes) -> DatesById | None:
     that commit would be parsed again for every reviewed project (reviewed projects x
     index size; benchmarks/README.md).  Callers only read the result.
     """
+    if len(raw) > MAX_FILE_BYTES:
+        return None  # bounded as the index itself is (limits.py)
     try:
-        data = YAML(typ="safe").load(raw.decode("utf-8"))
-    except (YAMLError, UnicodeDecodeError, ValueError):
+        text = raw.decode("utf-8")
+        # An old index is as untrusted as today's: 10,000 nested `[` made the parser
+        # recurse past Python's limit; a large broken one cost half a minute (#30).
+        if careful_parse_refusal(text) is not None:
+            return None
+        if len(text) > MAX_CAREFUL_YAML_BYTES:
+            syntax_checked(text)
+        data = YAML(typ="safe").load(text)
+    except (YAMLError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     entries = data.get("projects") if isinstance(data, dict) else data
     if not isinstance(entries, list):

@@ -36,7 +36,7 @@ from context_doctor.freshness.frontmatter import read_frontmatter
 from context_doctor.model.source import Corpus, Source
 from context_doctor.model.text import newline_of
 from context_doctor.write.edit import decode, split_lines, unified_diff
-from context_doctor.yamlio import lenient_loader, plain
+from context_doctor.yamlio import careful_load, lenient_loader, plain
 
 _PLAIN_END = re.compile(r"\s+#|\s*$")
 _SAFE_SCALAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -175,7 +175,7 @@ def _entries(data: Any) -> Any:
 def set_entry_field(body: str, edit: SetEntryField) -> str:
     """Set one key of one index entry, splicing the text; verified by reading it back."""
     try:
-        data = lenient_loader().load(body)
+        data = careful_load(body)
     except Exception as error:
         raise NotApplicable(
             f"the index no longer reads as YAML ({error.__class__.__name__})"

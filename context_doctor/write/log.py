@@ -64,7 +64,7 @@ from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, l
 from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Gates, Splice
 from context_doctor.write.fixes import NotApplicable, set_entry_field
-from context_doctor.yamlio import lenient_loader
+from context_doctor.yamlio import careful_load
 
 if TYPE_CHECKING:
     from context_doctor.layouts import Layout
@@ -510,8 +510,8 @@ def _set_index(batch: Batch, project: Path, day: date) -> None:
         return
     held = batch.file(index)
     try:
-        data = lenient_loader().load(held.body)
-    except Exception:  # any YAML error: the index is not ours to repair here
+        data = careful_load(held.body)
+    except Exception:  # any YAML error or bound: the index is not ours to repair here
         raise EditRefused(
             "index-unreadable",
             f"{index} does not read as YAML, so its last_session cannot move with the header",
