@@ -118,13 +118,14 @@ def audit(
         )
         secrets = secrets_of(corpus)
         report = redacted(report, secrets)
+    if key is not None:
+        replay.keep(key, report)
     if secrets:
-        # The caches keep file names in clear: none may keep a detected secret (#30).
+        # The caches keep file names in clear (the replay store too, for the inputs it
+        # keys): none may keep a detected secret (#30). Last, after every cache write.
         from context_doctor.cache.store import forget_files_holding
 
         forget_files_holding(secrets)
-    if key is not None:
-        replay.keep(key, report)
     return report, settings, checks
 
 

@@ -212,6 +212,9 @@ def test_the_one_reader_refuses_a_device_and_a_fifo(tmp_path: Path) -> None:
             "# A",
         ],
         ["log", "add", "projects/alpha", "--date", "2026-06-10", "--title", "x", "--today", TODAY],
+        ["freshness", "review", "projects/alpha/CONTEXT.md", "--by", "me"],
+        ["freshness", "review-section", "projects/alpha/CONTEXT.md", "goals", "--by", "me"],
+        ["freshness", "touch", "projects/alpha/CONTEXT.md", "--by", "me"],
     ],
 )
 def test_a_writer_refuses_a_target_past_the_bound_with_one_line(
@@ -437,3 +440,17 @@ def test_an_oversized_config_is_exit_2_unparsed(make_repo: MakeRepo) -> None:
     assert done.returncode == 2, done.stderr
     error = json.loads(done.stdout)["error"]
     assert "context-doctor.toml" in error and "over 256 KiB" in error
+
+
+def test_state_hashes_never_read_a_huge_file_or_a_device(tmp_path: Path) -> None:
+    # `state compile` hashed a 1 GiB file planted in a project in full (#30).
+    from context_doctor.model.state_file import content_hashes
+
+    (tmp_path / "CONTEXT.md").write_text("# Alpha\n", encoding="utf-8")
+    (tmp_path / "dump.md").write_text("# A pasted dump\n", encoding="utf-8")
+    grown(tmp_path / "dump.md", 1 << 30)  # sparse: costs no disk
+    (tmp_path / "zero.md").symlink_to("/dev/zero")
+    hashes = content_hashes(tmp_path, "zero.md")
+    assert hashes["dump.md"] is None
+    assert hashes["zero.md"] is None
+    assert hashes["CONTEXT.md"] is not None
