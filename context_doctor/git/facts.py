@@ -29,6 +29,7 @@ from context_doctor.git.history import (
 )
 from context_doctor.git.repository import Repository
 from context_doctor.git.run import made_checkout_at, neutralised_filters, run_git
+from context_doctor.limits import MAX_FILE_BYTES
 
 
 class RepositoryFacts:
@@ -267,11 +268,20 @@ class RepositoryFacts:
             return fields[2].decode("ascii", "replace")
         return None
 
-    def file_at(self, sha: str, path: str) -> bytes | None:
-        """A file's bytes at a commit, or None when it did not exist there (asked once)."""
+    def file_at(self, sha: str, path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+        """A file's bytes at a commit, or None when it did not exist there or is over
+        ``limit`` (asked once). Its size is asked first, so a huge blob committed in the
+        audited history is never read into memory (#30: every read bounded)."""
         if (sha, path) not in self._files_at:
-            result = self._run(["cat-file", "blob", f"{sha}:{path}"])
-            self._files_at[sha, path] = result.stdout if result.returncode == 0 else None
+            blob = f"{sha}:{path}"
+            sized = self._run(["cat-file", "-s", blob])
+            size = sized.stdout.strip()
+            fits = sized.returncode == 0 and size.isdigit() and int(size) <= limit
+            content = None
+            if fits:
+                result = self._run(["cat-file", "blob", blob])
+                content = result.stdout if result.returncode == 0 else None
+            self._files_at[sha, path] = content
         return self._files_at[sha, path]
 
     @property

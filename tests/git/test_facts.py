@@ -468,3 +468,14 @@ def test_no_symlink_below_top_agrees_with_realpath(tmp_path: Path) -> None:
         for depth in range(1, len(below or ()) + 1):
             linked = linked or top.joinpath(*below[:depth]).is_symlink()  # type: ignore[index]
         assert repository.no_symlink_below_top(text) == (not linked), text
+
+
+def test_a_blob_over_the_bound_is_never_read(make_repo: MakeRepo) -> None:
+    """#30: a file at an old commit is read only when its size (asked first) fits the bound."""
+    root = make_repo({"commits": [one_commit({"projects/index.yaml": "projects: []\n" * 50})]})
+    facts = RepositoryFacts(Repository(root.resolve()))
+    sha = git(root, "rev-parse", "HEAD")
+    assert facts.file_at(sha, "projects/index.yaml") == b"projects: []\n" * 50
+    small = RepositoryFacts(Repository(root.resolve()))
+    assert small.file_at(sha, "projects/index.yaml", limit=100) is None
+    assert small.file_at(sha, "projects/absent.yaml") is None
