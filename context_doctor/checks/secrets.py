@@ -34,7 +34,9 @@ GROUP = "hygiene"
         reported once, however many detectors see it. Commit shas, UUIDs, dates and placeholders (`<token>`,
         `${VAR}`, `xxxx`) are not secrets. The finding names the file, line and kind and shows
         only the first 4 characters of the value, and no other finding quotes it: a report
-        never spreads the secret.
+        never spreads the secret. A known token format pasted into a file or folder name
+        (`deploy-ghp_….md`) is found as well, once per name, and redacted from every path
+        the report prints; rename it with `git mv`.
         Removing the value from the file does not remove it from git history: rotate it.
         Applies to every project; unreadable files are record-unreadable's.""",
 )
