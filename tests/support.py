@@ -32,6 +32,21 @@ IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
 """Options naming a committer, for git commands that commit outside the scenario builder."""
 
 
+# -- files -----------------------------------------------------------------------
+
+
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``{relative path: text or bytes}`` under ``root`` (folders made as needed)."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
 # -- auditing ------------------------------------------------------------------
 
 

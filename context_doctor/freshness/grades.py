@@ -35,6 +35,7 @@ from context_doctor.freshness.frontmatter import (
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
+from context_doctor.walk import Walked, walk_files
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
@@ -281,45 +282,26 @@ def _declares_other(block: str) -> bool:
     return "freshness" in found.group(1).lower() or _REVIEW_KEY.search(block) is not None
 
 
-def _markdown_files(root: Path) -> list[tuple[str, bool]]:
-    """Every ``*.md`` name under ``root`` (dot and skipped directories pruned), and whether
-    the walk reached it as a regular file without crossing a symlink.
+def _markdown_files(root: Path) -> list[Walked]:
+    """Every ``*.md`` name under ``root`` (dot and skipped directories pruned), in path
+    order (component by component, as ``Path`` sorts), and whether the walk reached it as
+    a regular file without crossing a symlink.
 
-    Like ``os.walk`` (which this replaces): a symlinked directory is never entered, a
-    directory that cannot be listed is passed over.  A regular file reached that way
-    lies inside ``root`` by construction, so it needs no ``realpath`` of its own.
+    The doctor's one walk (:mod:`context_doctor.walk`): a symlinked directory is never
+    entered, a directory that cannot be listed is passed over.  A regular file reached
+    that way lies inside ``root`` by construction, so it needs no ``realpath`` of its own.
     """
-    found: list[tuple[str, bool]] = []
-    pending = [str(root)]
-    while pending:
-        directory = pending.pop()
-        try:
-            with os.scandir(directory) as entries:
-                listed = list(entries)
-        except OSError:
-            continue
-        for entry in listed:
-            name = entry.name
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if name.startswith(".") or name in SKIPPED_DIRECTORIES:
-                    continue
-                try:
-                    if entry.is_symlink():
-                        continue
-                except OSError:
-                    continue
-                pending.append(entry.path)
-            elif name.endswith(".md"):
-                try:
-                    plain = entry.is_file(follow_symlinks=False)
-                except OSError:
-                    plain = False
-                found.append((entry.path, plain))
-    return found
+    return walk_files(
+        root,
+        wanted=lambda name: name.endswith(".md"),
+        enter=_entered,
+        regular_only=False,
+        order=lambda path: path.split("/"),
+    ).files
+
+
+def _entered(name: str) -> bool:
+    return not name.startswith(".") and name not in SKIPPED_DIRECTORIES
 
 
 def discover_files(root: Path, known: Mapping[str, bool] | None = None) -> Iterator[Path]:
@@ -331,7 +313,7 @@ def discover_files(root: Path, known: Mapping[str, bool] | None = None) -> Itera
     ``store.prepare``), by absolute path: they are not opened again.
     """
     known = known or {}
-    for name, plain in sorted(_markdown_files(root), key=lambda item: item[0].split("/")):
+    for name, plain in _markdown_files(root):
         if plain:
             declares = known.get(name)
             if declares if declares is not None else declares_convention(name):

@@ -34,6 +34,7 @@ from typing import Any
 from context_doctor.limits import TooLarge, kind_of, read_limited
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
+from context_doctor.walk import walk_files
 from context_doctor.yamlio import validator
 
 STATE_FILE = "CURRENT_STATE.json"
@@ -416,30 +417,16 @@ def markdown_files(directory: Path) -> list[str]:
 
     Symlinks (files or directories) are not followed and directories whose
     name starts with ``.`` are not entered: the hashes cover what the project
-    itself holds. Iterative (a stack, never recursion, unlike Python 3.11's ``os.walk``):
+    itself holds. The doctor's one walk (:mod:`context_doctor.walk`, never recursion):
     1,100 nested folders are walked, and what cannot be listed (a path past the system's
     limit) is left out like an unreadable file.
     """
-    found: list[str] = []
-    pending = [directory]
-    while pending:
-        current = pending.pop()
-        try:
-            with os.scandir(current) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                mode = entry.stat(follow_symlinks=False).st_mode
-            except OSError:
-                continue
-            if stat.S_ISDIR(mode):
-                if not entry.name.startswith("."):
-                    pending.append(Path(entry.path))
-            elif stat.S_ISREG(mode) and entry.name.endswith(".md"):
-                found.append(Path(entry.path).relative_to(directory).as_posix())
-    return sorted(found)
+    walk = walk_files(directory, wanted=lambda name: name.endswith(".md"), enter=_not_dotted)
+    return sorted(Path(file.path).relative_to(directory).as_posix() for file in walk.files)
+
+
+def _not_dotted(name: str) -> bool:
+    return not name.startswith(".")
 
 
 def content_hashes(directory: Path, plan: str | None) -> dict[str, str | None]:

@@ -43,6 +43,7 @@ from context_doctor.vault.memory import (
     secret_values_of_bytes,
     unreadable_facts,
 )
+from context_doctor.walk import walk_files
 
 BASTRA_DIR = ".bastra"
 AUDIT_LOG = f"{BASTRA_DIR}/audit-log.ndjson"
@@ -88,6 +89,11 @@ def bastra_order(path: Path) -> bytes:
     return str(path).encode("utf-16-be", "surrogatepass")
 
 
+def _bastra_sees(name: str) -> bool:
+    """Bastra's walk passes over dot-entries and node_modules, files and folders alike."""
+    return not (name.startswith(".") and len(name) > 1) and name != "node_modules"
+
+
 def trash_name(name: str) -> tuple[str, str | None] | None:
     """(memory id, version stamp) of a trash file name; None for a name Bastra never writes."""
     if not name.endswith(".md") or name.startswith("."):
@@ -128,39 +134,22 @@ class Vault:
 
     # -- the notes ------------------------------------------------------------
 
-    def _walk(self, top: Path, found: list[Path], blind: list[str]) -> None:
-        """Bastra's walk: dot-entries and node_modules skipped, symlinks never followed.
-        Iterative (a stack, never recursion): a directory nested 1,000 levels deep is
-        walked as far as the system lets a path reach, and what it cannot open is a blind
-        spot, never a RecursionError."""
-        pending = [top]
-        while pending:
-            directory = pending.pop()
-            try:
-                with os.scandir(directory) as listing:
-                    entries = list(listing)
-            except OSError:
-                blind.append(self.rel(directory))
-                continue
-            for entry in entries:
-                name = entry.name
-                if (name.startswith(".") and len(name) > 1) or name == "node_modules":
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(Path(entry.path))
-                    elif entry.is_file(follow_symlinks=False) and name.lower().endswith(".md"):
-                        found.append(Path(entry.path))
-                except OSError:
-                    blind.append(self.rel(Path(entry.path)))
-
     @cached_property
     def _listing(self) -> tuple[list[Note], list[str]]:
-        found: list[Path] = []
-        blind: list[str] = []
-        self._walk(self.root, found, blind)
-        found.sort(key=bastra_order)
-        return [Note(path, self.rel(path), path.name) for path in found], blind
+        """Bastra's walk: dot-entries and node_modules skipped, symlinks never followed.
+        The doctor's one walk (:mod:`context_doctor.walk`, never recursion): a directory
+        nested 1,000 levels deep is walked as far as the system lets a path reach, and what
+        it cannot open is a blind spot, never a RecursionError."""
+        walk = walk_files(
+            self.root,
+            wanted=lambda name: _bastra_sees(name) and name.lower().endswith(".md"),
+            enter=_bastra_sees,
+            order=lambda path: bastra_order(Path(path)),
+        )
+        notes = [
+            Note(path, self.rel(path), path.name) for path in (Path(f.path) for f in walk.files)
+        ]
+        return notes, [self.rel(Path(path)) for path in walk.blind]
 
     @property
     def notes(self) -> list[Note]:

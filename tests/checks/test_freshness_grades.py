@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import Run
 from jsonschema import Draft202012Validator
-from support import Doctor, MakeRepo, load_report_validator
+from support import Doctor, MakeRepo, load_report_validator, write_files
 
 from context_doctor.freshness.grades import declares_in_bytes, discover_files
 
@@ -43,17 +43,6 @@ def front(*, body: str = "# Title\n", **fields: str | int) -> str:
     lines = ["---", "convention: pai-freshness-v1"]
     lines += [f"{key}: {value}" for key, value in fields.items()]
     return "\n".join([*lines, "---", ""]) + body
-
-
-def write(root: Path, files: Mapping[str, str | bytes]) -> Path:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
 
 
 def kb(make_repo: MakeRepo, files: Mapping[str, Any]) -> Path:
@@ -95,7 +84,7 @@ def test_threshold_precedence_registry_then_cadence_then_slug_then_180(
     tmp_path: Path, doctor: Doctor
 ) -> None:
     reviewed = "2026-06-10"
-    write(
+    write_files(
         tmp_path,
         {
             # All three sources of a threshold: the registry entry wins.
@@ -141,7 +130,7 @@ def test_a_cadence_that_is_not_a_positive_whole_number_is_ignored(
     tmp_path: Path, doctor: Doctor, cadence: str
 ) -> None:
     # Ignored on the file itself and when a derived file borrows it from its source.
-    write(
+    write_files(
         tmp_path,
         {
             "ctx/PROJECTS.md": front(last_reviewed="2026-06-10", review_cadence_days=cadence),
@@ -155,7 +144,7 @@ def test_a_cadence_that_is_not_a_positive_whole_number_is_ignored(
 
 
 def test_registry_paths_are_relative_to_the_config_file(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "kb/ctx/PROJECTS.md": "# Projects, no frontmatter yet\n",
@@ -221,14 +210,16 @@ def test_a_write_yesterday_does_not_rescue_a_40_day_old_review(
 
 
 def test_a_recent_review_of_an_old_write_is_a(tmp_path: Path, doctor: Doctor) -> None:
-    write(tmp_path, {"PROJECTS.md": front(last_updated="2025-01-01", last_reviewed="2026-06-19")})
+    write_files(
+        tmp_path, {"PROJECTS.md": front(last_updated="2025-01-01", last_reviewed="2026-06-19")}
+    )
     entry = grades(doctor, tmp_path)["PROJECTS.md"]
     assert (entry["age_days"], entry["reviewed_age_days"], entry["grade"]) == (535, 1, "A")
     assert entry["why"] is None and entry["stale"] is False
 
 
 def test_a_file_without_last_updated_still_grades(tmp_path: Path, doctor: Doctor) -> None:
-    write(tmp_path, {"PROJECTS.md": front(last_reviewed="2026-06-13")})
+    write_files(tmp_path, {"PROJECTS.md": front(last_reviewed="2026-06-13")})
     entry = grades(doctor, tmp_path)["PROJECTS.md"]
     assert entry["age_days"] is None
     assert (entry["reviewed_age_days"], entry["grade"], entry["pct"]) == (7, "A", 77)
@@ -268,7 +259,7 @@ def test_a_derived_file_is_graded_from_its_source(make_repo: MakeRepo, doctor: D
 def test_a_derived_file_uses_its_registered_sources_threshold(
     tmp_path: Path, doctor: Doctor
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "ctx/MISSION.md": MISSION,
@@ -301,7 +292,7 @@ def test_a_derived_file_whose_source_is_gone_is_a_warning(
 
 
 def test_the_freshness_command_names_a_missing_source(tmp_path: Path, doctor: Doctor) -> None:
-    write(tmp_path, {"ctx/PRINCIPAL_TELOS.md": SUMMARY})
+    write_files(tmp_path, {"ctx/PRINCIPAL_TELOS.md": SUMMARY})
     run = doctor("freshness", str(tmp_path), "--today", TODAY)
     assert run.exit_code == 0
     assert "[freshness-source-missing]" in run.stderr
@@ -323,7 +314,7 @@ def test_a_derived_file_with_its_own_review_is_warned_and_ignores_it(
 
 
 def test_a_derived_file_of_a_never_reviewed_source(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {"ctx/MISSION.md": front(last_updated="2026-06-01"), "ctx/PRINCIPAL_TELOS.md": SUMMARY},
     )
@@ -437,7 +428,9 @@ def test_unreadable_frontmatter_is_malformed(
 
 
 def test_a_file_that_is_not_utf8_is_malformed(tmp_path: Path, doctor: Doctor) -> None:
-    write(tmp_path, {"PROJECTS.md": b"---\nconvention: pai-freshness-v1\ntitle: caf\xe9\n---\n"})
+    write_files(
+        tmp_path, {"PROJECTS.md": b"---\nconvention: pai-freshness-v1\ntitle: caf\xe9\n---\n"}
+    )
     run = doctor("freshness", str(tmp_path), "--today", TODAY)
     assert run.exit_code == 1
     assert "[freshness-malformed]" in run.stderr and "UTF-8" in run.stderr
@@ -458,14 +451,14 @@ last_reviewed: 2026-06-19
 
 
 def test_a_body_quoting_frontmatter_is_not_graded(tmp_path: Path, doctor: Doctor) -> None:
-    write(tmp_path, {"docs/CONVENTION.md": QUOTED})
+    write_files(tmp_path, {"docs/CONVENTION.md": QUOTED})
     run = doctor("freshness", str(tmp_path), "--json", "--today", TODAY)
     assert run.exit_code == 2  # nothing declares the convention
     assert "nothing to grade" in run.json["error"]
 
 
 def test_a_registered_file_quoting_frontmatter_has_none(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "docs/CONVENTION.md": QUOTED,
@@ -486,7 +479,7 @@ def test_another_tools_frontmatter_with_a_quoted_example_is_not_graded(
 ) -> None:
     # The leading block is someone else's (a static site's); the convention only appears in
     # the body's example, so the file does not carry pai-freshness-v1 frontmatter.
-    write(
+    write_files(
         tmp_path,
         {
             "docs/CONVENTION.md": "---\ntitle: The convention\n---\n" + QUOTED,
@@ -497,7 +490,7 @@ def test_another_tools_frontmatter_with_a_quoted_example_is_not_graded(
 
 
 def test_only_the_first_block_counts(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {"PROJECTS.md": front(body="# Projects\n\n---\nlast_reviewed: 2026-06-19\n---\n")},
     )
@@ -518,14 +511,14 @@ def test_bom_and_crlf_frontmatter_are_read(
     doctor: Doctor, tmp_path: Path, encode: Callable[[str], bytes]
 ) -> None:
     text = front(last_updated="2026-06-19", last_reviewed="2026-05-11", body="# P\n\n## Goals\n")
-    write(tmp_path, {"PROJECTS.md": encode(text)})
+    write_files(tmp_path, {"PROJECTS.md": encode(text)})
     entry = grades(doctor, tmp_path)["PROJECTS.md"]
     assert (entry["reviewed_age_days"], entry["age_days"], entry["grade"]) == (40, 1, "F")
 
 
 def test_directories_that_are_not_content_are_skipped(tmp_path: Path, doctor: Doctor) -> None:
     marked = front(last_reviewed="2026-06-19")
-    write(
+    write_files(
         tmp_path,
         {
             "PROJECTS.md": marked,
@@ -754,7 +747,7 @@ def test_the_summary_in_check_json_matches_the_freshness_command(
 
 
 def test_most_stale_ties_among_discovered_files_go_by_path(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "b/NOTES.md": front(last_updated="2026-06-19"),
@@ -767,7 +760,7 @@ def test_most_stale_ties_among_discovered_files_go_by_path(tmp_path: Path, docto
 
 
 def test_the_human_table(tmp_path: Path, doctor: Doctor) -> None:
-    write(tmp_path, {name: text for name, text in CORPUS.items()})
+    write_files(tmp_path, {name: text for name, text in CORPUS.items()})
     run = doctor("freshness", str(tmp_path), "--today", TODAY)
     assert run.exit_code == 0
     lines = run.stdout.splitlines()
@@ -790,14 +783,14 @@ def test_the_human_table(tmp_path: Path, doctor: Doctor) -> None:
 def test_the_freshness_command_defaults_to_the_current_directory(
     tmp_path: Path, doctor: Doctor
 ) -> None:
-    write(tmp_path, {"PROJECTS.md": front(last_reviewed="2026-06-19")})
+    write_files(tmp_path, {"PROJECTS.md": front(last_reviewed="2026-06-19")})
     run = doctor("freshness", "--json", "--today", TODAY, cwd=tmp_path)
     assert run.exit_code == 0
     assert [entry["path"] for entry in run.json["files"]] == ["PROJECTS.md"]
 
 
 def test_a_file_given_by_name_is_graded_alone(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {"PROJECTS.md": front(last_reviewed="2026-06-19"), "GOALS.md": front(last_reviewed="x")},
     )
@@ -808,7 +801,7 @@ def test_a_file_given_by_name_is_graded_alone(tmp_path: Path, doctor: Doctor) ->
 
 @pytest.mark.parametrize("as_json", [True, False])
 def test_nothing_to_grade_is_exit_2(tmp_path: Path, doctor: Doctor, as_json: bool) -> None:
-    write(tmp_path, {"README.md": "# Nothing here declares the convention\n"})
+    write_files(tmp_path, {"README.md": "# Nothing here declares the convention\n"})
     run = doctor("freshness", str(tmp_path), "--today", TODAY, *(["--json"] if as_json else []))
     assert run.exit_code == 2
     if as_json:
@@ -846,7 +839,7 @@ def test_check_with_graded_files_and_no_projects_audits_them(
 
 
 def test_write_cache_is_the_summary_plus_generated_at(tmp_path: Path, doctor: Doctor) -> None:
-    corpus = write(tmp_path / "kb", CORPUS)
+    corpus = write_files(tmp_path / "kb", CORPUS)
     cache = tmp_path / "cache" / "freshness.json"
     run = doctor(
         "freshness",
@@ -868,7 +861,7 @@ def test_write_cache_is_the_summary_plus_generated_at(tmp_path: Path, doctor: Do
 
 
 def test_write_cache_without_json_still_prints_the_table(tmp_path: Path, doctor: Doctor) -> None:
-    corpus = write(tmp_path / "kb", {"PROJECTS.md": front(last_reviewed="2026-06-19")})
+    corpus = write_files(tmp_path / "kb", {"PROJECTS.md": front(last_reviewed="2026-06-19")})
     cache = tmp_path / "freshness.json"
     run = doctor(
         "freshness", str(corpus), "--today", TODAY, "--write-cache", str(cache), "--now", NOW
@@ -881,7 +874,7 @@ def test_write_cache_without_json_still_prints_the_table(tmp_path: Path, doctor:
 def test_a_failed_rename_leaves_no_cache_and_no_temporary(
     tmp_path: Path, doctor: Doctor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write(tmp_path / "kb", {"PROJECTS.md": front(last_reviewed="2026-06-19")})
+    corpus = write_files(tmp_path / "kb", {"PROJECTS.md": front(last_reviewed="2026-06-19")})
     folder = tmp_path / "cache"
     folder.mkdir()
 
@@ -908,7 +901,7 @@ def test_a_failed_rename_leaves_no_cache_and_no_temporary(
 def test_a_failed_rename_keeps_the_previous_cache(
     tmp_path: Path, doctor: Doctor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write(tmp_path / "kb", {"PROJECTS.md": front(last_reviewed="2026-06-19")})
+    corpus = write_files(tmp_path / "kb", {"PROJECTS.md": front(last_reviewed="2026-06-19")})
     cache = tmp_path / "freshness.json"
     cache.write_text('{"previous": true}')
 
@@ -932,7 +925,7 @@ def test_a_cache_for_200_files_keeps_the_stalest_under_4_kib(
         )
         for n in range(200)
     }
-    corpus = write(tmp_path / "kb", files)
+    corpus = write_files(tmp_path / "kb", files)
     cache = tmp_path / "freshness.json"
     run = doctor(
         "freshness",
@@ -1030,7 +1023,7 @@ def test_thresholds_override_the_slug_table_for_files_and_sections(
 
 
 def test_a_registry_threshold_still_beats_an_override(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "PROJECTS.md": front(last_reviewed="2026-06-10"),
@@ -1051,7 +1044,7 @@ def test_a_registry_threshold_still_beats_an_override(tmp_path: Path, doctor: Do
 def test_a_bad_threshold_is_exit_2_naming_the_key(
     tmp_path: Path, doctor: Doctor, table: str, key: str
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "PROJECTS.md": front(last_reviewed="2026-06-10"),
@@ -1089,7 +1082,7 @@ def test_tier_files_are_graded_from_the_bytes_the_run_already_read(
 
 
 def test_a_known_first_look_is_not_taken_again(tmp_path: Path) -> None:
-    write(tmp_path, {"a.md": front(last_reviewed="2026-06-01"), "b.md": "# plain\n"})
+    write_files(tmp_path, {"a.md": front(last_reviewed="2026-06-01"), "b.md": "# plain\n"})
     assert [p.name for p in discover_files(tmp_path)] == ["a.md"]
     known = {str(tmp_path / "a.md"): False, str(tmp_path / "b.md"): True}
     assert [p.name for p in discover_files(tmp_path, known)] == ["b.md"]  # the map decides

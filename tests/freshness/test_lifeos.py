@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo
+from support import Doctor, MakeRepo, write_files
 
 from context_doctor.freshness.frontmatter import section_slug
 from context_doctor.freshness.grades import section_threshold
@@ -46,14 +46,6 @@ last_reviewed_by: daniel
 <!-- updated: {current} by:daniel -->
 Shipping.
 {extra}"""
-
-
-def write(root: Path, files: Mapping[str, str]) -> Path:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-    return root
 
 
 def lifeos_repo(make_repo: MakeRepo, files: Mapping[str, str]) -> Path:
@@ -111,10 +103,10 @@ def test_section_thresholds_by_slug_and_overrides() -> None:
 
 def test_a_section_is_stale_strictly_past_its_threshold(tmp_path: Path, doctor: Doctor) -> None:
     # current_state is 7 days: 2026-06-13 is 7 days old (quiet), 2026-06-12 is 8 (fires).
-    write(tmp_path, {"LIFEOS/USER/TELOS.md": telos(current="2026-06-13")})
+    write_files(tmp_path, {"LIFEOS/USER/TELOS.md": telos(current="2026-06-13")})
     quiet = freshness_json(doctor, str(tmp_path))
     assert not [f for f in quiet["findings"] if f["check"] == "section-freshness-overdue"]
-    write(tmp_path, {"LIFEOS/USER/TELOS.md": telos(current="2026-06-12")})
+    write_files(tmp_path, {"LIFEOS/USER/TELOS.md": telos(current="2026-06-12")})
     [finding] = [
         f
         for f in freshness_json(doctor, str(tmp_path))["findings"]
@@ -149,7 +141,7 @@ def test_the_freshness_command_reports_sections_like_check(
 def test_review_section_takes_the_short_slug_of_a_long_telos_heading(
     tmp_path: Path, doctor: Doctor
 ) -> None:
-    path = write(tmp_path, {"TELOS.md": telos(goals="2026-04-01")}) / "TELOS.md"
+    path = write_files(tmp_path, {"TELOS.md": telos(goals="2026-04-01")}) / "TELOS.md"
     run = doctor("freshness", "review-section", str(path), "goals", "--by", "daniel", "--now", NOW)
     assert run.exit_code == 0, run.stderr
     assert "updated section goals" in run.stdout
@@ -175,7 +167,7 @@ def test_a_heading_that_is_only_a_parenthetical_is_reported_not_a_crash(
     tmp_path: Path, doctor: Doctor
 ) -> None:
     extra = "\n## (scratch)\n\nno marker here\n"
-    write(tmp_path, {"TELOS.md": telos(extra=extra)})
+    write_files(tmp_path, {"TELOS.md": telos(extra=extra)})
     findings = freshness_json(doctor, str(tmp_path))["findings"]
     [finding] = [f for f in findings if f["check"] == "section-freshness-overdue"]
     assert "`## (scratch)` has no" in finding["message"]
@@ -237,7 +229,7 @@ def test_a_source_that_cannot_be_found_or_lies_outside_is_a_warning(
         {"LIFEOS/DOCUMENTATION/Other.md": SOURCE, "LIFEOS/USER/SUMMARY.md": derived(source)},
     )
     outside = root.parent / "outside"
-    write(outside, {"SECRET.md": SOURCE})  # would resolve, were `..` followed out of the repo
+    write_files(outside, {"SECRET.md": SOURCE})  # would resolve, were `..` followed out of the repo
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.exit_code == 0, run.stdout + run.stderr
     [finding] = run.findings("freshness-source-missing")
@@ -250,7 +242,7 @@ def test_a_source_that_cannot_be_found_or_lies_outside_is_a_warning(
 
 
 def test_another_freshness_convention_is_named_not_dropped(tmp_path: Path, doctor: Doctor) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "TELOS.md": telos(),
@@ -271,7 +263,7 @@ def test_another_freshness_convention_is_named_not_dropped(tmp_path: Path, docto
 def test_a_registered_file_with_another_convention_is_named_and_still_graded(
     tmp_path: Path, doctor: Doctor
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "ctx/GOALS.md": "---\nconvention: pai-freshness-v0\nlast_reviewed: 2026-06-10\n---\n",
@@ -288,7 +280,7 @@ def test_a_registered_file_with_another_convention_is_named_and_still_graded(
 def test_a_registry_threshold_holds_for_a_missing_or_bare_registered_file(
     tmp_path: Path, doctor: Doctor
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "ctx/BARE.md": "# no frontmatter\n",
@@ -309,7 +301,7 @@ registry = [
 
 
 def test_migrate_refreshes_the_configured_statusline_cache(tmp_path: Path, doctor: Doctor) -> None:
-    root = write(
+    root = write_files(
         tmp_path / "kb",
         {
             "TELOS.md": telos(),
