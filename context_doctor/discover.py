@@ -1,7 +1,8 @@
 """Discovery (SPEC §1 "Sources and projects"): which sources and projects a run audits.
 
 Where the sources come from, in order: ``--source``/``--project``/PATH
-arguments; else ``$SYNTHESIS_HOME/console.yaml``; else the Synthesis Console's
+arguments; else ``$SYNTHESIS_HOME/console.yaml``; else synthesis v5's own list,
+``knowledge_roots`` in ``V5/config.json`` (SPEC §7); else the Synthesis Console's
 own auto-detection (``~/workspaces/*/ai-knowledge-*``); else the current directory,
 walking up inside its git work tree to the nearest ``projects/index.yaml`` (or a
 single-project repository's root ``CONTEXT.md``).  ``check FILE`` audits the
@@ -11,9 +12,11 @@ Every path problem is a :class:`DoctorError` (exit 2) that names the path.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from context_doctor.cache.store import Store
 from context_doctor.config import find_config, validate_config
@@ -29,11 +32,12 @@ from context_doctor.git.repository import (
 from context_doctor.layouts import Layout
 from context_doctor.layouts.declared import declared_layout
 from context_doctor.layouts.detect import detect, shapes_sentence
+from context_doctor.limits import MAX_CONFIG_BYTES, TooLarge, read_limited
 from context_doctor.model.index import load_index
 from context_doctor.model.project import Project
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
 from context_doctor.report import UNREACHABLE
-from context_doctor.synthesis import console_home
+from context_doctor.synthesis import console_home, v5_home
 from context_doctor.vault.floors import floors_location
 from context_doctor.vault.model import Vault
 from context_doctor.yamlio import load_yaml, plain, validator
@@ -442,7 +446,8 @@ def console_corpus(
     user_home: Path | None = None,
     vaults: list[tuple[str, Path]] | None = None,
 ) -> Corpus | None:
-    """The console's corpus: ``console.yaml``'s sources, else its auto-detected ones.
+    """The console's corpus: ``console.yaml``'s sources, else synthesis v5's
+    ``knowledge_roots`` (``V5/config.json``, SPEC §7), else the console's auto-detected ones.
 
     None when there is neither: the caller falls back to the current directory.
     ``vaults`` collects the console's memory vaults (``vault: true``).
@@ -453,10 +458,113 @@ def console_corpus(
     if console.exists() or console.is_symlink():
         listed, unaudited = _console_sources(console, vaults)
         return Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)
+    v5_listed = knowledge_roots()
+    if v5_listed is not None:
+        # v5's own list, each root audited as `--source ROOT` (a root that holds nothing
+        # to audit is exit 2, as there). `console_path` keys the run's replay on the file.
+        config, roots = v5_listed
+        what = f"synthesis v5 knowledge root (`knowledge_roots` in {config})"
+        found = [_source_for_directory(root, what) for root in roots]
+        return Corpus(found, from_console=True, console_path=config)
     detected, skipped = _workspace_sources(user_home or Path.home())
     if not detected and not any(u.reason == UNREACHABLE for u in skipped):
         return None
     return Corpus(detected, from_console=True, unaudited=skipped)
+
+
+# -- synthesis v5's own list of sources (SPEC §1, §7) ----------------------------------
+
+V5_CONFIG = "config.json"
+KNOWLEDGE_ROOTS = "knowledge_roots"
+
+
+def knowledge_roots(v5: Path | None = None) -> tuple[Path, list[Path]] | None:
+    """synthesis v5's own list of sources, ``knowledge_roots`` in ``V5/config.json`` (SPEC §1,
+    §7): that file and its roots, resolved; None when v5 lists none (no ``config.json``, no
+    ``knowledge_roots`` key, or an empty list), and discovery goes on to the console's
+    auto-detection.
+
+    A root is a path string, ``~`` expanded, a relative one taken from ``V5`` (where the
+    file is, as a relative console.yaml root is taken from console.yaml's folder); each is
+    audited as ``--source ROOT`` would be. The file is v5's, read as v5 writes it: other
+    keys are allowed. It defines what a run audits, so it fails closed (exit 2, one line
+    naming the file and what to fix): unreadable, over 256 KiB, not UTF-8, not JSON, not
+    an object, ``knowledge_roots`` not a list of non-empty strings, a root that does not
+    exist or is not a folder. None of it is passed over for the working directory.
+    """
+    v5 = v5 if v5 is not None else v5_home()
+    config = v5 / V5_CONFIG
+    if not config.exists() and not config.is_symlink():
+        return None
+    data = _json_object(config)
+    listed = data.get(KNOWLEDGE_ROOTS)
+    if listed is None or listed == []:
+        return None
+    if not isinstance(listed, list) or not all(isinstance(r, str) and r for r in listed):
+        raise DoctorError(
+            f"synthesis v5 config {config}: `{KNOWLEDGE_ROOTS}` is not a list of paths",
+            f'write it as a list of folder paths, e.g. "{KNOWLEDGE_ROOTS}": '
+            '["~/workspaces/me/ai-knowledge-me"]',
+        )
+    roots: list[Path] = []
+    for raw in listed:
+        root = Path(raw).expanduser()
+        root = root if root.is_absolute() else v5 / root
+        if not root.is_dir():
+            problem = "is not a folder" if root.exists() else "does not exist"
+            raise DoctorError(
+                f"synthesis v5 knowledge root {root} (`{KNOWLEDGE_ROOTS}` in {config}) {problem}",
+                f"fix or remove it in `{KNOWLEDGE_ROOTS}`, or name the sources to audit "
+                "(`context-doctor check PATH`)",
+            )
+        roots.append(root.resolve())
+    return config, roots
+
+
+def _json_object(config: Path) -> dict[str, Any]:
+    """``config.json``'s top-level object, bounded like every configuration file."""
+    remedy = "fix the file (synthesis v5 writes it as a JSON object), or move it aside"
+    try:
+        text = read_limited(config, MAX_CONFIG_BYTES).decode("utf-8")
+    except TooLarge as error:
+        raise DoctorError(f"synthesis v5 config {config} {error}", remedy) from error
+    except OSError as error:
+        raise DoctorError(
+            f"cannot read synthesis v5 config {config}: {error.strerror or error}",
+            "check the file and its permissions, or move it aside",
+        ) from error
+    except UnicodeDecodeError as error:
+        raise DoctorError(
+            f"synthesis v5 config {config} is not valid UTF-8 (byte {error.start})", remedy
+        ) from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise DoctorError(
+            f"synthesis v5 config {config} is not valid JSON at line {error.lineno} "
+            f"column {error.colno}: {error.msg}",
+            remedy,
+        ) from error
+    except RecursionError as error:  # `[[[[…` nested past the interpreter's limit
+        raise DoctorError(
+            f"synthesis v5 config {config} is not valid JSON: nested too deeply", remedy
+        ) from error
+    if not isinstance(data, dict):
+        raise DoctorError(
+            f"synthesis v5 config {config} is not a JSON object (it holds {_json_kind(data)})",
+            remedy,
+        )
+    return data
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "null" if value is None else "a number"
 
 
 def _merge(sources: list[Source]) -> list[Source]:
@@ -556,8 +664,9 @@ def _discover(
         elif require_console and not vault_roots:
             console = (home or synthesis_home()) / "console.yaml"
             raise DoctorError(
-                f"no sources: {console} does not exist and no ~/{WORKSPACES}/*/"
-                f"{KNOWLEDGE_PREFIX}* holds projects/index.yaml",
+                f"no sources: {console} does not exist, synthesis v5 lists no "
+                f"`knowledge_roots`, and no ~/{WORKSPACES}/*/{KNOWLEDGE_PREFIX}* holds "
+                "projects/index.yaml",
                 "create console.yaml (`sources: [{name, root, projects_dir}]`) or set "
                 "SYNTHESIS_HOME; for one repository use `context-doctor check PATH`",
             )

@@ -1023,3 +1023,130 @@ def test_two_clones_share_project_ids_and_a_baseline(
     (clone / "baseline.json").write_bytes(baseline.read_bytes())
     held = check(doctor, str(clone), "--baseline", str(clone / "baseline.json"))
     assert held.findings("unlogged-session") == []
+
+
+# -- synthesis v5's own list of sources (SPEC §1, §7) ---------------------------------------
+
+
+def v5_config(v5: Path, content: str | bytes | Mapping[str, Any]) -> Path:
+    """Write ``V5/config.json`` as synthesis v5 keeps it (a JSON object, other keys too)."""
+    v5.mkdir(parents=True, exist_ok=True)
+    config = v5 / "config.json"
+    if isinstance(content, bytes):
+        config.write_bytes(content)
+    else:
+        text = content if isinstance(content, str) else json.dumps(content, indent=2)
+        config.write_text(text, encoding="utf-8")
+    return config
+
+
+def test_without_console_yaml_v5s_knowledge_roots_are_audited(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    # SYNTHESIS_HOME holding config.json is v5's runtime folder: the console's files are
+    # under ~/.synthesis, where there is no console.yaml.
+    first = make_repo(knowledge_base("alpha", "beta"))
+    second = make_repo(SINGLE_PROJECT)
+    v5_config(
+        isolated_home,
+        {"version": 5, "knowledge_roots": [str(first), str(second), str(first)], "harness": "x"},
+    )
+    user_home = Path(os.environ["HOME"])
+    workspace(
+        user_home, "me", make_repo(knowledge_base("gamma")).rename(tmp_path / "ai-knowledge-w")
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = check(doctor, cwd=elsewhere)
+    assert run.exit_code == 0, run.stderr
+    # v5's list comes before the console's ~/workspaces auto-detection, each root once.
+    assert [(s["root"], s["projects"]) for s in run.json["source_details"]] == [
+        (str(first.resolve()), 2),
+        (str(second.resolve()), 1),
+    ]
+    # The machine's corpus, as console.yaml's: its report cache is the console's.
+    assert (user_home / ".synthesis" / "context-doctor" / "last-report.json").is_file()
+
+
+def test_console_yaml_comes_before_v5s_knowledge_roots(
+    make_repo: MakeRepo, doctor: Doctor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = make_repo(knowledge_base("alpha"))
+    v5_listed = make_repo(knowledge_base("beta", "gamma"))
+    user_home = Path(os.environ["HOME"])
+    monkeypatch.delenv("SYNTHESIS_HOME")  # the defaults: ~/.synthesis and ~/.synthesis/v5
+    v5_config(user_home / ".synthesis" / "v5", {"knowledge_roots": [str(v5_listed)]})
+    run = check(doctor, cwd=v5_listed)
+    assert [s["root"] for s in run.json["source_details"]] == [str(v5_listed.resolve())]
+    (user_home / ".synthesis" / "console.yaml").write_text(
+        f"sources:\n  - name: mine\n    root: {listed}\n    projects_dir: projects\n",
+        encoding="utf-8",
+    )
+    run = check(doctor, cwd=v5_listed)
+    assert run.exit_code == 0, run.stderr
+    assert [s["root"] for s in run.json["source_details"]] == [str(listed.resolve())]
+    # An argument names the sources: neither list is read.
+    only = check(doctor, str(v5_listed))
+    assert [s["root"] for s in only.json["source_details"]] == [str(v5_listed.resolve())]
+
+
+def test_a_relative_knowledge_root_is_taken_from_the_v5_folder(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    root = make_repo(knowledge_base("alpha")).rename(isolated_home / "kb")
+    v5_config(isolated_home, {"knowledge_roots": ["kb"]})
+    run = check(doctor, cwd=tmp_path)
+    assert run.exit_code == 0, run.stderr
+    assert [s["root"] for s in run.json["source_details"]] == [str(root.resolve())]
+
+
+@pytest.mark.parametrize("listed", [None, []])
+def test_v5_listing_no_roots_falls_through_to_the_working_directory(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, listed: list[str] | None
+) -> None:
+    here = make_repo(knowledge_base("alpha"))
+    v5_config(
+        isolated_home,
+        {"update_channel": "stable"} if listed is None else {"knowledge_roots": listed},
+    )
+    run = check(doctor, cwd=here)
+    assert run.exit_code == 0, run.stderr
+    assert [s["root"] for s in run.json["source_details"]] == [str(here.resolve())]
+
+
+@pytest.mark.parametrize(
+    ("content", "needles"),
+    [
+        ('{"knowledge_roots": ["/a",', ("config.json", "is not valid JSON at line 1")),
+        ("[" * 100_000 + "]" * 100_000, ("config.json", "nested too deeply")),
+        ('["/a"]', ("config.json", "is not a JSON object (it holds an array)")),
+        (b'{"knowledge_roots": ["\xff"]}', ("config.json", "is not valid UTF-8 (byte 22)")),
+        ('{"knowledge_roots": "/a"}', ("`knowledge_roots` is not a list of paths",)),
+        ('{"knowledge_roots": ["/a", 3]}', ("`knowledge_roots` is not a list of paths",)),
+        ('{"knowledge_roots": [""]}', ("`knowledge_roots` is not a list of paths",)),
+        ('{"knowledge_roots": ["/no/such/root"]}', ("/no/such/root", "does not exist")),
+    ],
+)
+def test_a_v5_config_that_cannot_be_trusted_is_exit_2(
+    doctor: Doctor,
+    isolated_home: Path,
+    tmp_path: Path,
+    content: str | bytes,
+    needles: tuple[str, ...],
+) -> None:
+    v5_config(isolated_home, content)
+    fails(doctor, needles=needles, cwd=tmp_path)
+
+
+def test_a_v5_knowledge_root_that_is_a_file_or_holds_nothing_is_exit_2(
+    doctor: Doctor, isolated_home: Path, tmp_path: Path
+) -> None:
+    plain = tmp_path / "notes.md"
+    plain.write_text("# notes\n", encoding="utf-8")
+    v5_config(isolated_home, {"knowledge_roots": [str(plain)]})
+    fails(doctor, needles=(str(plain), "is not a folder", "knowledge_roots"), cwd=tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run_git(empty, "init", "-q")
+    v5_config(isolated_home, {"knowledge_roots": [str(empty)]})
+    fails(doctor, needles=(str(empty.resolve()), "matches no layout"), cwd=tmp_path)

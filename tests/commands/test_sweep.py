@@ -43,6 +43,7 @@ def test_sweep_without_ground_truth_is_exit_2_and_leaves_the_cache(
     missing = doctor("sweep", "--today", TODAY)
     assert missing.exit_code == 2
     assert "console.yaml" in missing.stderr and missing.stderr.count("\n") == 1
+    assert "synthesis v5 lists no `knowledge_roots`" in missing.stderr
     console(isolated_home, tmp_path / "gone")
     run = doctor("sweep", "--today", TODAY)
     assert run.exit_code == 2
@@ -82,3 +83,19 @@ def test_sweep_audits_the_consoles_workspaces_without_console_yaml(
         (isolated_home / "context-doctor" / "last-report.json").read_text(encoding="utf-8")
     )
     assert [s["name"] for s in cached["source_details"]] == ["demo"]
+
+
+def test_without_console_yaml_the_sweep_audits_v5s_knowledge_roots(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, isolated_home: Path
+) -> None:
+    # SYNTHESIS_HOME holding config.json is synthesis v5's folder (SPEC §7): its roots are
+    # the corpus, and the console's files (none here, then the cache) are in ~/.synthesis.
+    root = scenario_repo("demo")
+    (isolated_home / "config.json").write_text(
+        json.dumps({"knowledge_roots": [str(root)]}), encoding="utf-8"
+    )
+    run = doctor("sweep", "--today", TODAY)
+    assert run.exit_code == 0, run.stderr
+    cache = Path(os.environ["HOME"]) / ".synthesis" / "context-doctor" / "last-report.json"
+    cached = json.loads(cache.read_text(encoding="utf-8"))
+    assert [source["root"] for source in cached["source_details"]] == [str(root.resolve())]
