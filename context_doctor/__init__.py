@@ -6,9 +6,10 @@ prints; ``context_doctor.DoctorError`` is what it raises where the CLI exits 2.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every command imports this
 if TYPE_CHECKING:
+    from typing import Any
+
     from context_doctor.errors import DoctorError
     from context_doctor.library import diagnose
 

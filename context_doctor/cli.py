@@ -11,15 +11,16 @@ hook) are answered without click; ``--help`` lists the commands from
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import importlib
 import os
-import signal
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
 
+# typing, contextlib, importlib and signal are left out of the import (typing alone costs
+# about what --version does): a plain status or --version needs none of them (#32).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     import click
 
 COMMANDS: dict[str, str] = {
@@ -71,6 +72,8 @@ LIGHT_COMMANDS = frozenset({"status"})
 
 
 def _load(name: str) -> click.Command:
+    import importlib
+
     import click
 
     module, _, attribute = COMMANDS[name].partition(":")
@@ -138,8 +141,12 @@ def _group() -> click.Group:
 
     @click.group(
         cls=LazyGroup,
+        help=GROUP_HELP,
         # click caps help at 80 columns; the terminal's width (COLUMNS) is the cap instead.
-        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 10_000},
+        context_settings={
+            "help_option_names": ["-h", "--help"],
+            "max_content_width": MAX_HELP_WIDTH,
+        },
     )
     @click.option(
         "--version",
@@ -147,12 +154,101 @@ def _group() -> click.Group:
         expose_value=False,
         is_eager=True,
         callback=print_version,
-        help="Show the version and exit.",
+        help=VERSION_HELP,
     )
     def cli() -> None:
         """Audit the durable context layer AI agents resume long-running work from."""
 
     return cli
+
+
+GROUP_HELP = "Audit the durable context layer AI agents resume long-running work from."
+VERSION_HELP = "Show the version and exit."
+HELP_OPTIONS = (("--version", VERSION_HELP), ("-h, --help", "Show this message and exit."))
+"""The group's options as ``--help`` lists them (the second is click's own help option)."""
+MAX_HELP_WIDTH = 10_000
+"""click caps help at 80 columns; the terminal's width (COLUMNS) is the cap instead."""
+
+
+def _help_width() -> int:
+    """The width click formats ``--help`` to: the terminal's columns as ``shutil`` reads
+    them (``COLUMNS``, else stdout's terminal, else 80), less 2, at least 50."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = (os.get_terminal_size(stdout.fileno()).columns if stdout else 0) or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(min(columns, MAX_HELP_WIDTH) - 2, 50)
+
+
+def _fill(text: str, width: int, indent: str = "", subsequent: str | None = None) -> str:
+    # click's wrapper with render.terminal's words kept whole.
+    import textwrap
+
+    return textwrap.fill(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent if subsequent is None else subsequent,
+        replace_whitespace=False,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+
+
+def _short_help(text: str, limit: int) -> str:
+    """A command's help cut as click lists it: its first sentence, shortened to ``limit``
+    at a word with ``...``."""
+    words = text.partition("\n\n")[0].split()
+    for position, word in enumerate(words):
+        if word.endswith(".") and (
+            position == len(words) - 1 or not words[position + 1][0].islower()
+        ):
+            words = words[: position + 1]
+            break
+    shortened = " ".join(words)
+    if len(shortened) <= limit:
+        return shortened
+    if limit < len("..."):
+        return "..."
+    import textwrap
+
+    return textwrap.shorten(shortened, limit, placeholder="...", break_on_hyphens=False)
+
+
+def _definitions(rows: list[tuple[str, str]], width: int, indent: int = 2) -> str:
+    """click's two-column list of ``rows`` (terms no wider than 30 columns)."""
+    column = min(max(len(term) for term, _ in rows), 30) + 2
+    lines: list[str] = []
+    for term, text in rows:
+        wrapped = _fill(text, max(width - column - 2, 10)).splitlines() or [""]
+        lines.append(" " * indent + term.ljust(column) + wrapped[0])
+        lines.extend(" " * (column + indent) + line for line in wrapped[1:])
+    return "\n".join(lines)
+
+
+def plain_help(width: int) -> str:
+    """``context-doctor --help`` as click prints it at ``width``, without importing click
+    or a command (#32): each command's line is its :data:`SHORT_HELP`.
+
+    ``tests/test_cli.py`` compares it with click's own page at every width; the layout is
+    click 8.5's (an older click, which the dependency allows, words the ``--help`` it
+    prints itself, after a mistake, in its own way).
+    """
+    prefix = "Usage: context-doctor "
+    usage = _fill("[OPTIONS] COMMAND [ARGS]...", width, prefix, " " * len(prefix))
+    summary = _fill(GROUP_HELP, width, "  ")
+    limit = width - 6 - max(len(name) for name in SHORT_HELP)
+    commands = [(name, _short_help(SHORT_HELP[name], limit)) for name in sorted(SHORT_HELP)]
+    return (
+        f"{usage}\n\n{summary}\n\nOptions:\n{_definitions(list(HELP_OPTIONS), width)}\n\n"
+        f"Commands:\n{_definitions(commands, width)}\n"
+    )
 
 
 def __getattr__(name: str) -> click.Group:
@@ -199,6 +295,9 @@ def _exit_on_termination() -> None:
     (``git/run.py``) and runs the exit handlers that stop a history pass.
     """
 
+    import contextlib
+    import signal
+
     def terminate(number: int, _frame: object) -> None:
         raise SystemExit(128 + number)
 
@@ -219,22 +318,25 @@ def _closed_pipe() -> NoReturn:
     Decision: exit with 141, what a shell reports for a command SIGPIPE ended (so `set -o
     pipefail` sees the pipe, as it would for `yes | head -1`), never "internal error".
     """
-    with contextlib.suppress(OSError, ValueError):
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
     os._exit(BROKEN_PIPE_STATUS)
 
 
 def main(args: list[str] | None = None) -> None:
     """The console script: like click's standalone mode, but a usage error under --json is JSON too."""
     argv = list(sys.argv[1:] if args is None else args)
-    _exit_on_termination()
     try:
         quick = _without_click(argv)
     except BrokenPipeError:
         _closed_pipe()
     if quick is not None:
         sys.exit(quick)
+    # After the quick answers, which start no process a signal would have to stop.
+    _exit_on_termination()
     if argv[:1] and argv[0] not in LIGHT_COMMANDS and argv[0] not in ("-h", "--help"):
         from context_doctor.collector import freeze_after_pauses
 
@@ -254,6 +356,7 @@ def main(args: list[str] | None = None) -> None:
         from context_doctor.render.formats import FORMATS
 
         if wanted in FORMATS and FORMATS[wanted].render_error is not None:
+            import contextlib
             from pathlib import Path
 
             from context_doctor.audit import emit_error
@@ -274,12 +377,17 @@ def main(args: list[str] | None = None) -> None:
 def _without_click(argv: list[str]) -> int | None:
     """The exit status of a command line answered without click, or None to go through it.
 
-    Only the two that run on every session start or in a prompt: ``--version`` alone,
-    and ``status`` with options it can read plainly (anything else, ``--help`` or a
-    mistake included, goes through click, which words its help and its errors).
+    Only those that run on every session start or in a prompt: ``--version`` or
+    ``--help`` alone, and ``status`` with options it can read plainly (anything else, a
+    command's ``--help`` or a mistake included, goes through click, which words its help
+    and its errors).
     """
     if argv == ["--version"]:
         sys.stdout.write(_version_line() + "\n")
+        sys.stdout.flush()
+        return 0
+    if argv in (["--help"], ["-h"]):
+        sys.stdout.write(plain_help(_help_width()))
         sys.stdout.flush()
         return 0
     if argv[:1] == ["status"]:

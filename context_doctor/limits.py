@@ -24,7 +24,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (status imports this)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_WRITE_TARGET_BYTES = 64 * 1024 * 1024
@@ -81,7 +84,7 @@ class NotRegularFile(OSError):
         super().__init__(errno.EINVAL, f"is {kind_of(mode)}, not a regular file")
 
 
-def read_limited(path: Path, limit: int = MAX_FILE_BYTES, *, follow: bool = True) -> bytes:
+def read_limited(path: Path | str, limit: int = MAX_FILE_BYTES, *, follow: bool = True) -> bytes:
     """The file's bytes, never reading more than ``limit`` + 1 of them (``TooLarge`` if over).
 
     Plain ``os`` calls: a warm run reads every tier file (10,000 at 2,000 projects), and

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from conftest import REPO_ROOT, Run
 from jsonschema import Draft202012Validator
 
+import context_doctor
 from context_doctor.git.run import git_environment
 
 Doctor = Callable[..., Run]
@@ -346,3 +348,23 @@ def forge_cache(path: Path, stored: Any) -> None:
 
     header = len(seal(bytes(TAG_BYTES), path.name, b""))  # the format's header and the tag
     path.write_bytes(path.read_bytes()[:header] + msgspec.msgpack.encode(stored))
+
+
+HEAVY_STANDARD_LIBRARY = ("typing", "pathlib", "dataclasses", "inspect", "shutil", "importlib")
+"""Standard modules that each cost a light command a large share of its start-up (#32)."""
+
+
+def loaded_by(script: str, *args: str) -> set[str]:
+    """The watched modules ``script`` leaves loaded (it prints them on stderr), run without
+    ``site`` so that what an install's start-up imports (an editable install's finder loads
+    pathlib) is not counted: the package's folder is put on the path by hand."""
+    package_parent = str(Path(context_doctor.__file__).resolve().parent.parent)
+    prelude = f"import sys\nsys.path.insert(0, {package_parent!r})\n"
+    prelude += f"HEAVY_STANDARD_LIBRARY = {HEAVY_STANDARD_LIBRARY!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", prelude + script, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(done.stderr.split())

@@ -31,18 +31,20 @@ import errno
 import functools
 import json
 import os
-import shlex
 import sys
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from context_doctor.escape import escape_text
 from context_doctor.limits import NotRegularFile, TooLarge, read_limited
-from context_doctor.synthesis import console_home
+from context_doctor.synthesis import console_home_text, path_text
 
+# Nothing here imports typing, pathlib or dataclasses (together more than the rest of a
+# plain `status`, #32): paths are text spelled as pathlib spells them (synthesis.path_text).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
+    from typing import Any
+
     import click
 
 CACHE_NAME = "last-report.json"
@@ -51,65 +53,127 @@ GIVEN, REPOSITORY, CONSOLE = "given", "repository", "console"
 """Where a report was read: ``--cache FILE``, the current repository's, the console's."""
 
 
-def default_cache() -> Path:
+def _join(*parts: str) -> str:
+    return path_text(os.path.join(*parts))
+
+
+def default_cache() -> str:
     """The console's report cache (``discover.synthesis_home``'s rule, without discovery)."""
-    return console_home() / "context-doctor" / CACHE_NAME
+    return _join(console_home_text(), "context-doctor", CACHE_NAME)
 
 
-def _git_common_dir(top: Path) -> Path | None:
+def _read_head(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as text:
+        return text.read(4096)
+
+
+def _git_common_dir(top: str) -> str | None:
     """The common git directory of the work tree at ``top``, read from ``.git`` as git
     reads it (a directory, or a ``gitdir:`` file; a linked worktree's ``commondir``)."""
-    dot_git = top / ".git"
-    if dot_git.is_dir():
+    dot_git = os.path.join(top, ".git")
+    if os.path.isdir(dot_git):
         git_dir = dot_git
     else:
         try:
-            text = dot_git.read_text(encoding="utf-8", errors="replace")[:4096]
-        except OSError:
+            text = _read_head(dot_git)
+        except (OSError, ValueError):
             return None
         if not text.startswith("gitdir:"):
             return None
-        git_dir = top / text.removeprefix("gitdir:").strip()
+        git_dir = os.path.join(top, text.removeprefix("gitdir:").strip())
     try:
-        common = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
+        common = _read_head(os.path.join(git_dir, "commondir")).strip()
+    except (OSError, ValueError):
         return git_dir
-    return git_dir / common if common else git_dir
+    return os.path.join(git_dir, common) if common else git_dir
 
 
-@dataclass(frozen=True)
+def _lineage(start: str) -> list[str]:
+    """``start`` and each folder above it, up to the root (``Path.parents``, as text)."""
+    folders = [start]
+    while (parent := os.path.dirname(folders[-1])) != folders[-1]:
+        folders.append(parent)
+    return folders
+
+
+def _has_knowledge_base(workspaces: str) -> bool:
+    """Whether ``workspaces/*/ai-knowledge-*/projects/index.yaml`` exists (``Path.glob``'s
+    answer: any entry name, hidden ones too; unreadable folders are passed over)."""
+    try:
+        with os.scandir(workspaces) as found:
+            spaces = [entry.path for entry in found if entry.is_dir()]
+    except OSError:
+        return False
+    for space in spaces:
+        try:
+            with os.scandir(space) as found:
+                kinds = [e.path for e in found if e.name.startswith("ai-knowledge-") and e.is_dir()]
+        except OSError:
+            continue
+        if any(os.path.exists(os.path.join(kind, "projects", "index.yaml")) for kind in kinds):
+            return True
+    return False
+
+
 class Place:
-    """Where ``status`` stands: its repository, and what there could write a report."""
+    """Where ``status`` stands: its repository, and what there could write a report.
 
-    top: Path | None  # the work tree holding the current directory
-    auditable: Path | None  # the root a whole-repository `check` of it would take
-    sweepable: bool  # console.yaml, or a knowledge base the console detects
+    ``top`` is the work tree holding the current directory; ``auditable`` the root a
+    whole-repository ``check`` of it would take, and ``sweepable`` whether a console.yaml
+    (or a knowledge base the console detects) is there: both looked for only when a line
+    needs them (a usable report needs neither).
+    """
+
+    __slots__ = ("_auditable", "_sweepable", "start", "top")
+
+    def __init__(self, start: str, top: str | None) -> None:
+        self.start = start
+        self.top = top
+        self._auditable: tuple[str | None] | None = None
+        self._sweepable: bool | None = None
 
     @classmethod
-    def here(cls, cwd: Path | None = None) -> Place:
-        start = (cwd or Path.cwd()).absolute()
-        top = next((d for d in (start, *start.parents) if os.path.lexists(d / ".git")), None)
-        auditable = None
-        if top is not None:
-            inside = [d for d in (start, *start.parents) if d.is_relative_to(top)]
-            auditable = next(
-                (d for d in inside if (d / "projects" / "index.yaml").is_file()),
-                top if (top / "CONTEXT.md").is_file() else None,
-            )
-        workspaces = Path.home() / "workspaces"
-        sweepable = (console_home() / "console.yaml").is_file() or any(
-            workspaces.glob("*/ai-knowledge-*/projects/index.yaml")
-        )
-        return cls(top, auditable, sweepable)
+    def here(cls, cwd: str | PathLike[str] | None = None) -> Place:
+        start = path_text(os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd()))
+        top = next((d for d in _lineage(start) if os.path.lexists(os.path.join(d, ".git"))), None)
+        return cls(start, top)
 
-    def repository_cache(self) -> Path | None:
+    @property
+    def auditable(self) -> str | None:
+        if self._auditable is None:
+            found = None
+            if self.top is not None:
+                lineage = _lineage(self.start)
+                inside = lineage[: lineage.index(self.top) + 1]
+                found = next(
+                    (
+                        d
+                        for d in inside
+                        if os.path.isfile(os.path.join(d, "projects", "index.yaml"))
+                    ),
+                    self.top if os.path.isfile(os.path.join(self.top, "CONTEXT.md")) else None,
+                )
+            self._auditable = (found,)
+        return self._auditable[0]
+
+    @property
+    def sweepable(self) -> bool:
+        if self._sweepable is None:
+            self._sweepable = os.path.isfile(
+                os.path.join(console_home_text(), "console.yaml")
+            ) or _has_knowledge_base(os.path.join(os.path.expanduser("~"), "workspaces"))
+        return self._sweepable
+
+    def repository_cache(self) -> str | None:
         common = _git_common_dir(self.top) if self.top is not None else None
-        return common / "context-doctor" / CACHE_NAME if common is not None else None
+        return _join(common, "context-doctor", CACHE_NAME) if common is not None else None
 
     def check_command(self) -> str | None:
         if self.auditable is None:
             return None
-        return f"`context-doctor check {shlex.quote(str(self.auditable))}`"
+        import shlex
+
+        return f"`context-doctor check {shlex.quote(self.auditable)}`"
 
     def to_write(self) -> str:
         """How to get a first report from here, or what is missing for one."""
@@ -118,7 +182,7 @@ class Place:
         if self.sweepable:
             return "run `context-doctor sweep` to write one"
         return (
-            f"nothing here writes one: no {console_home() / 'console.yaml'}, and no "
+            f"nothing here writes one: no {_join(console_home_text(), 'console.yaml')}, and no "
             "knowledge base in a git repository here"
         )
 
@@ -133,16 +197,41 @@ class Place:
         return "rerun the audit that wrote it"
 
 
-@dataclass(frozen=True)
 class Status:
-    cache: Path | None  # None: no report anywhere it looked
-    kind: str  # GIVEN, REPOSITORY or CONSOLE: which report was read
-    problem: str | None = None  # None: the counts below are the cached report's
-    defects: int = 0
-    warnings: int = 0
-    projects: int = 0
-    generated_at: str | None = None
-    age_hours: float | None = None
+    """The line's facts: the report read (``cache``, None when there was none anywhere it
+    looked) and its ``kind`` (GIVEN, REPOSITORY or CONSOLE); ``problem`` None when the
+    counts are the cached report's."""
+
+    __slots__ = (
+        "age_hours",
+        "cache",
+        "defects",
+        "generated_at",
+        "kind",
+        "problem",
+        "projects",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        cache: str | None,
+        kind: str,
+        problem: str | None = None,
+        defects: int = 0,
+        warnings: int = 0,
+        projects: int = 0,
+        generated_at: str | None = None,
+        age_hours: float | None = None,
+    ) -> None:
+        self.cache = cache
+        self.kind = kind
+        self.problem = problem
+        self.defects = defects
+        self.warnings = warnings
+        self.projects = projects
+        self.generated_at = generated_at
+        self.age_hours = age_hours
 
     @property
     def usable(self) -> bool:
@@ -174,7 +263,7 @@ class Status:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "line": self.line(),
-            "cache": str(self.cache) if self.cache is not None else None,
+            "cache": self.cache,
             "read": self.kind if self.cache is not None else None,
         }
         if self.problem is not None:
@@ -213,7 +302,7 @@ def _count(report: dict[str, Any], key: str) -> int | None:
     return value
 
 
-def choose_cache(given: Path | None, place: Place) -> tuple[Path | None, str]:
+def choose_cache(given: str | None, place: Place) -> tuple[str | None, str]:
     """The report to read and its kind: ``--cache``, else the repository's when it has
     one (any entry there, even one that will be refused), else the console's when it
     exists; (None, CONSOLE) when there is none."""
@@ -229,15 +318,17 @@ def choose_cache(given: Path | None, place: Place) -> tuple[Path | None, str]:
 
 
 def read_status(
-    cache: Path | None = None, now: datetime | None = None, place: Place | None = None
+    cache: str | PathLike[str] | None = None,
+    now: datetime | None = None,
+    place: Place | None = None,
 ) -> Status:
     """The chosen report's counts and age, or why there are none."""
     place = place or Place.here()
-    path, kind = choose_cache(cache, place)
+    given = path_text(os.fspath(cache)) if cache is not None else None
+    path, kind = choose_cache(given, place)
     now = now or datetime.now(UTC)
     if path is None:
         return Status(None, kind, f"no report yet; {place.to_write()}")
-    refresh = place.to_refresh(kind)
     try:
         # Bounded, and never blocked on a FIFO planted where the cache should be; a link
         # is followed only where the user named the file.
@@ -245,32 +336,40 @@ def read_status(
     except FileNotFoundError:
         return Status(path, kind, f"no report yet at {path}; {place.to_write()}")
     except NotRegularFile as error:
-        return Status(path, kind, f"report cache {path} refused ({error.strerror}); {refresh}")
+        return Status(
+            path, kind, f"report cache {path} refused ({error.strerror}); {place.to_refresh(kind)}"
+        )
     except TooLarge:
         return Status(
-            path, kind, f"report cache {path} refused (over {MAX_BYTES} bytes); {refresh}"
+            path,
+            kind,
+            f"report cache {path} refused (over {MAX_BYTES} bytes); {place.to_refresh(kind)}",
         )
     except OSError as error:
         why = "a symlink" if error.errno == errno.ELOOP else error.strerror or str(error)
-        return Status(path, kind, f"report cache {path} refused ({why}); {refresh}")
+        return Status(path, kind, f"report cache {path} refused ({why}); {place.to_refresh(kind)}")
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return Status(
-            path, kind, f"report cache {path} unreadable ({error.__class__.__name__}); {refresh}"
+            path,
+            kind,
+            f"report cache {path} unreadable ({error.__class__.__name__}); {place.to_refresh(kind)}",
         )
     if not isinstance(report, dict):
-        return Status(path, kind, f"report cache {path} is not a report; {refresh}")
+        return Status(path, kind, f"report cache {path} is not a report; {place.to_refresh(kind)}")
     defects, warnings, projects = (
         _count(report, key) for key in ("defects", "warnings", "projects_audited")
     )
     if defects is None or warnings is None or projects is None:
-        return Status(path, kind, f"report cache {path} lacks its counts; {refresh}")
+        return Status(path, kind, f"report cache {path} lacks its counts; {place.to_refresh(kind)}")
     stamp = report.get("generated_at")
     try:
         generated = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
     except ValueError:
         generated = None
     if generated is None:
-        return Status(path, kind, f"report cache {path} has no valid generated_at; {refresh}")
+        return Status(
+            path, kind, f"report cache {path} has no valid generated_at; {place.to_refresh(kind)}"
+        )
     if generated.tzinfo is None:
         generated = generated.replace(tzinfo=UTC)
     age = (now - generated).total_seconds() / 3600
@@ -278,7 +377,7 @@ def read_status(
         return Status(
             path,
             kind,
-            f"report cache {path} is dated in the future ({stamp}); check the clock, {refresh}",
+            f"report cache {path} is dated in the future ({stamp}); check the clock, {place.to_refresh(kind)}",
         )
     return Status(path, kind, None, defects, warnings, projects, stamp, max(age, 0.0))
 
@@ -296,7 +395,7 @@ def run_plain(args: list[str]) -> int | None:
     (``--help``, ``--now``, a typo, a value click might read otherwise) is left to click.
     """
     as_json = strict = False
-    cache_path: Path | None = None
+    cache_path: str | None = None
     position = 0
     while position < len(args):
         arg = args[position]
@@ -315,7 +414,7 @@ def run_plain(args: list[str]) -> int | None:
         if value is not None:
             if not value or value.startswith("-"):
                 return None
-            cache_path = Path(value)
+            cache_path = value
         position += 1
     found = read_status(cache_path)
     sys.stdout.write(output_line(found, as_json) + "\n")
@@ -332,6 +431,8 @@ def __getattr__(name: str) -> click.Command:
 
 @functools.cache
 def _status_command() -> click.Command:
+    from pathlib import Path
+
     import click
 
     @click.command("status")
