@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-import io
-import os
-import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
+from functools import cached_property
 from pathlib import Path
-from typing import IO
+from typing import TYPE_CHECKING, overload
 
-import click
-
-from context_doctor import suppress
 from context_doctor.cache import replay
 from context_doctor.collector import paused_collection
 from context_doctor.config import Settings, find_config, resolve_settings
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
 from context_doctor.findings import Finding
-from context_doctor.freshness import summarize
-from context_doctor.model.source import Corpus, Source
+from context_doctor.plugins import plugin_modules
 from context_doctor.registry import CheckSpec, Context, load_checks, resolve_names
-from context_doctor.render.formats import FORMATS, RenderOptions
-from context_doctor.render.github import step_summary
 from context_doctor.report import Coverage, Report, redacted
-from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
+
+if TYPE_CHECKING:
+    from context_doctor.model.source import Corpus, Source
+    from context_doctor.suppress import ConfigIgnores
 
 
 def select_checks(registry: dict[str, CheckSpec], settings: Settings) -> list[CheckSpec]:
@@ -56,7 +51,8 @@ def audit(
     config_baseline: bool = True,
     jobs: int | None = None,
     replayable: bool = False,
-) -> tuple[Report, Settings, list[CheckSpec]]:
+    direct: replay.Invocation | None = None,
+) -> tuple[Report, Settings, Sequence[CheckSpec]]:
     """Run the selected checks, then the suppressions (SPEC §5).
 
     ``baseline`` is an explicit baseline file; else the config's ``baseline``
@@ -64,11 +60,9 @@ def audit(
     every finding, so it must not be filtered by the baseline it replaces).
     ``replayable``: a run whose every input is unchanged since a stored run gets
     that run's report back (:mod:`context_doctor.replay`); only for a run that
-    needs the report alone, not the model (never ``--fix``, ``--diff``).
+    needs the report alone, not the model (never ``--fix``, ``--diff``); ``direct``: the
+    run was named by paths alone, and is keyed by that (:class:`replay.Invocation`).
     """
-    registry = load_checks()
-    resolve_names(select, registry, "--select")
-    resolve_names(ignore, registry, "--ignore")
     groups = config_groups(corpus) if config is None else [corpus]
     if len(groups) > 1:
         # Each source under its own configuration: one audit per configuration, one report.
@@ -90,22 +84,36 @@ def audit(
         merged = merge_reports([report for report, _, _ in audits], corpus, today)
         specs = {spec.name: spec for _, _, checks in audits for spec in checks}
         return merged, audits[0][1], [specs[name] for name in sorted(specs)]
-    settings, checks, ignores = _configured(corpus, registry, config, select, ignore)
+    settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
     chosen = baseline or (settings.baseline if config_baseline else None)
-    loaded = suppress.read_baseline(chosen) if chosen is not None else None
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     ctx = Context(today=today, readiness=readiness, settings=settings)
-    key = (
-        replay.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen)
-        if replayable
-        else None
-    )
-    if key is not None:
-        replayed = replay.recall(key)
+    key = None
+    plugins = replayable and bool(plugin_modules())
+    if replayable and not plugins:
+        # Without plugins the checks are the package's own, which the key covers by its
+        # code digest, and the settings name the selection: the key is taken, and a
+        # stored report replayed, before any check module is imported (#27, #32).
+        key = replay.run_key(
+            corpus, settings=settings, checks=None, ctx=ctx, baseline=chosen, direct=direct
+        )
+        replayed = None if key is None else replay.recall(key)
+        if replayed is not None:
+            return replayed, settings, SelectedChecks(settings, select, ignore)
+    registry = load_checks()
+    resolve_names(select, registry, "--select")
+    resolve_names(ignore, registry, "--ignore")
+    checks, ignores = _selected(settings, registry)
+    # The pipeline itself (suppressions, the parsers' pool, the vault's model, the engine)
+    # is imported only now: a replayed run never needs it (#32).
+    from context_doctor import suppress
+
+    loaded = suppress.read_baseline(chosen) if chosen is not None else None
+    if plugins:
+        key = replay.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen)
+        replayed = None if key is None else replay.recall(key)
         if replayed is not None:
             return replayed, settings, checks
-    # The pipeline itself (the parsers' pool, the vault's model, the engine) is imported
-    # only now: a replayed run never needs it (#32).
     from context_doctor.engine import run
     from context_doctor.prepare import prepare_corpus
 
@@ -129,22 +137,47 @@ def audit(
     return report, settings, checks
 
 
-def _configured(
-    corpus: Corpus,
-    registry: dict[str, CheckSpec],
-    config: Path | None,
-    select: list[str],
-    ignore: list[str],
-) -> tuple[Settings, list[CheckSpec], suppress.ConfigIgnores]:
-    """The settings ``corpus`` resolves, its checks and its ignores (exit 2 on a bad name)."""
-    settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
+def _selected(
+    settings: Settings, registry: dict[str, CheckSpec]
+) -> tuple[list[CheckSpec], ConfigIgnores]:
+    """The checks ``settings`` select and its ignores (exit 2 on a bad name)."""
+    from context_doctor import suppress
+
     checks = select_checks(registry, settings)
     ignores = suppress.config_ignores(
         settings.per_project_ignores,
         settings.per_path_ignores,
         lambda names, key: resolve_names(names, registry, f"{key} ({settings.config_file})"),
     )
-    return settings, checks, ignores
+    return checks, ignores
+
+
+class SelectedChecks(Sequence[CheckSpec]):
+    """The checks of a replayed run, resolved only when something asks for them.
+
+    A replayed report needs no check to print it, except for SARIF's rules, so the check
+    modules are imported only then; the selection resolves as the audit resolved it.
+    """
+
+    def __init__(self, settings: Settings, select: list[str], ignore: list[str]) -> None:
+        self._settings, self._select, self._ignore = settings, select, ignore
+
+    @cached_property
+    def _checks(self) -> list[CheckSpec]:
+        registry = load_checks()
+        resolve_names(self._select, registry, "--select")
+        resolve_names(self._ignore, registry, "--ignore")
+        return select_checks(registry, self._settings)
+
+    @overload
+    def __getitem__(self, index: int) -> CheckSpec: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[CheckSpec]: ...
+    def __getitem__(self, index: int | slice) -> CheckSpec | Sequence[CheckSpec]:
+        return self._checks[index]
+
+    def __len__(self) -> int:
+        return len(self._checks)
 
 
 def settings_by_group(
@@ -160,7 +193,10 @@ def settings_by_group(
     groups = config_groups(corpus) if config is None else [corpus]
     resolved = []
     for group in groups:
-        settings, checks, _ignores = _configured(group, registry, config, select, ignore)
+        settings = resolve_settings(
+            config_directories(group), config, select or None, ignore or None
+        )
+        checks, _ignores = _selected(settings, registry)
         resolved.append((group, settings, checks))
     return resolved
 
@@ -213,6 +249,8 @@ def merge_reports(reports: list[Report], corpus: Corpus, today: date) -> Report:
     for report in reports:
         for name, counted in report.coverage.items():
             coverage.setdefault(name, Coverage()).add(counted)
+    from context_doctor import freshness
+
     graded = [item for source in corpus.sources for item in source.graded_files(today)]
     return replace(
         first,
@@ -223,7 +261,7 @@ def merge_reports(reports: list[Report], corpus: Corpus, today: date) -> Report:
         ),
         coverage=coverage,
         projects_with_findings=sum(report.projects_with_findings for report in reports),
-        freshness=summarize(graded) if graded else None,
+        freshness=freshness.summarize(graded) if graded else None,
         suppressed={
             way: sum(report.suppressed.get(way, 0) for report in reports)
             for way in first.suppressed
@@ -269,106 +307,3 @@ def _vault_content(corpus: Corpus) -> bool:
     return any(
         vault.notes or vault.trash.files or vault.audit_log is not None for vault in corpus.vaults
     )
-
-
-def write_step_summary(report: Report) -> None:
-    """Append the job summary to ``$GITHUB_STEP_SUMMARY``, when GitHub names one."""
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        # GitHub reads the file after the step; other steps append to it too.
-        try:
-            append_file(Path(summary), step_summary(report).encode("utf-8"), within=USER_NAMED)
-        except (DoctorError, WriteRefused) as error:
-            problem = error.message if isinstance(error, WriteRefused) else error.problem
-            raise DoctorError(
-                f"cannot append the job summary to $GITHUB_STEP_SUMMARY ({summary}): {problem}",
-                "point GITHUB_STEP_SUMMARY at a writable file, or unset it",
-            ) from error
-
-
-def render_report(
-    report: Report,
-    output_format: str,
-    checks: list[CheckSpec],
-    stream: IO[str],
-    *,
-    quiet: bool = False,
-    statistics: bool = False,
-    show_coverage: bool = False,
-) -> None:
-    """Print ``report`` in ``output_format`` (a key of :data:`FORMATS`) on ``stream``."""
-    options = RenderOptions(checks, quiet, statistics, show_coverage)
-    FORMATS[output_format].render(report, options, stream)
-
-
-def emit(
-    report: Report,
-    output_format: str,
-    quiet: bool,
-    statistics: bool,
-    checks: list[CheckSpec],
-    *,
-    summary_written: bool = False,
-    show_coverage: bool = False,
-    output_file: Path | None = None,
-) -> None:
-    """Print the report, or with ``output_file`` write it there (atomically, via write.py)."""
-    if output_format == "github" and not summary_written:
-        write_step_summary(report)
-    options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
-    if output_file is None:
-        render_report(report, output_format, checks, sys.stdout, **options)
-        return
-    buffer = io.StringIO()
-    render_report(report, output_format, checks, buffer, **options)
-    write_output(output_file, buffer.getvalue())
-
-
-def write_output(path: Path, text: str) -> None:
-    """``-o FILE``: the whole output or nothing (exit 2 naming why), never a half-written file."""
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise DoctorError(f"--output-file {path} is a directory", "name a file to write")
-    if not parent.is_dir():
-        raise DoctorError(
-            f"--output-file {path}: directory {parent} does not exist",
-            "create the directory first, or name a file in an existing one",
-        )
-    write_whole(path, text.encode("utf-8"), "--output-file", within=USER_NAMED)
-
-
-def write_whole(path: Path, data: bytes, what: str, *, within: Path | None) -> None:
-    """The whole file or nothing, through write.py; exit 2 naming why not.
-
-    A refusal (a symlinked target) is exit 2 here, not 1: the output the run
-    was asked for does not exist, so the run cannot be judged by it.
-    """
-    try:
-        write_file(path, data, within=within)
-    except WriteRefused as refused:
-        raise DoctorError(
-            f"{what} {path} was not written: {refused.message}",
-            "name a regular file that is not a symlink",
-        ) from refused
-
-
-def emit_error(error: DoctorError, output_format: str, output_file: Path | None) -> None:
-    """On exit 2, the machine formats still say what happened (SPEC §6).
-
-    SARIF is a valid log with ``executionSuccessful: false``; ``github`` is one
-    ``::error::``; JSON is the error object. Human formats leave it to stderr.
-    """
-    renderer = FORMATS[output_format].render_error if output_format in FORMATS else None
-    if renderer is None:
-        return
-    text = renderer(error.problem, error.remedy)
-    if output_file is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        write_output(output_file, text)
-    except DoctorError as unwritable:
-        # The caller prints ``error`` itself: a second line only when it says something else
-        # (the run failed for another reason and -o cannot take the error document either).
-        if unwritable.one_line() != error.one_line():
-            click.echo(f"context-doctor: error: {escape_text(unwritable.one_line())}", err=True)

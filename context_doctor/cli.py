@@ -359,8 +359,8 @@ def main(args: list[str] | None = None) -> None:
             import contextlib
             from pathlib import Path
 
-            from context_doctor.audit import emit_error
             from context_doctor.errors import DoctorError
+            from context_doctor.render.output import emit_error
 
             output = _option_value(argv, "-o", "--output-file")
             problem = DoctorError(error.format_message(), "see `context-doctor --help`")

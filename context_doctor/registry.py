@@ -11,32 +11,25 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import os
 import pkgutil
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from context_doctor.errors import DoctorError
 from context_doctor.findings import Issue, Severity, Unverified
 from context_doctor.layouts import ANOTHER_LAYOUT, EVERY_KIND, NOT_WORKING_MEMORY, SEED_KINDS
+from context_doctor.plugins import BUILTIN_PACKAGE, entry_point_modules, plugins_enabled
+from context_doctor.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported
+from context_doctor.plugins import PLUGINS_OFF as PLUGINS_OFF
 
 if TYPE_CHECKING:
     from context_doctor.config import Settings
     from context_doctor.model.project import Project
     from context_doctor.model.source import Source
     from context_doctor.vault.model import Vault
-
-ENTRY_POINT_GROUP = "context_doctor.checks"
-BUILTIN_PACKAGE = "context_doctor.checks"
-"""Built-in checks are the modules of this package, found by walking it: a new file is a new
-check, with no list to edit. Entry points are for third-party packages only."""
-PLUGINS_OFF = "CONTEXT_DOCTOR_DISABLE_PLUGIN_AUTOLOAD"
-"""Set (to anything but empty) to load no third-party check module, e.g. in a test suite."""
-
 
 # Groups are the headings of SPEC §2; `--select`/`--ignore` accept them as names. Each
 # built-in check module names its group in a module-level ``GROUP``.
@@ -425,10 +418,6 @@ def _defined_in(spec: CheckSpec, module: str) -> bool:
     return spec.module == module or spec.module.startswith(f"{module}.")
 
 
-def plugins_enabled() -> bool:
-    return not os.environ.get(PLUGINS_OFF)
-
-
 def load_checks(*, plugins: bool | None = None) -> dict[str, CheckSpec]:
     """The built-in checks, then those of the entry-point group's modules (third parties).
 
@@ -439,17 +428,10 @@ def load_checks(*, plugins: bool | None = None) -> dict[str, CheckSpec]:
         _import(module, "built-in")
     names = {name for name, spec in REGISTRY.items() if _defined_in(spec, BUILTIN_PACKAGE)}
     if plugins_enabled() if plugins is None else plugins:
-        discovered: list[Any] = list(entry_points(group=ENTRY_POINT_GROUP))
-        for point in sorted(discovered, key=lambda p: (p.value, p.name)):
-            if _defined_in_package(point.value):
-                continue  # an install made before built-ins were walked still lists them
-            names |= _load_plugin(point.value, f"entry point `{point.name}`")
-            names |= {n for n, spec in REGISTRY.items() if _defined_in(spec, point.value)}
+        for module, name in entry_point_modules():
+            names |= _load_plugin(module, f"entry point `{name}`")
+            names |= {n for n, spec in REGISTRY.items() if _defined_in(spec, module)}
     return {name: REGISTRY[name] for name in sorted(names)}
-
-
-def _defined_in_package(module: str) -> bool:
-    return module == BUILTIN_PACKAGE or module.startswith(f"{BUILTIN_PACKAGE}.")
 
 
 def skip_reasons(spec: CheckSpec) -> list[tuple[str, str]]:

@@ -10,7 +10,6 @@ from typing import Any
 
 from context_doctor.escape import clean_json
 from context_doctor.findings import Finding, Severity, whole_source
-from context_doctor.model.secrets import scrub
 from context_doctor.version import __version__
 
 
@@ -318,6 +317,8 @@ def _fix_carries(finding: Finding, values: set[str]) -> bool:
     fix = finding.fix
     if fix is None:
         return False
+    from context_doctor.model.secrets import scrub
+
     texts = [fix.path]
     for edit in fix.to_json()["edits"]:
         texts += [str(value) for value in edit.values()]
@@ -335,6 +336,10 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
     values = {value for value in secrets if value}
     if not values:
         return report
+    # The detectors' patterns: imported only where a secret was found, never to print a
+    # stored report (#32).
+    from context_doctor.model.secrets import scrub
+
     findings = []
     for finding in report.findings:
         fix = finding.fix

@@ -6,7 +6,8 @@ auditing again, but only when a *run key* over everything the audit could have
 read is byte-for-byte the same as the stored one.  The key covers:
 
 * the doctor: its version, the source of its own package and of each check plugin's
-  package, the versions of the libraries it parses with, the git binary, Python;
+  package, every distribution installed where Python finds packages (by its metadata
+  directory's name and version: a library upgraded, a plugin added), the git binary, Python;
 * the invocation: ``--today``, ``--readiness``, the checks chosen with their
   severities, the resolved settings, the corpus (sources, roots, projects, the
   ``--project`` narrowing, ``--allow-shallow``, the pushed shas, ``CI``), the
@@ -53,6 +54,15 @@ Decisions, where the issue and SPEC are silent:
   must stay cheaper than what it saves. Files and directories are counted apart (#32):
   8,000 projects are ~93,000 files in ~16,000 directories, under both caps, where one
   count of both had passed 100,000 and never replayed.
+* **Keyed before discovery (#27, #32).** A run named by paths alone (no console, no
+  current-directory search, no vault) reads nothing outside the repositories holding
+  them but the files its key names (configuration, baseline, freshness files). Its key is
+  its invocation (:class:`Invocation`: the options, the paths and the repositories they
+  lie in) and those inputs; the first run stores a *manifest* of the inputs beside the
+  report (ccache's direct mode keeps the headers a compilation read the same way), and
+  a later run keys them again and replays without discovering the corpus or importing
+  the model or a check. Without plugins, every run's key is taken before the checks are
+  imported: the code digest and the settings determine them.
 * **What is replayed.** Only the report (findings, coverage, counts, the freshness
   summary, suppressions); ``generated_at`` is the replaying run's.  ``--fix``,
   ``--diff`` and ``--write-baseline`` never replay: they need the model.
@@ -78,7 +88,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +95,7 @@ import msgspec
 
 from context_doctor.cache.codec import BAD_DATA, decode, encode
 from context_doctor.cache.store import Store, cache_key, decode_entry, read_regular_file
+from context_doctor.errors import DoctorError
 from context_doctor.findings import (
     AppendLine,
     Applicability,
@@ -96,6 +106,7 @@ from context_doctor.findings import (
     Severity,
 )
 from context_doctor.git.run import git_directories, run_git
+from context_doctor.plugins import installed_metadata
 from context_doctor.report import Coverage, Report, SourceSummary
 from context_doctor.version import __version__
 
@@ -110,16 +121,6 @@ RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
 MAX_ENTRIES = 100_000  # files; bounds what a miss costs (~0.3 s) in a huge tree
 MAX_DIRECTORIES = 50_000
 MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read at once
-# The libraries whose behaviour shapes the facts and findings.
-LIBRARIES = (
-    "click",
-    "ruamel.yaml",
-    "jsonschema",
-    "markdown-it-py",
-    "rich",
-    "detect-secrets",
-    "msgspec",
-)
 # Files of a git directory that change what git reports without moving a ref or the index.
 GIT_STATE_FILES = (
     "HEAD",
@@ -166,6 +167,9 @@ class RunKey:
     store: Store
     watched: dict[bytes, Signature] = field(default_factory=dict)
     racy: dict[bytes, bytes] = field(default_factory=dict)  # racy file -> digest of its bytes
+    # For a run keyed by its invocation (:class:`Invocation`): that key's digest and what
+    # a later run must look at to key itself without discovering the corpus.
+    direct: tuple[bytes, _Manifest] | None = None
 
     def unchanged(self) -> bool:
         """Whether every entry the key saw still has the size, times and inode it had."""
@@ -236,17 +240,6 @@ def _sources_under(directories: tuple[Path, ...]) -> tuple[tuple[str, bytes], ..
         for directory in directories
         for path in sorted(directory.rglob("*.py"))
     )
-
-
-@cache
-def _library_versions() -> tuple[tuple[str, str], ...]:
-    versions: list[tuple[str, str]] = []
-    for name in LIBRARIES:
-        try:
-            versions.append((name, version(name)))
-        except PackageNotFoundError:
-            versions.append((name, "absent"))
-    return tuple(versions)
 
 
 def _git(toplevel: Path, args: list[str]) -> bytes:
@@ -450,11 +443,19 @@ def run_key(
     corpus: Corpus,
     *,
     settings: Settings,
-    checks: list[CheckSpec],
+    checks: list[CheckSpec] | None,
     ctx: Context,
     baseline: Path | None,
+    direct: Invocation | None = None,
 ) -> RunKey | None:
-    """The key of this run, or None when it cannot be replayed (see the module docstring)."""
+    """The key of this run, or None when it cannot be replayed (see the module docstring).
+
+    ``checks`` None: the run's checks are the doctor's own (no plugin is installed), which
+    its code digest and the settings (the selection, the severities) determine, so none
+    needs importing to take the key. ``direct``: the run was named by paths alone (see
+    :class:`Invocation`); it is keyed by its invocation and its inputs, and what a later
+    run needs to take that key before discovery is stored with the report.
+    """
     if corpus.vaults:
         return None  # a vault may live outside git, and its floors live outside the vault
     stores = [source.repository_facts().store for source in corpus.sources]
@@ -465,38 +466,67 @@ def run_key(
     secret = store.secret  # every store is made with the user's secret (cache_secret.py)
     if secret is None:
         return None
-    material = _Material(secret)
-    watched: dict[bytes, Signature] = {}
-    racy: list[bytes] = []
     try:
-        _add_invocation(material, corpus, settings, checks, ctx, baseline)
         toplevels = sorted({source.repository.toplevel for source in corpus.sources})
-        for toplevel in toplevels:
-            material.add("repository", os.fsencode(toplevel))
-            walk = _TreeWalk(material, watched)
-            walk.walk(toplevel)
-            racy += walk.racy
-            _add_git(material, toplevel, watched)
+        externals = _externals(corpus, settings, baseline)
+        inputs, watched, racy = _inputs(secret, toplevels, externals)
         digests = _digests(racy)
+        if direct is not None and corpus.projects:
+            start = _direct_start(secret, direct)
+            whole = corpus.whole_repository()
+            manifest = _Manifest(
+                [os.fsencode(top) for top in toplevels],
+                [None if path is None else str(path) for path in externals],
+                None if whole is None else str(whole),
+            )
+            digest = _direct_digest(secret, start, inputs)
+            return RunKey(digest, secret, store, watched, digests, (start, manifest))
+        material = _Material(secret)
+        _add_invocation(material, corpus, settings, checks, ctx)
+        material.add("inputs", inputs)
     except (_Unkeyable, OSError) as reason:  # e.g. a deleted working directory, git gone
         LOG.debug(f"this run is not replayable: {reason}")
         return None
     return RunKey(material.digest.digest(), secret, store, watched, digests)
 
 
-def _add_invocation(
-    material: _Material,
-    corpus: Corpus,
-    settings: Settings,
-    checks: list[CheckSpec],
-    ctx: Context,
-    baseline: Path | None,
-) -> None:
+def _externals(corpus: Corpus, settings: Settings, baseline: Path | None) -> list[Path | None]:
+    """The files outside the repositories the run may read, by their bytes."""
+    named = [settings.config_file, baseline, corpus.console_path, settings.freshness_cache]
+    registered = [
+        source.root / entry.path for source in corpus.sources for entry in source.registry
+    ]
+    return [*named, *registered]
+
+
+def _inputs(
+    secret: bytes, toplevels: list[Path], externals: list[Path | None]
+) -> tuple[bytes, dict[bytes, Signature], list[bytes]]:
+    """A digest of everything the audit reads: the files outside the repositories, then
+    each repository's work tree and git state; with the entries to look at again and the
+    racy files."""
+    material = _Material(secret)
+    watched: dict[bytes, Signature] = {}
+    racy: list[bytes] = []
+    for path in externals:
+        material.add("file", None if path is None else str(path))
+        if path is not None:
+            material.add(_file_bytes(path))
+    for toplevel in toplevels:
+        material.add("repository", os.fsencode(toplevel))
+        walk = _TreeWalk(material, watched)
+        walk.walk(toplevel)
+        racy += walk.racy
+        _add_git(material, toplevel, watched)
+    return material.digest.digest(), watched, racy
+
+
+def _add_doctor(material: _Material) -> None:
+    """The doctor that runs and the environment it runs in."""
     material.add("doctor", __version__, sys.version, sys.executable)
-    for module_path, code in _package_sources(checks):
-        material.add("module", module_path, code)
-    for name, found in _library_versions():
-        material.add("library", name, found)
+    # Every installed distribution by its metadata directory (name and version): an
+    # upgrade of a library the doctor parses with, or a plugin installed, moves the key.
+    material.add("installed", *installed_metadata())
     git = shutil.which("git")  # the binary itself, by its stat: an upgrade in place moves it
     material.add("git", git, *(signature_of(os.stat(git)) if git else ()))
     material.add(
@@ -508,14 +538,24 @@ def _add_invocation(
         ),
     )
     material.add("user", os.geteuid(), os.getegid(), *sorted(os.getgroups()), os.getcwd())
+
+
+def _add_invocation(
+    material: _Material,
+    corpus: Corpus,
+    settings: Settings,
+    checks: list[CheckSpec] | None,
+    ctx: Context,
+) -> None:
+    _add_doctor(material)
+    for module_path, code in _package_sources(checks or []):
+        material.add("module", module_path, code)
     material.add("today", ctx.today.isoformat(), "readiness", ctx.readiness)
-    for spec in checks:
+    if checks is None:
+        material.add("checks", "built-in")
+    for spec in checks or []:
         material.add("check", spec.name, spec.severity.value, spec.module, spec.scope)
     material.add("settings", repr(settings), repr(ctx.settings))
-    for path in (settings.config_file, baseline, corpus.console_path, settings.freshness_cache):
-        material.add("file", None if path is None else str(path))
-        if path is not None:
-            material.add(_file_bytes(path))
     material.add("console", int(corpus.from_console), repr(corpus.unaudited))
     for source in corpus.sources:
         facts = source.repository_facts()
@@ -532,8 +572,126 @@ def _add_invocation(
         )
         material.add("projects", *(project.id for project in source.projects))
         for entry in source.registry:
-            registered = Path(entry.path)
-            material.add("registered", repr(entry), _file_bytes(source.root / registered))
+            material.add("registered", repr(entry))
+
+
+# -- the direct key: a run named by paths, keyed before its corpus is discovered ---------
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A ``check`` run named by paths alone (no console, vault, push, fix or baseline
+    written): what it was asked (``parts``, every option that can change its report, in
+    order) and the paths it named (``anchors``: sources, then projects, then paths, the
+    order discovery takes them in).
+
+    Discovery of such a run reads only the repositories holding its paths, and its
+    settings only files the run's key already covers (the configuration, the baseline,
+    the freshness files), so the report is a function of this invocation, the doctor,
+    its environment and those inputs. The first run stores, beside its report, the
+    repositories and files it read (a *manifest*, as ccache's direct mode keeps the
+    headers a compilation read); a later run with the same invocation keys those inputs
+    again and replays the report without discovering the corpus or importing the model.
+    """
+
+    parts: tuple[str, ...]
+    anchors: tuple[Path, ...]
+
+
+class _Manifest(msgspec.Struct, array_like=True):
+    """What a direct run read: its repositories' tops, its files outside them, and the
+    repository whose report cache it writes (the run audited it whole)."""
+
+    toplevels: list[bytes]
+    externals: list[str | None]
+    whole: str | None
+
+
+MANIFESTS_FILE = "invocations.msgpack"
+KEPT_MANIFESTS = 16
+
+
+def _anchor_toplevels(invocation: Invocation) -> list[Path]:
+    from context_doctor.git.repository import repository_or_none
+
+    toplevels: list[Path] = []
+    for anchor in invocation.anchors:
+        directory = anchor if anchor.is_dir() else anchor.parent
+        repository = repository_or_none(directory)
+        if repository is None:
+            raise _Unkeyable(f"{anchor} is in no git repository")
+        toplevels.append(repository.toplevel)
+    return toplevels
+
+
+def _direct_start(secret: bytes, invocation: Invocation) -> bytes:
+    """The invocation's own digest: the doctor, its environment, what it was asked and
+    the repositories its paths lie in (a repository made inside another moves them)."""
+    material = _Material(secret)
+    material.add("direct")
+    _add_doctor(material)
+    material.add("invocation", *invocation.parts)
+    material.add("anchors", *(os.fsencode(top) for top in _anchor_toplevels(invocation)))
+    return material.digest.digest()
+
+
+def _direct_digest(secret: bytes, start: bytes, inputs: bytes) -> bytes:
+    material = _Material(secret)
+    material.add("direct run", start, inputs)
+    return material.digest.digest()
+
+
+def _manifests_key(store: Store) -> str:
+    return cache_key(store.code, "invocations")
+
+
+def recall_direct(invocation: Invocation) -> tuple[Report, Path | None] | None:
+    """The report a run with this invocation stored, with the repository whose report
+    cache it wrote, when nothing it read has changed; else None (then discover and audit:
+    that run keys and stores itself)."""
+    from context_doctor.git.repository import repository_or_none
+    from context_doctor.plugins import plugin_modules
+
+    if not invocation.anchors or plugin_modules():
+        return None  # a plugin's checks are keyed by its code, known once it is imported
+    try:
+        first = invocation.anchors[0]
+        repository = repository_or_none(first if first.is_dir() else first.parent)
+        if repository is None:
+            return None
+        store = Store.for_repository(repository)
+        secret = store.secret
+        if secret is None or store.directory is None:
+            return None
+        start = _direct_start(secret, invocation)
+        stored = store.read_entries(MANIFESTS_FILE, _manifests_key(store)).get(start)
+        manifest = None if stored is None else decode_entry(stored, _Manifest, "invocation")
+        if manifest is None:
+            return None
+        toplevels = [Path(os.fsdecode(top)) for top in manifest.toplevels]
+        externals = [None if raw is None else Path(raw) for raw in manifest.externals]
+        inputs, _watched, _racy = _inputs(secret, toplevels, externals)
+    except (_Unkeyable, OSError, DoctorError) as reason:
+        LOG.debug(f"this run is not replayable: {reason}")
+        return None
+    report = recall(RunKey(_direct_digest(secret, start, inputs), secret, store))
+    if report is None:
+        return None
+    return report, None if manifest.whole is None else Path(manifest.whole)
+
+
+def _keep_manifest(key: RunKey) -> None:
+    if key.direct is None:
+        return
+    start, manifest = key.direct
+    stored = key.store.read_entries(MANIFESTS_FILE, _manifests_key(key.store))
+    entries: dict[bytes, Any] = {
+        digest: entry for digest, entry in stored.items() if digest != start
+    }
+    entries[start] = manifest
+    key.store.write(
+        MANIFESTS_FILE, _manifests_key(key.store), dict(list(entries.items())[-KEPT_MANIFESTS:])
+    )
 
 
 # -- storing and replaying ----------------------------------------------------------
@@ -611,6 +769,7 @@ def keep(key: RunKey, report: Report) -> None:
     entries[key.digest] = _Stored(_tag(key.secret, key.digest, packed, racy), packed, racy)
     kept = dict(list(entries.items())[-KEPT_REPORTS:])
     key.store.write(REPORTS_FILE, _reports_key(key.store), kept)
+    _keep_manifest(key)
 
 
 # -- the report on the wire -----------------------------------------------------------

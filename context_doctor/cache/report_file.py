@@ -16,7 +16,6 @@ from context_doctor.write import (
     ensure_directory,
     write_file,
 )
-from context_doctor.yamlio import validator
 
 REPORT_CACHE_NAME = "last-report.json"
 
@@ -70,6 +69,8 @@ def read_cached_report(path: Path) -> dict[str, Any]:
             f"the cached report {path} is unreadable ({error.__class__.__name__})",
             "run `context-doctor check` again to rewrite it",
         ) from error
+    from context_doctor.yamlio import validator  # the schema's validator: only to read one
+
     errors = list(validator("report.schema.json").iter_errors(data))
     if errors or not isinstance(data, dict) or "findings" not in data:
         raise DoctorError(

@@ -49,7 +49,7 @@ from collections.abc import Collection
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -68,7 +68,6 @@ from context_doctor.errors import DoctorError
 from context_doctor.git import history as git_history
 from context_doctor.git.history import Commit, History, Scope
 from context_doctor.git.repository import Repository
-from context_doctor.model.documents import DocumentFacts
 from context_doctor.version import __version__
 from context_doctor.write import (
     WriteRefused,
@@ -77,6 +76,9 @@ from context_doctor.write import (
     remove_file,
     write_file,
 )
+
+if TYPE_CHECKING:
+    from context_doctor.model.documents import DocumentFacts
 
 # 3: the bodies are msgspec's MessagePack, decoded against their types entry by entry
 # (2: every file carries a tag).  The header is part of the tag, so an older file is
@@ -358,6 +360,8 @@ class Store:
     # -- document facts ------------------------------------------------------
 
     def _documents_key(self) -> str:
+        from context_doctor.model.documents import DocumentFacts  # not needed to replay
+
         return cache_key(self.code, "documents " + ",".join(DocumentFacts._fields))
 
     def load_documents(self) -> Entries:

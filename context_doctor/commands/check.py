@@ -4,42 +4,33 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from context_doctor.audit import (
-    audit,
-    emit,
-    require_something,
-    secrets_of,
-    settings_by_group,
-    source_config,
-    write_step_summary,
-    write_whole,
-)
 from context_doctor.cache.report_file import (
     REPORT_CACHE_NAME,
     write_json,
     write_repository_report,
 )
 from context_doctor.commands.common import guarded, output_options, split_names
-from context_doctor.config import Settings
-from context_doctor.discover import discover, synthesis_home
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
-from context_doctor.model.secrets import scrub
-from context_doctor.model.source import Corpus
-from context_doctor.registry import CheckSpec
 from context_doctor.render.formats import FORMATS
+from context_doctor.render.output import emit, write_step_summary, write_whole
 from context_doctor.render.terminal import progress, wants_progress
 from context_doctor.report import Report, plural
-from context_doctor.suppress import baseline_bytes, default_baseline_path, findings_for_baseline
-from context_doctor.vault.floors import floors_beside
 from context_doctor.write import USER_NAMED, WriteRefused
+
+if TYPE_CHECKING:
+    from context_doctor.cache.replay import Invocation
+    from context_doctor.config import Settings
+    from context_doctor.model.source import Corpus
+    from context_doctor.registry import CheckSpec
 
 
 def print_settings(
@@ -48,6 +39,8 @@ def print_settings(
     """One configuration group's resolved settings, headed by its file and the sources it governs."""
     click.echo(escape_text(f"config file: {settings.config_file or '(none found; defaults)'}"))
     click.echo("sources:")
+    from context_doctor.audit import source_config  # the pipeline: only when asked
+
     for source in corpus.sources:
         found = explicit or source_config(corpus, source)
         click.echo(
@@ -228,8 +221,16 @@ def check_command(
         # The pushing repository's identity, in the hook's checkout: asked only when a
         # single project's id needs it (one git process less for every other push, #32).
         identity: Callable[[], str | None] | None = None
+        invocation: Invocation | None = None  # set below for a run named by paths
 
         def find(where: Where, pushing: tuple[str, ...], *, audited: bool) -> Corpus:
+            floor_files = None
+            if floors is not None:
+                from context_doctor.vault.floors import floors_beside
+
+                floor_files = floors_beside(floors)
+            from context_doctor.discover import discover
+
             return discover(
                 *where,
                 allow_shallow=allow_shallow,
@@ -239,15 +240,17 @@ def check_command(
                 cache=not (no_cache or pushing),
                 audit=audited,
                 vaults=vaults,
-                floors=floors_beside(floors) if floors is not None else None,
+                floors=floor_files,
                 config=config,
                 identity=identity if pushing else None,
             )
 
         def audit_once(
             where: Where = (paths, sources, projects), pushing: tuple[str, ...] = ()
-        ) -> tuple[Corpus, Report, Settings, list[CheckSpec]]:
+        ) -> tuple[Corpus, Report, Settings, Sequence[CheckSpec]]:
             corpus = find(where, pushing, audited=True)
+            from context_doctor.audit import audit
+
             report, settings, checks = audit(
                 corpus,
                 today=today,
@@ -260,6 +263,7 @@ def check_command(
                 jobs=jobs,
                 # --fix and --diff plan from the model, --write-baseline records it fresh
                 replayable=not (apply_fixes or show_diff or write_baseline is not None),
+                direct=None if pushing else invocation,
             )
             return corpus, report, settings, checks
 
@@ -285,6 +289,8 @@ def check_command(
                 corpus, report, _settings, _checks = audit_once(
                     (tree_paths, tree_sources, tree_projects), pushing
                 )
+                from context_doctor.audit import require_something
+
                 require_something(corpus, report)
                 return corpus, report
 
@@ -301,75 +307,106 @@ def check_command(
         if show_settings:
             # Settings only, nothing audited: every configuration group, never just the first.
             corpus = find((paths, sources, projects), (), audited=False)
+            from context_doctor.audit import settings_by_group
+
             groups = settings_by_group(
                 corpus, select=split_names(select), ignore=split_names(ignore), config=config
             )
-            for number, (group, settings, checks) in enumerate(groups):
+            for number, (group, settings, group_checks) in enumerate(groups):
                 if number:
                     click.echo("")
-                print_settings(settings, checks, group, config)
+                print_settings(settings, group_checks, group, config)
             return
-        # A person at a terminal sees a progress line once the audit takes two seconds.
-        watched = wants_progress(output_format, quiet) and output_file is None
-        with progress("context-doctor: auditing…", enabled=watched):
-            corpus, report, settings, checks = audit_once()
-        require_something(corpus, report)
-        if write_baseline is not None:
-            written = _baseline_path(write_baseline, corpus)
-            assert written is not None
-            # The bare flag's default lies in the first source's repository; a named FILE is
-            # the user's choice.
-            default = write_baseline == ""
-            write_baseline_file(
-                written,
-                report,
-                within=corpus.sources[0].repository.toplevel if default else USER_NAMED,
-            )
-            click.echo(
-                f"wrote {written}: {plural(len(findings_for_baseline(report)), 'finding')} "
-                "recorded; `check --baseline` now reports only new ones",
-                err=True,
-            )
-            sys.exit(0)
-        fixed: int | None = None
-        if show_diff or apply_fixes:
-            from context_doctor.write.fixes import apply_plan, plan_fixes
+        # A run named by paths alone may get its stored report back before the corpus is
+        # even discovered (replay.Invocation); anything else discovers, then keys.
+        invocation = direct_invocation(
+            paths, sources, projects, today=today, readiness=readiness, select=select,
+            ignore=ignore, config=config, baseline=baseline, allow_shallow=allow_shallow,
+        ) if not (
+            apply_fixes or show_diff or write_baseline is not None or no_cache or vaults
+            or floors is not None or output_format == "sarif"
+        ) else None  # fmt: skip
+        hit = None
+        if invocation is not None:
+            from context_doctor.cache.replay import recall_direct
 
-            plan = plan_fixes(report.findings, corpus, unsafe=unsafe_fixes)
-            for finding, why in plan.skipped:
+            hit = recall_direct(invocation)
+        fixed: int | None = None
+        if hit is not None:
+            report, whole = hit
+            checks: Sequence[CheckSpec] = ()  # no SARIF here: nothing asks for them
+            cache_path = None if no_report_cache else report_cache
+        else:
+            # A person at a terminal sees a progress line once the audit takes two seconds.
+            watched = wants_progress(output_format, quiet) and output_file is None
+            with progress("context-doctor: auditing…", enabled=watched):
+                corpus, report, settings, checks = audit_once()
+            from context_doctor.audit import require_something
+
+            require_something(corpus, report)
+            if write_baseline is not None:
+                from context_doctor.suppress import findings_for_baseline
+
+                written = _baseline_path(write_baseline, corpus)
+                assert written is not None
+                # The bare flag's default lies in the first source's repository; a named FILE is
+                # the user's choice.
+                default = write_baseline == ""
+                write_baseline_file(
+                    written,
+                    report,
+                    within=corpus.sources[0].repository.toplevel if default else USER_NAMED,
+                )
                 click.echo(
-                    escape_text(
-                        f"context-doctor: not fixed: [{finding.check}] {finding.path}: {why}"
-                    ),
+                    f"wrote {written}: {plural(len(findings_for_baseline(report)), 'finding')} "
+                    "recorded; `check --baseline` now reports only new ones",
                     err=True,
                 )
-            if show_diff:
-                if not plan.files:
+                sys.exit(0)
+            if show_diff or apply_fixes:
+                from context_doctor.write.fixes import apply_plan, plan_fixes
+
+                plan = plan_fixes(report.findings, corpus, unsafe=unsafe_fixes)
+                for finding, why in plan.skipped:
                     click.echo(
-                        "context-doctor: nothing to fix: --fix would change no file", err=True
+                        escape_text(
+                            f"context-doctor: not fixed: [{finding.check}] {finding.path}: {why}"
+                        ),
+                        err=True,
                     )
-                    sys.exit(0)
-                # The diff quotes the files around each fix: a secret there is shown only
-                # redacted, as in every other output (SECURITY.md "A secret is never spread").
-                click.echo(scrub(plan.diff(), secrets_of(corpus)), nl=False)
-                sys.exit(1)
-            try:
-                apply_plan(plan)
-            except WriteRefused as refused:
-                click.echo(
-                    escape_text(f"context-doctor: fix refused [{refused.rule}]: {refused.message}"),
-                    err=True,
-                )
-                sys.exit(1)
-            fixed = plan.fixed
-            corpus, report, settings, checks = audit_once()  # the pipeline re-audits
+                if show_diff:
+                    if not plan.files:
+                        click.echo(
+                            "context-doctor: nothing to fix: --fix would change no file", err=True
+                        )
+                        sys.exit(0)
+                    # The diff quotes the files around each fix: a secret there is shown only
+                    # redacted, as in every other output (SECURITY.md "A secret is never spread").
+                    from context_doctor.audit import secrets_of
+                    from context_doctor.model.secrets import scrub
+
+                    click.echo(scrub(plan.diff(), secrets_of(corpus)), nl=False)
+                    sys.exit(1)
+                try:
+                    apply_plan(plan)
+                except WriteRefused as refused:
+                    click.echo(
+                        escape_text(
+                            f"context-doctor: fix refused [{refused.rule}]: {refused.message}"
+                        ),
+                        err=True,
+                    )
+                    sys.exit(1)
+                fixed = plan.fixed
+                corpus, report, settings, checks = audit_once()  # the pipeline re-audits
+            cache_path = report_cache_path(corpus, report_cache, no_report_cache)
+            whole = whole_repository(corpus)
         if output_format == "github":
             # Before the cache: a summary that cannot be written is exit 2, and an exit-2
             # run must leave the report cache as it was.
             write_step_summary(report)
         # The JSON says how the process ends (`exit`, and `ok` from it): the console checks.
         report.exit = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
-        cache_path = report_cache_path(corpus, report_cache, no_report_cache)
         if cache_path is not None and (select or ignore):
             # A partial result must not masquerade as corpus state (SPEC §3).
             click.echo(
@@ -382,7 +419,6 @@ def check_command(
             cache_path = None
         if cache_path is not None:
             write_json(cache_path, report.to_json())
-        whole = whole_repository(corpus)
         if whole is not None and not (no_report_cache or select or ignore):
             write_repository_cache(whole, report)
         if fixed is not None:
@@ -410,13 +446,36 @@ def check_command(
     sys.exit(code)
 
 
+def direct_invocation(
+    paths: tuple[str, ...],
+    sources: tuple[str, ...],
+    projects: tuple[str, ...],
+    *,
+    today: date,
+    readiness: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    config: Path | None,
+    baseline: str | None,
+    allow_shallow: bool,
+) -> Invocation | None:
+    """A run named by paths (not the console's sources, the current directory or a vault),
+    as the replay keys it before discovery; None for any other run."""
+    if not (paths or sources or projects):
+        return None  # discovery would read console.yaml and what lies above the directory
+    from context_doctor.cache.replay import Invocation
+
+    asked = (paths, sources, projects, select, ignore, config, baseline, allow_shallow)
+    return Invocation(
+        (repr(asked), today.isoformat(), readiness),
+        tuple(Path(raw) for raw in (*sources, *projects, *paths)),
+    )
+
+
 def whole_repository(corpus: Corpus) -> Path | None:
     """The top of the one repository this run audited whole (no ``--project``, no file),
     whose report cache it writes (SPEC §7); None for any other run."""
-    if len(corpus.sources) != 1 or corpus.unaudited:
-        return None
-    (source,) = corpus.sources
-    return source.repository.toplevel if source.only is None else None
+    return corpus.whole_repository()
 
 
 def write_repository_cache(toplevel: Path, report: Report) -> None:
@@ -443,6 +502,8 @@ def _baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
     if raw is None:
         return None
     if raw == "":
+        from context_doctor.suppress import default_baseline_path
+
         return default_baseline_path(corpus)
     return Path(raw)
 
@@ -456,6 +517,8 @@ def write_baseline_file(path: Path, report: Report, *, within: Path | None) -> N
             f"baseline {path}: directory {path.parent} does not exist",
             "create the directory first, or name a file in an existing one",
         )
+    from context_doctor.suppress import baseline_bytes, findings_for_baseline
+
     write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline", within=within)
 
 
@@ -471,5 +534,7 @@ def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> 
     if explicit is not None:
         return explicit
     if corpus.from_console:
+        from context_doctor.discover import synthesis_home
+
         return synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
     return None

@@ -19,11 +19,11 @@ import click
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-from context_doctor.audit import emit_error
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.render.formats import FORMATS, formats_help
 from context_doctor.render.jsonout import error_json
+from context_doctor.render.output import emit_error
 from context_doctor.write import WriteRefused
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import click
 
-from context_doctor.audit import audit, emit
+from context_doctor.audit import audit
 from context_doctor.commands.common import color_option, guarded
 from context_doctor.discover import discover
 from context_doctor.render.formats import FORMATS, formats_help
+from context_doctor.render.output import emit
 from context_doctor.scenarios import build_scenario, remote_path, scenario_today, write_floors
 from context_doctor.vault.floors import floors_beside
 

@@ -175,3 +175,12 @@ class Corpus:
     @property
     def projects(self) -> list[Project]:
         return [project for source in self.sources for project in source.projects]
+
+    def whole_repository(self) -> Path | None:
+        """The top of the one repository this corpus holds whole (one source, no
+        ``--project`` narrowing, no file, nothing unaudited), whose report cache a run
+        writes (SPEC §7); None for any other corpus."""
+        if len(self.sources) != 1 or self.unaudited:
+            return None
+        (source,) = self.sources
+        return source.repository.toplevel if source.only is None else None

@@ -12,16 +12,15 @@ A new format is one entry here and a module beside this one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
-from context_doctor.render.github import render_github, render_github_error
-from context_doctor.render.gitlab import render_gitlab, render_gitlab_error
 from context_doctor.render.jsonout import error_json, report_json
-from context_doctor.render.sarif import render_sarif, render_sarif_error
+from context_doctor.render.terminal import is_plain
 from context_doctor.render.text import (
     console_for,
+    plain_verdict_line,
     render_concise,
     render_human,
     render_quiet,
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 class RenderOptions:
     """What a run asked of its rendering besides the format (the human formats read them)."""
 
-    checks: list[CheckSpec]
+    checks: Sequence[CheckSpec]
     quiet: bool = False
     statistics: bool = False
     show_coverage: bool = False
@@ -58,7 +57,10 @@ class OutputFormat:
 
 def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
     # Only the human renderings build a rich console: a machine format never imports rich
-    # (start-up time, #13).
+    # (start-up time, #13), nor does the one plain line of --quiet on a pipe (#27).
+    if options.quiet and is_plain(stream):
+        stream.write(plain_verdict_line(report))
+        return
     console = console_for(stream)
     if options.quiet:
         render_quiet(report, console)
@@ -69,6 +71,9 @@ def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
 
 
 def _concise(report: Report, options: RenderOptions, stream: IO[str]) -> None:
+    if options.quiet and is_plain(stream):
+        stream.write(plain_verdict_line(report))
+        return
     console = console_for(stream)
     if options.quiet:
         render_quiet(report, console)
@@ -83,6 +88,44 @@ def _document(text_of: Callable[[Report, RenderOptions], str]) -> Renderer:
         stream.write(text_of(report, options))
 
     return render
+
+
+# The CI formats' modules are imported when one is asked for: SARIF's rules need the
+# check registry, which a replayed run otherwise never imports (#32).
+def _sarif(report: Report, options: RenderOptions) -> str:
+    from context_doctor.render.sarif import render_sarif
+
+    return render_sarif(report, options.checks)
+
+
+def _sarif_error(problem: str, remedy: str) -> str:
+    from context_doctor.render.sarif import render_sarif_error
+
+    return render_sarif_error(problem, remedy)
+
+
+def _github(report: Report, options: RenderOptions) -> str:
+    from context_doctor.render.github import render_github
+
+    return render_github(report)
+
+
+def _github_error(problem: str, remedy: str) -> str:
+    from context_doctor.render.github import render_github_error
+
+    return render_github_error(problem, remedy)
+
+
+def _gitlab(report: Report, options: RenderOptions) -> str:
+    from context_doctor.render.gitlab import render_gitlab
+
+    return render_gitlab(report)
+
+
+def _gitlab_error(problem: str, remedy: str) -> str:
+    from context_doctor.render.gitlab import render_gitlab_error
+
+    return render_gitlab_error(problem, remedy)
 
 
 FORMATS: dict[str, OutputFormat] = {
@@ -101,20 +144,20 @@ FORMATS: dict[str, OutputFormat] = {
         OutputFormat(
             "sarif",
             "SARIF 2.1.0 for code scanning",
-            _document(lambda report, options: render_sarif(report, options.checks)),
-            render_sarif_error,
+            _document(_sarif),
+            _sarif_error,
         ),
         OutputFormat(
             "github",
             "GitHub Actions annotations and job summary",
-            _document(lambda report, options: render_github(report)),
-            render_github_error,
+            _document(_github),
+            _github_error,
         ),
         OutputFormat(
             "gitlab",
             "GitLab code quality (Code Climate JSON)",
-            _document(lambda report, options: render_gitlab(report)),
-            render_gitlab_error,
+            _document(_gitlab),
+            _gitlab_error,
         ),
     )
 }

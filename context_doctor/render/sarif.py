@@ -12,6 +12,7 @@ tag, so code scanning ranks it with security alerts
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -119,7 +120,7 @@ def _artifact(path: str) -> dict[str, str]:
     return {"uri": quote(path, errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
-def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
+def sarif_document(report: Report, checks: Sequence[CheckSpec]) -> dict[str, Any]:
     rules = [_rule(spec) for spec in sorted(checks, key=lambda spec: spec.name)]
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     results: list[dict[str, Any]] = []
@@ -168,7 +169,7 @@ def sarif_document(report: Report, checks: list[CheckSpec]) -> dict[str, Any]:
     }
 
 
-def render_sarif(report: Report, checks: list[CheckSpec]) -> str:
+def render_sarif(report: Report, checks: Sequence[CheckSpec]) -> str:
     return (
         json.dumps(clean_json(sarif_document(report, checks)), indent=2, ensure_ascii=False) + "\n"
     )

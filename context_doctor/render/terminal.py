@@ -117,6 +117,26 @@ def console_options() -> dict[str, Any]:
     return {}
 
 
+def is_plain(stream: IO[str]) -> bool:
+    """Whether rich would write ``stream`` no escape at all (by rich's own rules: no
+    ``--color always``, ``TTY_COMPATIBLE``, then ``FORCE_COLOR``, then the stream's
+    ``isatty``), so that one plain line needs no console: rich's import is a third of a
+    replayed ``--quiet`` run (#27). A case it cannot tell says False (rich decides)."""
+    if _Preference.color == "always":
+        return False
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "0"
+    forced = os.environ.get("FORCE_COLOR")
+    if forced is not None:
+        return forced == ""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return isatty is not None and not isatty()
+    except ValueError:
+        return True  # a closed stream, as rich decides
+
+
 def console_for(stream: IO[str]) -> Console:
     from rich.console import Console  # a third-party import deferred for start-up time
 

@@ -167,10 +167,19 @@ def verdict_line(report: Report) -> Text:
         "INCOMPLETE": "bold red",
         "DEFECTS": "bold red",
     }[verdict]
-    text = escape_text(verdict_text(report))
     line = _text(f"{verdict}:", style=style)
-    line.append(text[len(verdict) + 1 :])
+    line.append(_after_verdict(report, verdict))
     return line
+
+
+def _after_verdict(report: Report, verdict: str) -> str:
+    return escape_text(verdict_text(report))[len(verdict) + 1 :]
+
+
+def plain_verdict_line(report: Report) -> str:
+    """:func:`verdict_line` as the text rich writes on a stream with no escapes."""
+    verdict = report.verdict()
+    return f"{verdict}:{_after_verdict(report, verdict)}\n"
 
 
 def compact_coverage(report: Report, width: int | None = None) -> list[str]:

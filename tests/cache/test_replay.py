@@ -8,6 +8,8 @@ and to have been audited afresh rather than replayed.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -311,3 +313,87 @@ def test_files_not_directories_count_towards_the_cap(
     monkeypatch.setattr(replay, "MAX_ENTRIES", walk.files - 1)
     with pytest.raises(replay._Unkeyable):
         replay._TreeWalk(material, {}).walk(root)
+
+
+# -- the direct key: a run named by paths is keyed before its corpus is discovered -----
+
+_IMPORTS_OF_A_RUN = """
+import sys
+from context_doctor.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("imported:", *sorted(m for m in sys.modules if m.startswith("context_doctor.")), file=sys.stderr)
+"""
+
+
+def _run_in_a_process(root: Path, *args: str) -> tuple[str, str, set[str]]:
+    """A whole ``check`` run in its own interpreter, as a user's is (nothing remembered from
+    an earlier run in the process): its stdout, stderr and the modules it imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS_OF_A_RUN, "check", *args, "--today", TODAY, "--debug"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=root,
+    )
+    lines = done.stderr.splitlines()
+    imported = next(line for line in lines if line.startswith("imported:")).split()[1:]
+    return done.stdout, done.stderr, set(imported)
+
+
+def test_a_run_named_by_paths_is_replayed_without_discovery_or_a_check_imported(
+    root: Path,
+) -> None:
+    """#27/#32: the warm run of a path imports neither the model nor a check module."""
+    _, stderr, imported = _run_in_a_process(root, str(root), "--quiet")
+    assert REPLAYED not in stderr
+    assert {"context_doctor.discover", "context_doctor.checks.structure"} <= imported
+    _, stderr, imported = _run_in_a_process(root, str(root), "--quiet")
+    assert REPLAYED in stderr
+    pipeline = {"discover", "model.source", "model.project", "engine", "prepare", "audit"}
+    assert not {f"context_doctor.{name}" for name in pipeline} & imported
+    assert not {name for name in imported if name.startswith("context_doctor.checks.")}
+
+
+def test_a_run_from_the_current_directory_is_keyed_after_discovery(
+    doctor: Doctor, root: Path
+) -> None:
+    """No path named: discovery reads console.yaml and what lies above, so the run is keyed
+    by the corpus it found, and replays as before."""
+    runs = [doctor("check", "--today", TODAY, "--json", "--debug", cwd=root) for _ in range(2)]
+    assert [REPLAYED in run.stderr for run in runs] == [False, True]
+    assert runs[0].json["findings"] == runs[1].json["findings"]
+
+
+def test_a_repository_made_inside_the_named_path_is_audited_afresh(root: Path) -> None:
+    """The repository a named path lies in is part of the direct key: a ``git init`` below
+    the top moves it, and the run is discovered and audited again."""
+    project = a_context(root).parent
+
+    def run(*extra: str) -> tuple[str, bool]:
+        stdout, stderr, _ = _run_in_a_process(root, str(project), "--json", *extra)
+        data = msgspec.json.decode(stdout)
+        data.pop("generated_at")
+        return msgspec.json.encode(data).decode(), REPLAYED in stderr
+
+    first, _ = run()
+    assert run() == (first, True)
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "its own repository now")
+    again, replayed = run()
+    assert not replayed
+    assert again == run("--no-cache")[0] != first
+
+
+def test_a_sarif_run_is_replayed_with_its_rules(doctor: Doctor, root: Path) -> None:
+    """SARIF names the checks' rules: its run is keyed after discovery, and replays whole."""
+    runs = [
+        doctor("check", str(root), "--today", TODAY, "--output-format", "sarif", "--debug")
+        for _ in range(2)
+    ]
+    assert [REPLAYED in run.stderr for run in runs] == [False, True]
+    assert runs[0].stdout == runs[1].stdout
+    assert msgspec.json.decode(runs[1].stdout)["runs"][0]["tool"]["driver"]["rules"]

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,56 @@ def test_check_names_complete() -> None:
     ]
     explained = complete("context-doctor explain fresh", 2)
     assert "plain,freshness" in explained and "plain,freshness-grades" in explained
+
+
+@pytest.mark.parametrize("color", ["auto", "never", "always"])
+@pytest.mark.parametrize(
+    "variables",
+    [
+        {},
+        {"FORCE_COLOR": "1"},
+        {"FORCE_COLOR": ""},
+        {"TTY_COMPATIBLE": "0"},
+        {"TTY_COMPATIBLE": "1"},
+    ],
+)
+@pytest.mark.parametrize("verdict", ["HEALTHY", "DEFECTS"])
+def test_the_quiet_line_without_rich_is_what_rich_writes(
+    color: str, variables: dict[str, str], verdict: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#27: the one --quiet line goes out without rich only where rich would write it
+    without an escape, and then byte for byte as rich writes it."""
+    from context_doctor.findings import Finding, Severity
+    from context_doctor.render.formats import FORMATS, RenderOptions
+    from context_doctor.render.text import console_for, render_quiet
+    from context_doctor.report import Report
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(terminal._Preference, "color", color)
+    findings = (
+        [
+            Finding(
+                "structure",
+                Severity.DEFECT,
+                "kb",
+                "atlas",
+                "projects/atlas/CONTEXT.md",
+                1,
+                "m",
+                "r",
+            )
+        ]
+        if verdict == "DEFECTS"
+        else []
+    )
+    report = Report(date(2026, 6, 20), "local", "now", [], 1, findings, {})
+    through_rich = io.StringIO()
+    render_quiet(report, console_for(through_rich))
+    written = io.StringIO()
+    FORMATS["human"].render(report, RenderOptions((), quiet=True), written)
+    assert written.getvalue() == through_rich.getvalue()
+    if terminal.is_plain(written):
+        assert ESCAPE not in written.getvalue()

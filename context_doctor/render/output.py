@@ -1,0 +1,131 @@
+"""Printing a report and writing the files a run is asked for: the report in its format, the
+job summary, ``-o``, the error document of an exit-2 run.
+
+Apart from the pipeline (:mod:`context_doctor.audit`), so that a replayed run prints its
+report without importing the model (#32).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import click
+
+from context_doctor.errors import DoctorError
+from context_doctor.escape import escape_text
+from context_doctor.render.formats import FORMATS, RenderOptions
+from context_doctor.report import Report
+from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
+
+if TYPE_CHECKING:
+    from context_doctor.registry import CheckSpec
+
+
+def write_step_summary(report: Report) -> None:
+    """Append the job summary to ``$GITHUB_STEP_SUMMARY``, when GitHub names one."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        # GitHub reads the file after the step; other steps append to it too.
+        try:
+            from context_doctor.render.github import step_summary
+
+            append_file(Path(summary), step_summary(report).encode("utf-8"), within=USER_NAMED)
+        except (DoctorError, WriteRefused) as error:
+            problem = error.message if isinstance(error, WriteRefused) else error.problem
+            raise DoctorError(
+                f"cannot append the job summary to $GITHUB_STEP_SUMMARY ({summary}): {problem}",
+                "point GITHUB_STEP_SUMMARY at a writable file, or unset it",
+            ) from error
+
+
+def render_report(
+    report: Report,
+    output_format: str,
+    checks: Sequence[CheckSpec],
+    stream: IO[str],
+    *,
+    quiet: bool = False,
+    statistics: bool = False,
+    show_coverage: bool = False,
+) -> None:
+    """Print ``report`` in ``output_format`` (a key of :data:`FORMATS`) on ``stream``."""
+    options = RenderOptions(checks, quiet, statistics, show_coverage)
+    FORMATS[output_format].render(report, options, stream)
+
+
+def emit(
+    report: Report,
+    output_format: str,
+    quiet: bool,
+    statistics: bool,
+    checks: Sequence[CheckSpec],
+    *,
+    summary_written: bool = False,
+    show_coverage: bool = False,
+    output_file: Path | None = None,
+) -> None:
+    """Print the report, or with ``output_file`` write it there (atomically, via write.py)."""
+    if output_format == "github" and not summary_written:
+        write_step_summary(report)
+    options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
+    if output_file is None:
+        render_report(report, output_format, checks, sys.stdout, **options)
+        return
+    buffer = io.StringIO()
+    render_report(report, output_format, checks, buffer, **options)
+    write_output(output_file, buffer.getvalue())
+
+
+def write_output(path: Path, text: str) -> None:
+    """``-o FILE``: the whole output or nothing (exit 2 naming why), never a half-written file."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise DoctorError(f"--output-file {path} is a directory", "name a file to write")
+    if not parent.is_dir():
+        raise DoctorError(
+            f"--output-file {path}: directory {parent} does not exist",
+            "create the directory first, or name a file in an existing one",
+        )
+    write_whole(path, text.encode("utf-8"), "--output-file", within=USER_NAMED)
+
+
+def write_whole(path: Path, data: bytes, what: str, *, within: Path | None) -> None:
+    """The whole file or nothing, through write.py; exit 2 naming why not.
+
+    A refusal (a symlinked target) is exit 2 here, not 1: the output the run
+    was asked for does not exist, so the run cannot be judged by it.
+    """
+    try:
+        write_file(path, data, within=within)
+    except WriteRefused as refused:
+        raise DoctorError(
+            f"{what} {path} was not written: {refused.message}",
+            "name a regular file that is not a symlink",
+        ) from refused
+
+
+def emit_error(error: DoctorError, output_format: str, output_file: Path | None) -> None:
+    """On exit 2, the machine formats still say what happened (SPEC §6).
+
+    SARIF is a valid log with ``executionSuccessful: false``; ``github`` is one
+    ``::error::``; JSON is the error object. Human formats leave it to stderr.
+    """
+    renderer = FORMATS[output_format].render_error if output_format in FORMATS else None
+    if renderer is None:
+        return
+    text = renderer(error.problem, error.remedy)
+    if output_file is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_output(output_file, text)
+    except DoctorError as unwritable:
+        # The caller prints ``error`` itself: a second line only when it says something else
+        # (the run failed for another reason and -o cannot take the error document either).
+        if unwritable.one_line() != error.one_line():
+            click.echo(f"context-doctor: error: {escape_text(unwritable.one_line())}", err=True)
