@@ -273,7 +273,15 @@ def test_only_the_environment_the_audit_reads_is_keyed(doctor: Doctor, root: Pat
 
 
 # Read only to render or write what the report already holds, never to build it.
-_RENDERING_ONLY = {"NO_COLOR", "GITHUB_STEP_SUMMARY", "USER", "APPDATA", "COLUMNS"}
+_RENDERING_ONLY = {
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "GITHUB_STEP_SUMMARY",
+    "USER",
+    "APPDATA",
+    "COLUMNS",
+}
 
 
 def test_every_variable_the_doctor_reads_is_keyed() -> None:
