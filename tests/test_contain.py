@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import Doctor, git
@@ -50,6 +51,7 @@ Writing the parser.
 """
 
 BASHRC = "# the user's shell start-up file\nexport PATH=$HOME/bin:$PATH\n"
+PLAIN = "# Plain\n"
 
 
 def snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
@@ -84,6 +86,58 @@ def commit(root: Path, files: dict[str, str], links: dict[str, str] | None = Non
     return root
 
 
+def contained(
+    doctor: Doctor, tree: Path, *args: str, cwd: Path | None = None, repository: str | None = None
+) -> Run:
+    """``context-doctor ARGS``, then the property: not a byte under ``tree`` changed (but
+    under ``tree / repository``, the audited repository, when the tree holds it)."""
+
+    def outside_the_repository() -> dict[str, tuple[str, bytes | str]]:
+        found = snapshot(tree)
+        return {key: value for key, value in found.items() if key.split("/")[0] != repository}
+
+    before = outside_the_repository()
+    run = doctor(*args, cwd=cwd)
+    assert outside_the_repository() == before, (args, run.stdout, run.stderr)
+    return run
+
+
+def assert_refused_outside(run: Run) -> None:
+    """A writer's one refusal of a path that leads out of the repository (rule ``outside``)."""
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "[outside]" in run.stderr
+
+
+def reviewing(notes: Path, *options: str) -> tuple[str, ...]:
+    """``freshness review NOTES``, as ``me`` at ``NOW``."""
+    return ("freshness", "review", str(notes), "--by", "me", "--now", NOW, *options)
+
+
+def set_phase(context: Path) -> tuple[str, ...]:
+    """``edit set-field`` moving a CONTEXT.md's Phase on a round."""
+    return ("edit", "set-field", str(context), "--field", "Phase", "--value", "Build (round 3)")
+
+
+def migrating(plain: Path) -> tuple[str, ...]:
+    """``freshness migrate PLAIN`` at ``NOW``."""
+    return ("freshness", "migrate", str(plain), "--now", NOW)
+
+
+def beta_linked_out(tmp_path: Path, files: dict[str, str] | None = None) -> Path:
+    """A repository whose project ``beta`` is a committed link to the user's home."""
+    files = {"projects/alpha/CONTEXT.md": CONTEXT, **(files or {})}
+    return commit(tmp_path / "kb", files, {"projects/beta": "../../home"})
+
+
+def with_repository(command: tuple[str, ...], repo: Path) -> tuple[str, ...]:
+    """A command template with ``{kb}`` naming the repository."""
+    return tuple(arg.replace("{kb}", str(repo)) for arg in command)
+
+
+LOG_ADD = ("log", "add", "{kb}", "--date", "2026-06-09", "--title", "Lexer done", "--today",
+           "2026-06-10")  # fmt: skip
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     """The user's home beside the repository: a shell start-up file and some notes."""
@@ -114,11 +168,9 @@ def test_a_repository_config_cannot_make_a_freshness_writer_overwrite_a_file_out
         {"NOTES.md": NOTES, "context-doctor.toml": f'[freshness]\ncache = "{cache}"\n'},
         links,
     )
-    before = snapshot(outside)
     args = ["freshness", writer, str(repo / "NOTES.md")]
     args += ["goals"] if writer == "review-section" else []
-    run = doctor(*args, "--by", "me", "--now", NOW)
-    assert snapshot(outside) == before
+    run = contained(doctor, outside, *args, "--by", "me", "--now", NOW)
     assert run.exit_code == 2, run.stdout + run.stderr
     assert "outside the repository" in run.stderr
     assert "[freshness] cache" in run.stderr or "freshness.cache" in run.stderr
@@ -136,10 +188,8 @@ def test_a_pyproject_table_is_held_to_the_same_rule(
             "pyproject.toml": '[tool.context-doctor.freshness]\ncache = "../home/.bashrc"\n',
         },
     )
-    before = snapshot(outside)
-    run = doctor("freshness", "review", str(repo / "NOTES.md"), "--by", "me", "--now", NOW)
+    run = contained(doctor, outside, *reviewing(repo / "NOTES.md"))
     assert run.exit_code == 2 and "outside the repository" in run.stderr
-    assert snapshot(outside) == before
 
 
 def test_a_cache_inside_the_repository_is_still_rewritten(tmp_path: Path, doctor: Doctor) -> None:
@@ -147,7 +197,7 @@ def test_a_cache_inside_the_repository_is_still_rewritten(tmp_path: Path, doctor
         tmp_path / "kb",
         {"NOTES.md": NOTES, "context-doctor.toml": '[freshness]\ncache = ".cache/fresh.json"\n'},
     )
-    run = doctor("freshness", "review", str(repo / "NOTES.md"), "--by", "me", "--now", NOW)
+    run = doctor(*reviewing(repo / "NOTES.md"))
     assert run.exit_code == 0, run.stderr
     assert (repo / ".cache" / "fresh.json").is_file()
 
@@ -159,17 +209,7 @@ def test_a_config_the_user_names_may_put_the_cache_anywhere(
     user_config = tmp_path / "user" / "context-doctor.toml"
     user_config.parent.mkdir()
     user_config.write_text('[freshness]\ncache = "../home/fresh.json"\n', encoding="utf-8")
-    run = doctor(
-        "freshness",
-        "review",
-        str(repo / "NOTES.md"),
-        "--by",
-        "me",
-        "--now",
-        NOW,
-        "--config",
-        str(user_config),
-    )
+    run = doctor(*reviewing(repo / "NOTES.md", "--config", str(user_config)))
     assert run.exit_code == 0, run.stderr
     assert (outside / "fresh.json").is_file()
 
@@ -203,9 +243,9 @@ def test_derived_from_outside_the_repository_is_never_read(
     repo = commit(tmp_path / "kb", {"DERIVED.md": derived})
     run = doctor("freshness", str(repo), "--today", "2026-06-10")
     assert "[freshness-source-missing] derived_from `../home/notes.md` leads outside" in run.stderr
-    review = doctor("freshness", "review", str(repo / "DERIVED.md"), "--by", "me", "--now", NOW)
-    assert review.exit_code == 2
-    assert str(outside) not in review.stderr  # not even whether it exists
+    reviewed = doctor(*reviewing(repo / "DERIVED.md"))
+    assert reviewed.exit_code == 2
+    assert str(outside) not in reviewed.stderr  # not even whether it exists
 
 
 # -- every writer refuses a symlinked directory alike -----------------------------------------
@@ -214,69 +254,45 @@ def test_derived_from_outside_the_repository_is_never_read(
 def test_the_editor_refuses_to_write_through_a_symlinked_directory(
     tmp_path: Path, outside: Path, doctor: Doctor
 ) -> None:
-    repo = commit(
-        tmp_path / "kb",
-        {"projects/alpha/CONTEXT.md": CONTEXT},
-        {"projects/beta": "../../home"},
-    )
-    before = snapshot(outside)
-    run = doctor(
-        "edit",
-        "set-field",
-        str(repo / "projects" / "beta" / "CONTEXT.md"),
-        "--field",
-        "Phase",
-        "--value",
-        "Build (round 3)",
-    )
-    assert run.exit_code == 1, run.stdout + run.stderr
-    assert "[outside]" in run.stderr
-    assert snapshot(outside) == before
+    repo = beta_linked_out(tmp_path)
+    run = contained(doctor, outside, *set_phase(repo / "projects" / "beta" / "CONTEXT.md"))
+    assert_refused_outside(run)
 
 
 def test_a_symlinked_doctor_directory_is_not_used(
     tmp_path: Path, outside: Path, doctor: Doctor
 ) -> None:
-    repo = commit(tmp_path / "kb", {"projects/alpha/CONTEXT.md": CONTEXT, "PLAIN.md": "# Plain\n"})
+    repo = commit(tmp_path / "kb", {"projects/alpha/CONTEXT.md": CONTEXT, "PLAIN.md": PLAIN})
     (repo / ".git" / "context-doctor").symlink_to(outside)
-    before = snapshot(outside)
-    run = doctor("check", str(repo), "--today", "2026-06-10", "--debug")
-    assert snapshot(outside) == before  # no cache written through the link
+    # No cache written through the link.
+    run = contained(doctor, outside, "check", str(repo), "--today", "2026-06-10", "--debug")
     assert run.exit_code in (0, 1), run.stderr
     assert "not cached" in run.stderr and "is a symlink" in run.stderr
-    migrate = doctor("freshness", "migrate", str(repo / "PLAIN.md"), "--now", NOW)
-    assert snapshot(outside) == before
+    migrate = contained(doctor, outside, *migrating(repo / "PLAIN.md"))
     assert migrate.exit_code == 2, migrate.stdout + migrate.stderr
     assert "is a symlink" in migrate.stderr
-    assert (repo / "PLAIN.md").read_text(encoding="utf-8") == "# Plain\n"  # nothing written
+    assert (repo / "PLAIN.md").read_text(encoding="utf-8") == PLAIN  # nothing written
 
 
 @pytest.mark.parametrize("linked", ["cache", "backups"])
 def test_a_symlinked_directory_inside_the_doctors_directory_is_not_written_through(
     tmp_path: Path, outside: Path, doctor: Doctor, linked: str
 ) -> None:
-    repo = commit(tmp_path / "kb", {"projects/alpha/CONTEXT.md": CONTEXT, "PLAIN.md": "# Plain\n"})
+    repo = commit(tmp_path / "kb", {"projects/alpha/CONTEXT.md": CONTEXT, "PLAIN.md": PLAIN})
     (repo / ".git" / "context-doctor").mkdir()
     (repo / ".git" / "context-doctor" / linked).symlink_to(outside)
-    before = snapshot(outside)
-    run = doctor("check", str(repo), "--today", "2026-06-10")
+    run = contained(doctor, outside, "check", str(repo), "--today", "2026-06-10")
     assert run.exit_code in (0, 1), run.stderr
-    migrate = doctor("freshness", "migrate", str(repo / "PLAIN.md"), "--now", NOW)
-    assert snapshot(outside) == before
+    migrate = contained(doctor, outside, *migrating(repo / "PLAIN.md"))
     if linked == "backups":
         assert migrate.exit_code == 1 and "[outside]" in migrate.stderr, migrate.stderr
-        assert (repo / "PLAIN.md").read_text(encoding="utf-8") == "# Plain\n"
+        assert (repo / "PLAIN.md").read_text(encoding="utf-8") == PLAIN
 
 
 def test_edit_apply_and_log_add_refuse_a_project_symlinked_out(
     tmp_path: Path, outside: Path, doctor: Doctor
 ) -> None:
-    repo = commit(
-        tmp_path / "kb",
-        {"projects/alpha/CONTEXT.md": CONTEXT},
-        {"projects/beta": "../../home"},
-    )
-    before = snapshot(outside)
+    repo = beta_linked_out(tmp_path)
     edits = tmp_path / "edits.json"
     target = str(repo / "projects" / "beta" / "CONTEXT.md")
     edits.write_text(
@@ -288,15 +304,10 @@ def test_edit_apply_and_log_add_refuse_a_project_symlinked_out(
         ),
         encoding="utf-8",
     )
-    applied = doctor("edit", "apply", "--edits", str(edits))
-    assert applied.exit_code == 1, applied.stdout + applied.stderr
-    assert "[outside]" in applied.stderr
-    logged = doctor(
-        "log", "add", str(repo / "projects" / "beta"), "--date", "2026-06-09", "--title", "x",
-        "--today", "2026-06-10",
-    )  # fmt: skip
+    applied = contained(doctor, outside, "edit", "apply", "--edits", str(edits))
+    assert_refused_outside(applied)
+    logged = contained(doctor, outside, *with_repository(LOG_ADD, repo / "projects" / "beta"))
     assert logged.exit_code in (1, 2), logged.stdout + logged.stderr
-    assert snapshot(outside) == before
 
 
 def test_check_fix_refuses_an_index_reached_through_a_symlinked_projects_directory(
@@ -307,9 +318,7 @@ def test_check_fix_refuses_an_index_reached_through_a_symlinked_projects_directo
     (outside / "projects" / "index.yaml").write_text(index, encoding="utf-8")
     (outside / "projects" / "alpha" / "CONTEXT.md").write_text(CONTEXT, encoding="utf-8")
     repo = commit(tmp_path / "kb", {"README.md": "# kb\n"}, {"projects": "../home/projects"})
-    before = snapshot(outside)
-    doctor("check", "--source", str(repo), "--today", "2026-06-10", "--fix")
-    assert snapshot(outside) == before
+    contained(doctor, outside, "check", "--source", str(repo), "--today", "2026-06-10", "--fix")
 
 
 def test_a_committed_apply_journal_cannot_move_a_file_outside(
@@ -340,14 +349,9 @@ def test_a_committed_apply_journal_cannot_move_a_file_outside(
         },
         {"projects/alpha/link": "../../../home"},
     )
-    before = snapshot(outside)
-    run = doctor(
-        "edit", "set-field", str(repo / "projects" / "alpha" / "CONTEXT.md"),
-        "--field", "Phase", "--value", "Build (round 3)",
-    )  # fmt: skip
+    run = contained(doctor, outside, *set_phase(repo / "projects" / "alpha" / "CONTEXT.md"))
     assert run.exit_code == 2, run.stdout + run.stderr
     assert "outside the project" in run.stderr
-    assert snapshot(outside) == before
     assert not (outside / "evil.sh").exists()
 
 
@@ -441,7 +445,7 @@ def build_hostile(base: Path, shape: dict[str, Any]) -> tuple[Path, Path]:
     files = {
         "projects/alpha/CONTEXT.md": CONTEXT,
         "NOTES.md": notes,
-        "PLAIN.md": "# Plain\n",
+        "PLAIN.md": PLAIN,
         "inside/notes.md": NOTES,
     }
     if shape["beta"] == "directory":
@@ -470,15 +474,11 @@ def test_no_writer_changes_a_byte_outside_the_repository(
     """Run by hand with many examples: ``HYPOTHESIS_PROFILE=large`` and a larger count here."""
     with tempfile.TemporaryDirectory(prefix="contain-") as scratch:
         outside, repo = build_hostile(Path(scratch), shape)
-        before = snapshot(outside)
-        args = [
-            arg.replace("{kb}", str(repo)).replace("{project}", shape["project"])
-            for arg in WRITERS[writer]
-        ]
-        run = doctor(*args, cwd=repo)
+        command = with_repository(WRITERS[writer], repo)
+        args = [arg.replace("{project}", shape["project"]) for arg in command]
+        run = contained(doctor, outside, *args, cwd=repo)
         assert run.exit_code in (0, 1, 2), run.stdout + run.stderr
         assert "Traceback" not in run.stderr
-        assert snapshot(outside) == before, (writer, shape, run.stdout, run.stderr)
 
 
 def test_index_ids_that_leave_the_projects_directory_name_no_project(
@@ -491,13 +491,11 @@ def test_index_ids_that_leave_the_projects_directory_name_no_project(
     repo = commit(
         tmp_path / "kb", {"projects/index.yaml": index, "projects/alpha/CONTEXT.md": CONTEXT}
     )
-    before = snapshot(outside)
-    run = doctor(
-        "check", "--source", str(repo), "--today", "2026-06-10", "--fix", "--unsafe-fixes",
-        "--output-format", "json",
+    run = contained(
+        doctor, outside, "check", "--source", str(repo), "--today", "2026-06-10", "--fix",
+        "--unsafe-fixes", "--output-format", "json",
     )  # fmt: skip
     assert run.exit_code in (0, 1), run.stdout + run.stderr
-    assert snapshot(outside) == before
     assert all(not finding["path"].startswith(("/", "..")) for finding in run.json["findings"])
     # An entry whose id names no directory is reported against the index, not a project.
     assert {finding["project"] for finding in run.json["findings"]} <= {"alpha", f"({repo.name})"}
@@ -521,36 +519,22 @@ def beside(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def outside_the_repository(beside: Path) -> dict[str, tuple[str, bytes | str]]:
-    return {key: value for key, value in snapshot(beside).items() if not key.startswith("kb")}
-
-
 def test_log_add_refuses_a_sessions_folder_linked_out_of_a_top_level_project(
     beside: Path, doctor: Doctor
 ) -> None:
     repo = commit(beside / "kb", {"CONTEXT.md": CONTEXT}, {"sessions": "../other/sessions"})
-    before = outside_the_repository(beside)
-    run = doctor(
-        "log", "add", str(repo), "--date", "2026-06-09", "--title", "Lexer done",
-        "--today", "2026-06-10",
-    )  # fmt: skip
-    assert run.exit_code == 1, run.stdout + run.stderr
-    assert "[outside]" in run.stderr
-    assert outside_the_repository(beside) == before
+    run = contained(doctor, beside, *with_repository(LOG_ADD, repo), repository="kb")
+    assert_refused_outside(run)
 
 
 def test_set_header_never_rewrites_the_index_beside_a_top_level_project(
     beside: Path, doctor: Doctor
 ) -> None:
     repo = commit(beside / "kb", {"CONTEXT.md": CONTEXT, "sessions/2026-06.md": MONTH_LOG})
-    before = outside_the_repository(beside)
-    run = doctor(
-        "log", "add", str(repo), "--date", "2026-06-09", "--title", "Lexer done",
-        "--today", "2026-06-10", "--set-header",
-    )  # fmt: skip
+    command = with_repository((*LOG_ADD, "--set-header"), repo)
+    run = contained(doctor, beside, *command, repository="kb")
     assert run.exit_code == 0, run.stdout + run.stderr
     assert "**Last session:** 2026-06-09" in (repo / "CONTEXT.md").read_text(encoding="utf-8")
-    assert outside_the_repository(beside) == before
 
 
 @pytest.mark.parametrize("operation", ["replace", "insert-before", "delete-line"])
@@ -558,17 +542,14 @@ def test_the_editor_refuses_a_file_linked_out_of_a_top_level_project(
     beside: Path, doctor: Doctor, operation: str
 ) -> None:
     repo = commit(beside / "kb", {"CONTEXT.md": CONTEXT}, {"linked": "../other"})
-    before = outside_the_repository(beside)
     target = str(repo / "linked" / "notes.md")
     arguments = {
         "replace": ["--anchor", "Ship the doctor.", "--replacement", "Ship it now."],
         "insert-before": ["--anchor", "Ship the doctor.", "--text", "A planted line.\n"],
         "delete-line": ["--anchor", "Ship the doctor."],
     }[operation]
-    run = doctor("edit", operation, target, *arguments)
-    assert run.exit_code == 1, run.stdout + run.stderr
-    assert "[outside]" in run.stderr
-    assert outside_the_repository(beside) == before
+    run = contained(doctor, beside, "edit", operation, target, *arguments, repository="kb")
+    assert_refused_outside(run)
 
 
 def test_state_refuses_a_project_directory_linked_out(
@@ -576,16 +557,10 @@ def test_state_refuses_a_project_directory_linked_out(
 ) -> None:
     # The link leads into a repository of the user's own (dotfiles kept in git).
     commit(outside, {"sessions/2026-06.md": MONTH_LOG})
-    repo = commit(
-        tmp_path / "kb",
-        {"projects/alpha/CONTEXT.md": CONTEXT, "projects/index.yaml": "- id: alpha\n- id: beta\n"},
-        {"projects/beta": "../../home"},
-    )
-    before = snapshot(outside)
-    run = doctor("state", "init", str(repo / "projects" / "beta"), "--plan", "CONTEXT.md")
-    assert run.exit_code == 1, run.stdout + run.stderr
-    assert "[outside]" in run.stderr
-    assert snapshot(outside) == before
+    repo = beta_linked_out(tmp_path, {"projects/index.yaml": "- id: alpha\n- id: beta\n"})
+    beta = str(repo / "projects" / "beta")
+    run = contained(doctor, outside, "state", "init", beta, "--plan", "CONTEXT.md")
+    assert_refused_outside(run)
 
 
 def test_a_repository_reached_through_a_committed_link_is_not_the_containment_root(
@@ -594,20 +569,10 @@ def test_a_repository_reached_through_a_committed_link_is_not_the_containment_ro
     # `projects -> ~` and the user's ~/dotfiles is a repository of its own: the project
     # "dotfiles" must be contained by the hostile repository, not by ~/dotfiles.
     dotfiles = commit(outside / "dotfiles", {"CONTEXT.md": CONTEXT})
-    mine = snapshot(dotfiles)
-    repo = commit(
-        tmp_path / "kb",
-        {"README.md": "# kb\n"},
-        {"projects": "../home"},
-    )
+    repo = commit(tmp_path / "kb", {"README.md": "# kb\n"}, {"projects": "../home"})
     (outside / "index.yaml").write_text("- id: dotfiles\n", encoding="utf-8")
-    run = doctor(
-        "edit", "set-field", str(repo / "projects" / "dotfiles" / "CONTEXT.md"),
-        "--field", "Phase", "--value", "Build (round 3)",
-    )  # fmt: skip
-    assert run.exit_code == 1, run.stdout + run.stderr
-    assert "[outside]" in run.stderr
-    assert snapshot(dotfiles) == mine
+    run = contained(doctor, dotfiles, *set_phase(repo / "projects" / "dotfiles" / "CONTEXT.md"))
+    assert_refused_outside(run)
 
 
 # -- round three: every writer, on every single-project layout, against links out (#30) -------
@@ -616,8 +581,6 @@ DERIVED = NOTES.replace("convention:", 'derived_from: "notes.md"\nconvention:')
 ORPHAN_REFERENCE = "# Reference\n\n- [api](reference/api.md)\n"
 MEMORY_BANK_CONTEXT = "# Active context\n\n**Last updated:** 2026-06-01\n\nWriting the parser.\n"
 PROGRESS = "# Progress\n\n## 2026-06-01 — Parser started\n\nWrote the lexer.\n"
-LOG_ADD = ("log", "add", "{kb}", "--date", "2026-06-09", "--title", "Lexer done", "--today",
-           "2026-06-10")  # fmt: skip
 PLAN = "# Plan\n\n1. Write the parser.\n"
 FIX = ("check", "{kb}", "--today", "2026-06-10", "--fix", "--unsafe-fixes")
 
@@ -762,10 +725,8 @@ def test_no_writer_follows_a_link_out_of_a_top_level_project(
         (elsewhere / "CURRENT_STATE.json").write_text(state, encoding="utf-8")
         files = {name: state if text == "{state}" else text for name, text in files.items()}
     repo = commit(tmp_path / "kb", files, links)
-    before = snapshot(elsewhere)
-    run = doctor(*(arg.replace("{kb}", str(repo)) for arg in command), cwd=repo)
+    run = contained(doctor, elsewhere, *with_repository(command, repo), cwd=repo)
     assert "Traceback" not in run.stderr
-    assert snapshot(elsewhere) == before, (run.stdout, run.stderr)
     if command[0] != "check":  # a writer refuses in one line; `check --fix` reports findings
         assert run.exit_code in (1, 2), run.stdout + run.stderr
         assert len(run.stderr.strip().splitlines()) == 1, run.stderr

@@ -10,9 +10,11 @@ and the caches.  Token-shaped values are assembled at run time (see test_secrets
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import Run
 from support import Doctor, MakeRepo, load_report_validator, template_tail
 from vault_support import TODAY as VAULT_TODAY
 from vault_support import clean_vault_files, vault_scenario
@@ -37,6 +39,37 @@ def assert_clean(text: str | bytes, where: str) -> None:
     for secret in (TOKEN, PASSWORD):
         for piece in fragments(secret):
             assert piece.encode("utf-8") not in data, f"{where} holds {piece!r}"
+
+
+def assert_stores_clean(root: Path) -> int:
+    """Every file the doctor keeps in ``root``'s git directory is clean; how many there are."""
+    stores = [path for path in (root / ".git" / "context-doctor").rglob("*") if path.is_file()]
+    for kept in stores:
+        assert_clean(kept.read_bytes(), str(kept))
+    return len(stores)
+
+
+def twice_as_json(
+    doctor: Doctor, root: Path, tmp_path: Path
+) -> Iterator[tuple[str, list[str], Run]]:
+    """``check --json`` of ``root`` twice (audited, then replayed from the store), each time
+    written with ``-o`` and printed, both clean; yields the attempt, the arguments and the
+    printed run, then checks the report cache it wrote is clean too."""
+    last = tmp_path / "last-report.json"
+    written = tmp_path / "out.json"
+    for attempt in ("audited", "replayed"):
+        args = ["check", "--source", str(root), "--today", TODAY, "--report-cache", str(last)]
+        run = doctor(*args, "--json", "-o", str(written))
+        assert run.exit_code == 1, run.stderr
+        assert_clean(written.read_bytes(), f"-o ({attempt})")
+        printed = doctor(*args, "--json")
+        assert_clean(printed.stdout, f"json ({attempt})")
+        yield attempt, args, printed
+    assert_clean(last.read_bytes(), "last-report.json")
+
+
+def fix_unsafely(doctor: Doctor, root: Path) -> Run:
+    return doctor("check", "--source", str(root), "--today", TODAY, "--fix", "--unsafe-fixes")
 
 
 CONTEXT = f"""# Alpha — Working Context
@@ -110,9 +143,16 @@ def test_no_output_quotes_a_detected_secret(
         assert_clean(written.read_bytes(), f"-o {output} ({attempt})")
     assert_clean(summary.read_bytes(), "the step summary")
     assert_clean(last.read_bytes(), "last-report.json")
-    for cached in (root / ".git" / "context-doctor").rglob("*"):
-        if cached.is_file():
-            assert_clean(cached.read_bytes(), str(cached))
+    assert_stores_clean(root)
+
+
+QUOTING_CHECKS = {
+    "completed-items-in-context",
+    "stale-session-in-context",
+    "attribution-placement",
+    "unused-suppression",
+}
+"""The checks that quote the corpus in their messages."""
 
 
 def test_the_quoting_checks_still_fire_with_the_secret_redacted(
@@ -123,20 +163,9 @@ def test_the_quoting_checks_still_fire_with_the_secret_redacted(
     quoted = {
         finding["check"]: finding["message"]
         for finding in run.json["findings"]
-        if finding["check"]
-        in {
-            "completed-items-in-context",
-            "stale-session-in-context",
-            "attribution-placement",
-            "unused-suppression",
-        }
+        if finding["check"] in QUOTING_CHECKS
     }
-    assert set(quoted) == {
-        "completed-items-in-context",
-        "stale-session-in-context",
-        "attribution-placement",
-        "unused-suppression",
-    }
+    assert set(quoted) == QUOTING_CHECKS
     assert "ghp_…" in quoted["completed-items-in-context"]
     assert "ghp_…" in quoted["unused-suppression"]
     # Each secret reported once, whatever number of detectors saw it.
@@ -354,9 +383,7 @@ def test_no_output_or_cache_quotes_a_secret_found_in_a_memory_vault(
             assert run.exit_code == 1, run.stderr
             assert "secret-in-memory" in run.stdout and "memory-link" in run.stdout
             assert_clean(run.stdout, f"{output} ({attempt})")
-    for cached in (root / ".git" / "context-doctor").rglob("*"):
-        if cached.is_file():
-            assert_clean(cached.read_bytes(), str(cached))
+    assert_stores_clean(root)
 
 
 def one_topic(make_repo: MakeRepo, project: str, topic: str, text: str) -> Path:
@@ -386,24 +413,15 @@ def test_a_fix_that_would_copy_a_secret_is_redacted_from_every_output_and_store(
     # A topic named after a token (pasted into its file name and its text) is not linked from
     # REFERENCE.md: reference-index-orphan's fix would append a link holding the token.
     root = one_topic(make_repo, "alpha", f"deploy-{TOKEN}.md", f"# Deploy\n\nThe key is {TOKEN}.\n")
-    last = tmp_path / "last-report.json"
-    written = tmp_path / "out.json"
-    for attempt in ("audited", "from the cache"):
-        args = ["check", "--source", str(root), "--today", TODAY, "--report-cache", str(last)]
-        run = doctor(*args, "--json", "-o", str(written))
-        assert run.exit_code == 1, run.stderr
-        printed = doctor(*args, "--json")
+    for _attempt, _args, printed in twice_as_json(doctor, root, tmp_path):
         [orphan] = printed.findings("reference-index-orphan")
         assert orphan["fix"] is None
         assert "it would copy a detected secret" in orphan["remedy"]
-        assert_clean(printed.stdout, f"json ({attempt})")
-        assert_clean(written.read_bytes(), f"-o ({attempt})")
-    assert_clean(last.read_bytes(), "last-report.json")
     # The second attempt above is replayed from the store: what it keeps is clean. (The caches
     # key files by their names, which the work tree and git's own trees hold anyway.)
     reference = root / "projects" / "alpha" / "REFERENCE.md"
     before = reference.read_bytes()
-    fixed = doctor("check", "--source", str(root), "--today", TODAY, "--fix", "--unsafe-fixes")
+    fixed = fix_unsafely(doctor, root)
     assert fixed.exit_code in (0, 1), fixed.stderr
     assert reference.read_bytes() == before
 
@@ -419,27 +437,15 @@ def test_a_token_in_a_file_name_is_found_and_kept_out_of_every_output_and_store(
     project = "alpha" if where == "reference shard" else f"ops-{TOKEN}"
     topic = "deploy.md" if where == "project folder" else f"deploy-{TOKEN}.md"
     root = one_topic(make_repo, project, topic, "# Deploy\n\nNo key here.\n")
-    last = tmp_path / "last-report.json"
-    written = tmp_path / "out.json"
-    for attempt in ("audited", "replayed"):
-        args = ["check", "--source", str(root), "--today", TODAY, "--report-cache", str(last)]
-        run = doctor(*args, "--json", "-o", str(written))
-        assert run.exit_code == 1, run.stderr
-        printed = doctor(*args, "--json")
+    for attempt, args, printed in twice_as_json(doctor, root, tmp_path):
         [found] = printed.findings("secret-in-context")
         named = "a file name" if where == "reference shard" else "a folder name"
         assert f"{named} (ghp_…)" in found["message"]
         assert "Rename" in found["remedy"]
-        assert_clean(printed.stdout, f"json ({attempt})")
-        assert_clean(written.read_bytes(), f"-o ({attempt})")
         human = doctor(*args)
         assert_clean(human.stdout + human.stderr, f"text ({attempt})")
-    assert_clean(last.read_bytes(), "last-report.json")
-    fixed = doctor("check", "--source", str(root), "--today", TODAY, "--fix", "--unsafe-fixes")
+    fixed = fix_unsafely(doctor, root)
     assert_clean(fixed.stdout + fixed.stderr, "--fix")
     agent = tools.check(str(root), today=TODAY, include_coverage=True)
     assert_clean(json.dumps(agent), "MCP check")
-    stores = [p for p in (root / ".git" / "context-doctor").rglob("*") if p.is_file()]
-    assert stores
-    for kept in stores:
-        assert_clean(kept.read_bytes(), str(kept))
+    assert assert_stores_clean(root) > 0, "nothing was stored"
