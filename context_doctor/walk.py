@@ -85,7 +85,9 @@ def walk_files(
                     if enterable:
                         pending.append(entry.path)
                     continue
-                regular = entry.is_file(follow_symlinks=False)
+                # Asked only of a wanted name; it cannot fail once ``is_dir`` has answered
+                # (both read the one ``lstat`` the entry keeps).
+                regular = wanted_name and entry.is_file(follow_symlinks=False)
             except OSError:
                 blind.append(entry.path)
                 continue
