@@ -15,16 +15,15 @@ own, and an entry carried over unchanged is written back as the bytes it was rea
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import fields
 from datetime import datetime
 from operator import attrgetter, is_
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
-from context_doctor.git.history import Commit, History, ProjectCommit, Scope
+from context_doctor.git.history import Commit, History, Scope, positions
 
 T = TypeVar("T")
 
@@ -84,17 +83,23 @@ def decode(data: Any, kind: type[T]) -> T:
 #
 # Commits are rows (a tuple per commit, its fields in order, the times as ISO text:
 # msgspec would store an aware datetime in UTC and lose the author's offset, which
-# gives the work date), each project's commits rows of (commit position, file names).
+# gives the work date), each distinct set of file names once, and each project two
+# lists of positions into them (its commits, and the files each touched): the
+# History's own compact form (#32).  HISTORY_WIRE names this shape in the cache key;
+# the earlier shape (entries of files per commit per project) does not decode as this one
+# either, so an old file is a miss.
 
+HISTORY_WIRE = 2
 CommitRow = tuple[str, int, str, str, int, int, bool, bool]
-EntryRow = tuple[int, list[str]]
-ProjectRow = tuple[int, str, list[EntryRow]]
+Position = Annotated[int, msgspec.Meta(ge=0, lt=1 << 32)]
+ProjectRow = tuple[int, str, list[Position], list[Position]]
 
 
 class HistoryWire(msgspec.Struct, array_like=True):
     head: str
     count: int
     commits: list[CommitRow]
+    file_sets: list[list[str]]
     projects: list[ProjectRow]
 
 
@@ -116,37 +121,24 @@ def _commit_from_wire(row: CommitRow) -> Commit:
     return Commit(*cells)
 
 
-class _EntryRows:
-    """Project commits as wire rows ``(commit position, sorted files)``, appending each
-    commit's own row to ``commits`` the first time an entry names it."""
-
-    def __init__(self, commits: list[CommitRow]) -> None:
-        self.commits = commits
-        self.positions: dict[int, int] = {}
-        self.names: dict[frozenset[str], list[str]] = {}  # few distinct sets, each sorted once
-
-    def rows(self, entries: Iterable[ProjectCommit]) -> list[EntryRow]:
-        found: list[EntryRow] = []
-        for entry in entries:
-            position = self.positions.get(id(entry.commit))
-            if position is None:
-                position = self.positions[id(entry.commit)] = len(self.commits)
-                self.commits.append(_commit_to_wire(entry.commit))
-            files = self.names.get(entry.files)
-            if files is None:
-                files = self.names[entry.files] = sorted(entry.files)
-            found.append((position, files))
-        return found
-
-
-def history_to_wire(head: str, history: History, scopes: tuple[Scope, ...]) -> HistoryWire:
-    commits: list[CommitRow] = []
-    encoder = _EntryRows(commits)
-    projects = [
-        (scopes.index(scope), project_id, encoder.rows(entries))
-        for (scope, project_id), entries in history.by_project.items()
-    ]
-    return HistoryWire(head, history.commits, commits, projects)
+def history_to_wire(
+    head: str,
+    history: History,
+    scopes: tuple[Scope, ...],
+    commits: list[CommitRow] | None = None,
+    file_sets: list[list[str]] | None = None,
+) -> HistoryWire:
+    """``history`` on the wire; ``commits`` and ``file_sets``: its rows, when known."""
+    return HistoryWire(
+        head,
+        history.commits,
+        [_commit_to_wire(commit) for commit in history.log] if commits is None else commits,
+        [sorted(names) for names in history.file_sets] if file_sets is None else file_sets,
+        [
+            (scopes.index(scope), project_id, list(commit_at), list(set_at))
+            for (scope, project_id), (commit_at, set_at) in history.projects.items()
+        ],
+    )
 
 
 def history_extended(
@@ -159,51 +151,46 @@ def history_extended(
     """The wire form of ``history`` built on ``wire`` (the stored form of ``older``), or None.
 
     A resumed pass is the new commits followed by the stored history
-    (``History.followed_by``): each project's list ends with the very entries
-    ``older`` holds.  Then only the new entries need converting: their commits go at the
-    end of the stored commit rows (entries refer to commits by position) and their rows
-    before each project's stored rows, which are reused as they are.  Anything else
-    (a project the stored pass had and this one lacks, entries that are not the stored
-    ones) is None: the caller converts the whole history.
+    (``History.followed_by``): its log and file sets end with the very ones ``older``
+    holds, whose rows ``wire`` already has.  Then only the new commits and sets are
+    converted; anything else is None (the caller converts the whole history).
     """
-    commits = list(wire.commits)
-    stored_rows = {(item[0], item[1]): item[2] for item in wire.projects}
-    encoder = _EntryRows(commits)
-    projects: list[ProjectRow] = []
-    for (scope, project_id), entries in history.by_project.items():
-        scope_at = scopes.index(scope)
-        kept = older.by_project.get((scope, project_id), [])
-        fresh = len(entries) - len(kept)
-        rows = stored_rows.pop((scope_at, project_id), [])
-        if fresh < 0 or len(rows) != len(kept) or not all(map(is_, entries[fresh:], kept)):
-            return None
-        if fresh:
-            rows = encoder.rows(entries[:fresh]) + rows
-        projects.append((scope_at, project_id, rows))
-    if stored_rows:
+    fresh = len(history.log) - len(older.log)
+    fresh_sets = len(history.file_sets) - len(older.file_sets)
+    if (
+        fresh < 0
+        or fresh_sets < 0
+        or len(wire.commits) != len(older.log)
+        or len(wire.file_sets) != len(older.file_sets)
+        or not all(map(is_, history.log[fresh:], older.log))
+        or not all(map(is_, history.file_sets[fresh_sets:], older.file_sets))
+    ):
         return None
-    return HistoryWire(head, history.commits, commits, projects)
+    commits = [_commit_to_wire(commit) for commit in history.log[:fresh]] + wire.commits
+    file_sets = [sorted(names) for names in history.file_sets[:fresh_sets]] + wire.file_sets
+    return history_to_wire(head, history, scopes, commits, file_sets)
 
 
 def history_from_wire(wire: HistoryWire, scopes: tuple[Scope, ...]) -> tuple[str, History]:
     """The pass a decoded :class:`HistoryWire` holds; ValueError/IndexError when its
     positions point nowhere (the cells' types were checked by the decode)."""
-    commits = [_commit_from_wire(row) for row in wire.commits]
-    history = History(wire.count, {})
-    # The same few file sets recur across thousands of entries: each distinct one is made
-    # a frozenset once, and shared.
-    sets: dict[tuple[str, ...], frozenset[str]] = {}
-    for position, project_id, entries in wire.projects:
+    history = History(
+        wire.count,
+        [_commit_from_wire(row) for row in wire.commits],
+        [frozenset(names) for names in wire.file_sets],
+        {},
+    )
+    for position, project_id, commit_at, set_at in wire.projects:
         if position < 0:
             raise ValueError("a scope of the wrong position")
-        listed: list[ProjectCommit] = []
-        for commit_at, files in entries:
-            if commit_at < 0:
-                raise ValueError("a commit of the wrong position")
-            key = tuple(files)
-            names = sets.get(key)
-            if names is None:
-                names = sets[key] = frozenset(files)
-            listed.append(ProjectCommit(commits[commit_at], names))
-        history.by_project[(scopes[position], project_id)] = listed
+        if len(commit_at) != len(set_at):
+            raise ValueError("a project's positions do not pair")
+        if commit_at and max(commit_at) >= len(history.log):
+            raise ValueError("a commit of the wrong position")
+        if set_at and max(set_at) >= len(history.file_sets):
+            raise ValueError("a file set of the wrong position")
+        history.projects[(scopes[position], project_id)] = (
+            positions(commit_at),
+            positions(set_at),
+        )
     return wire.head, history

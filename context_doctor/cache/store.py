@@ -55,6 +55,7 @@ import msgspec
 
 from context_doctor.cache.codec import (
     BAD_DATA,
+    HISTORY_WIRE,
     Envelope,
     HistoryWire,
     decode,
@@ -317,7 +318,8 @@ class Store:
         described = ",".join(f"{scope.path}:{int(scope.single)}" for scope in scopes)
         commit_fields = ",".join(f"{f.name}:{f.type}" for f in fields(Commit))
         log_fields = ",".join(name for name, _ in git_history.LOG_FIELDS)
-        return cache_key(self.code, f"history {commit_fields} {log_fields}", described)
+        shape = f"history {HISTORY_WIRE} {commit_fields} {log_fields}"
+        return cache_key(self.code, shape, described)
 
     def has_history(self) -> bool:
         return self.directory is not None and (self.directory / HISTORY_FILE).is_file()

@@ -314,7 +314,10 @@ def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path
         return forged(lambda data: data[2][0].__setitem__(position, value))
 
     def files(value: Any) -> Any:
-        return forged(lambda data: data[3][0][2][0].__setitem__(1, value))
+        return forged(lambda data: data[3].__setitem__(0, value))
+
+    def project(position: int, value: Any) -> Any:
+        return forged(lambda data: data[4][0].__setitem__(position, value))
 
     for data in (
         commit_cell(1, True),  # parents: an int, not a bool
@@ -324,9 +327,13 @@ def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path
         files(["CONTEXT.md", 3]),
         files("CONTEXT.md"),
         files([["CONTEXT.md"]]),
-        forged(lambda data: data[3][0][2][0].__setitem__(0, -1)),
-        forged(lambda data: data[3][0].__setitem__(0, 5)),
-        forged(lambda data: data[3][0][2][0].__setitem__(0, 10**6)),
+        project(2, [-1]),  # a commit position below 0
+        project(2, [1 << 32]),  # ... or past what a position holds
+        project(0, 5),  # a scope that is not there
+        project(2, [10**6]),  # a commit that is not there
+        project(3, [10**6]),  # a file set that is not there
+        project(3, []),  # positions that do not pair
+        project(2, [True]),
     ):
         with pytest.raises((ValueError, IndexError)):
             history_from_data(data, scopes)
@@ -334,6 +341,27 @@ def test_forged_history_rows_are_refused_cell_by_cell(doctor: Doctor, root: Path
     stored["data"] = files([["CONTEXT.md"]])
     write_cache(path, stored)
     assert stored_head(root) is None
+
+
+def test_a_history_of_the_shape_before_32_is_a_miss(doctor: Doctor, root: Path) -> None:
+    """Before #32 the stored history held each project's file names per commit: such a
+    file, even under today's key, does not decode: it is read afresh, never an error."""
+    fresh = assert_cache_agrees(doctor, root)
+    path = cache_dir(root) / store.HISTORY_FILE
+    stored = read_cache(path)
+    head, count, commits, _sets, projects = stored["data"]
+    stored["data"] = [
+        head,
+        count,
+        commits,
+        [[row[0], row[1], [[at, ["CONTEXT.md"]] for at in row[2]]] for row in projects],
+    ]
+    write_cache(path, stored)
+    assert stored_head(root) is None
+    (cache_dir(root) / replay.REPORTS_FILE).unlink()  # no replay: the audit runs
+    assert report(doctor, root) == (fresh, "")
+    assert len(read_cache(path)["data"]) == 5  # written again in today's shape
+    assert stored_head(root) == head
 
 
 def test_recalled_values_are_decoded_once_per_run(tmp_path: Path) -> None:
@@ -353,11 +381,9 @@ def test_recalled_values_are_decoded_once_per_run(tmp_path: Path) -> None:
 def _history_as_data(history: Any) -> dict[str, list[tuple[Any, ...]]]:
     return {
         f"{scope.path}:{project_id}": [
-            (entry.commit, tuple(sorted(entry.files))) for entry in entries
+            (entry.commit, tuple(sorted(entry.files))) for entry in history.of(scope, project_id)
         ]
-        for (scope, project_id), entries in sorted(
-            history.by_project.items(), key=lambda item: (str(item[0][0]), item[0][1])
-        )
+        for scope, project_id in sorted(history.projects, key=lambda key: (str(key[0]), key[1]))
     }
 
 

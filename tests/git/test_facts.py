@@ -146,7 +146,7 @@ def test_index_and_hidden_directories_are_not_projects(make_repo: MakeRepo) -> N
         }
     )
     history = history_of(root)
-    assert set(history.by_project) == {(PROJECTS, "a")}
+    assert set(history.projects) == {(PROJECTS, "a")}
     (commit,) = commits_of(history, "a")
     assert (commit.projects_touched, commit.outside_files) == (1, 0)
 
@@ -224,7 +224,7 @@ def test_empty_repository_has_no_history(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     history = history_of(tmp_path)
     assert history.commits == 0
-    assert history.by_project == {}
+    assert history.projects == {}
 
 
 def test_single_project_scope(make_repo: MakeRepo) -> None:
@@ -389,7 +389,7 @@ def test_hook_environment_is_ignored(make_repo: MakeRepo, monkeypatch: pytest.Mo
     history = read_history(repository, (PROJECTS,))
     assert history.commits == 1
     assert [c.sha for c in commits_of(history, "a")] == [expected]
-    assert (PROJECTS, "b") not in history.by_project
+    assert (PROJECTS, "b") not in history.projects
 
 
 def test_directory_outside_any_repository_is_a_doctor_error(tmp_path: Path) -> None:
