@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from datetime import date, datetime
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import RoundTripConstructor
@@ -26,8 +23,9 @@ from context_doctor.limits import (
 from context_doctor.model.conflicts import conflict_regions, may_hold_markers
 from context_doctor.model.text import BOM, join_surrogate_pairs
 
-if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
+# The bundled schemas and their checks (jsonschema only for an invalid document, #32).
+from context_doctor.schema_check import schema as schema
+from context_doctor.schema_check import validator as validator
 
 # ruamel reports odd input (a reused anchor, say) as Python warnings, which print the
 # offending YAML raw on stderr: hostile text, unescaped.  The doctor reports what
@@ -298,23 +296,6 @@ def plain(value: Any, *, limit: int | None = None) -> Any:
         return value
 
     return convert(value, frozenset())
-
-
-@cache
-def schema(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(
-        files("context_doctor.schemas").joinpath(name).read_text(encoding="utf-8")
-    )
-    return loaded
-
-
-@cache
-def validator(name: str) -> Draft202012Validator:
-    # jsonschema costs ~40 ms to import (most of a one-project check's start-up), and
-    # a warm run with the index memo validates nothing: imported when first needed.
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def line_of(node: Any, key: Any) -> int | None:

@@ -73,14 +73,108 @@ class _Detectors:
     keyword_regexes: dict[re.Pattern[str], int]
 
 
+PLUGIN_PACKAGE = "detect_secrets"
+HTTP_LIBRARY = "requests"
+
+
+def _import_plugins_without_the_scanner() -> None:
+    """Load detect-secrets' plugin modules without its scanner and HTTP stack (#32).
+
+    Importing ``detect_secrets.plugins.x`` runs the package's ``__init__`` (its whole
+    scan core: baselines, filters, ``multiprocessing``) and each plugin's ``import
+    requests`` (urllib3, ``ssl``, ``http``): ~60% of the doctor's import time on a cold
+    small run, for regexes and two small methods. So, when neither is loaded yet, the
+    package's root is registered without running its ``__init__`` (which runs, into that
+    same module, the first time anything else asks it for a name), and ``requests`` is a
+    stand-in while the plugins load that imports the real library the first time one of
+    them uses it (verification, which the doctor never asks for). Nothing else changes:
+    each plugin is detect-secrets' own module and class.
+    """
+    import importlib.util
+    import sys
+    import types
+
+    registered: list[str] = []
+    if PLUGIN_PACKAGE not in sys.modules:
+        spec = importlib.util.find_spec(PLUGIN_PACKAGE)
+        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+            return
+        root = importlib.util.module_from_spec(spec)
+        loader = spec.loader
+        state = {"ran": False}
+
+        def complete_root(name: str) -> object:
+            # The root's own __init__, run once, on the first name it lacks.
+            if state["ran"]:
+                raise AttributeError(f"module {PLUGIN_PACKAGE!r} has no attribute {name!r}")
+            state["ran"] = True
+            loader.exec_module(root)
+            return getattr(root, name)
+
+        root.__dict__["__getattr__"] = complete_root
+        sys.modules[PLUGIN_PACKAGE] = root
+        registered.append(PLUGIN_PACKAGE)
+    stand_in = types.ModuleType(HTTP_LIBRARY, "imports the real library on first use")
+    if HTTP_LIBRARY not in sys.modules:
+
+        def real_library(name: str) -> object:
+            if sys.modules.get(HTTP_LIBRARY) is stand_in:
+                del sys.modules[HTTP_LIBRARY]
+            return getattr(importlib.import_module(HTTP_LIBRARY), name)
+
+        stand_in.__dict__["__getattr__"] = real_library
+        sys.modules[HTTP_LIBRARY] = stand_in
+    try:
+        for plugin in PLUGINS:
+            importlib.import_module(f"{PLUGIN_PACKAGE}.plugins.{plugin}")
+    except Exception:
+        # Whatever went wrong, what this loaded is forgotten, and the plain import in
+        # _detectors loads detect-secrets as it is (or fails as it would have).
+        if registered:
+            for name in [n for n in sys.modules if n.partition(".")[0] == PLUGIN_PACKAGE]:
+                del sys.modules[name]
+    finally:
+        # The loaded plugins keep the stand-in; an import of the library from now on
+        # loads the real one.
+        if sys.modules.get(HTTP_LIBRARY) is stand_in:
+            del sys.modules[HTTP_LIBRARY]
+
+
+PLUGINS = (
+    "aws",
+    "azure_storage_key",
+    "basic_auth",
+    "discord",
+    "github_token",
+    "gitlab_token",
+    "high_entropy_strings",
+    "jwt",
+    "keyword",
+    "mailchimp",
+    "npm",
+    "openai",
+    "private_key",
+    "pypi_token",
+    "sendgrid",
+    "slack",
+    "square_oauth",
+    "stripe",
+    "telegram_token",
+    "twilio",
+)
+"""The detect-secrets plugin modules the doctor uses (the imports in :func:`_detectors`)."""
+
+
 @cache
 def _detectors() -> _Detectors:
     """The chosen plugins, built on first use.
 
-    detect-secrets (with ``requests``, which it imports) costs ~35 ms to import, paid
-    by every command at start-up when imported at module level; a run whose
-    documents all come from the cache never scans, so it is imported here.
+    detect-secrets costs ~35 ms to import even without its scanner and HTTP stack
+    (:func:`_import_plugins_without_the_scanner`), paid by every command at start-up when
+    imported at module level; a run whose documents all come from the cache never scans,
+    so it is imported here.
     """
+    _import_plugins_without_the_scanner()
     from detect_secrets.plugins.aws import AWSKeyDetector
     from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
     from detect_secrets.plugins.basic_auth import BasicAuthDetector

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +229,35 @@ def test_a_format_is_skipped_only_where_it_cannot_fit() -> None:
 
 def test_redaction_keeps_four_characters() -> None:
     assert redact("abcdefgh") == "abcd…"
+
+
+_LIGHT_DETECTORS = """
+import sys
+from context_doctor.model import secrets
+secrets.load_detectors()
+loaded = [m for m in ("requests", "urllib3", "ssl", "http.client", "multiprocessing",
+                      "detect_secrets.core.scan") if m in sys.modules]
+hits = secrets.scan_lines(sys.argv[1].splitlines())
+import detect_secrets  # the package root still works for anyone who asks it
+import detect_secrets.plugins.aws as aws
+root_works = detect_secrets.SecretsCollection.__name__
+http_works = aws.requests.exceptions.RequestException.__module__
+print(loaded, [hit.kind for hit in hits], root_works, http_works)
+"""
+
+
+def test_detectors_load_without_the_scanner_or_the_http_stack() -> None:
+    """detect-secrets' plugins, without its scan core or requests/urllib3/ssl (#32); both
+    still load, in full, when something else asks for them."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LIGHT_DETECTORS, f"Key id {AWS} from the console"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split("] ", 1)[0] == "["
+    assert done.stdout.rstrip().endswith("SecretsCollection requests.exceptions")
+    assert "AWS Access Key" in done.stdout
 
 
 def test_a_five_megabyte_line_is_scanned_in_bounded_windows() -> None:
