@@ -10,7 +10,10 @@ Each round runs, in a shuffled order:
 * **pass** (and **before** with ``--before``): ``read_history`` over ``projects`` in a
   fresh interpreter of that doctor, timed inside it around the call: the interpreter's own
   CPU and its git children's (user + system), so start-up and imports are left out;
-* with ``--variants``, the ``git log`` commands the pass ran before and runs now, alone.
+* with ``--variants``, the ``git log`` commands the pass ran before and runs now, alone;
+* with ``--cold``, the whole audit (``check --source REPO --json --no-cache``, the
+  ``context-doctor`` beside each interpreter) against ``run_benchmark.py``'s whole floor
+  (the ``git log`` plus a ``cat`` of every tier file).
 
 Each figure is the median of ``--runs`` rounds, with its ratio to the floor's median;
 ``--trace`` adds what the pass holds once read (tracemalloc, one more run of each doctor).
@@ -30,6 +33,8 @@ import sys
 from pathlib import Path
 
 FLOOR_LOG = ["git", "log", "--name-only", "--format=%H", "--", "projects"]
+TIER_GLOBS = ("CONTEXT.md", "REFERENCE.md", "reference/*.md", "sessions/*.md")
+TODAY = "2025-12-01"  # run_benchmark.py's: the findings do not move with the day
 _FORMAT = (
     "--format=%x00%H%x00%P%x00%aI%x00%cI%x00%(trailers:key=Context-Doctor,valueonly,unfold,"
     "separator=%x1f)%x00%an <%ae>%x00"
@@ -83,6 +88,25 @@ def pass_cpu(python: str, repo: Path, trace: bool = False) -> dict[str, float]:
     return figures
 
 
+def cold_cpu(python: str, repo: Path) -> float:
+    doctor = str(Path(python).with_name("context-doctor"))
+    command = [doctor, "check", "--source", str(repo), "--today", TODAY, "--json", "--no-cache"]
+    with open(os.devnull, "wb") as sink:
+        process = subprocess.Popen(command, cwd="/", stdout=sink)
+        _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"{' '.join(command)} failed")
+    return usage.ru_utime + usage.ru_stime
+
+
+def whole_floor_cpu(repo: Path) -> float:
+    files = sorted(
+        str(path) for pattern in TIER_GLOBS for path in (repo / "projects").glob(f"*/{pattern}")
+    )
+    commands = [FLOOR_LOG, *(["cat", *files[at : at + 2000]] for at in range(0, len(files), 2000))]
+    return sum(floor_cpu(repo, command) for command in commands)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", type=Path)
@@ -91,15 +115,22 @@ def main() -> int:
     parser.add_argument("--before", help="another doctor's interpreter, in the same rounds")
     parser.add_argument("--variants", action="store_true", help="the git log commands alone")
     parser.add_argument("--trace", action="store_true", help="what each pass holds (tracemalloc)")
+    parser.add_argument("--cold", action="store_true", help="the whole audit, cold, too")
     args = parser.parse_args()
     doctors = {"pass": args.python, **({"before": args.before} if args.before else {})}
     samples: dict[str, list[float]] = {"floor": []}
     for round_ in range(args.runs):
         jobs = ["floor", *doctors, *(VARIANTS if args.variants else ())]
+        jobs += ["whole floor", *(f"{name}: cold" for name in doctors)] if args.cold else []
         random.Random(round_).shuffle(jobs)
         for job in jobs:
             if job == "floor":
                 samples["floor"].append(floor_cpu(args.repo, FLOOR_LOG))
+            elif job == "whole floor":
+                samples.setdefault(job, []).append(whole_floor_cpu(args.repo))
+            elif job.endswith(": cold"):
+                python = doctors[job.removesuffix(": cold")]
+                samples.setdefault(job, []).append(cold_cpu(python, args.repo))
             elif job in VARIANTS:
                 samples.setdefault(job, []).append(floor_cpu(args.repo, VARIANTS[job]))
             else:
@@ -109,12 +140,14 @@ def main() -> int:
                 samples.setdefault(f"{job}: python", []).append(figures["python"])
     floor = statistics.median(samples["floor"])
     print(f"{args.repo}: median CPU of {args.runs} paired rounds (user + system)")
+    whole = statistics.median(samples["whole floor"]) if "whole floor" in samples else floor
     for name, values in samples.items():
         median = statistics.median(values)
+        base, which = (whole, "whole floor") if "cold" in name else (floor, "floor")
         quartiles = statistics.quantiles(values, n=4) if len(values) > 1 else [median] * 3
         print(
             f"  {name:48s} {median:6.2f} s  ({quartiles[0]:.2f}-{quartiles[2]:.2f})"
-            f"  {median / floor:5.2f}x the floor"
+            f"  {median / base:5.2f}x the {which}"
         )
     if args.trace:
         for name, python in doctors.items():
