@@ -484,7 +484,7 @@ def run_key(
         material = _Material(secret)
         _add_invocation(material, corpus, settings, checks, ctx)
         material.add("inputs", inputs)
-    except (_Unkeyable, OSError) as reason:  # e.g. a deleted working directory, git gone
+    except (_Unkeyable, OSError, DoctorError) as reason:  # a deleted working directory, git gone
         LOG.debug(f"this run is not replayable: {reason}")
         return None
     return RunKey(material.digest.digest(), secret, store, watched, digests)
