@@ -20,14 +20,22 @@ from context_doctor.write import (
 REPORT_CACHE_NAME = "last-report.json"
 
 
-def write_json(target: Path, payload: dict[str, Any]) -> None:
+def _document(payload: dict[str, Any] | str) -> str:
+    """The file's text: a report already written as JSON (``render.jsonout.report_json``,
+    the same bytes ``json.dumps`` writes, faster), or any other payload."""
+    if isinstance(payload, str):
+        return payload
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_json(target: Path, payload: dict[str, Any] | str) -> None:
     """Write the report cache through the one write path; the last complete write wins.
 
     Concurrent runs writing the same cache serialise on the write lock and each
     confirms its own bytes, so neither fails because the other finished first.
     A refusal (a symlinked cache) is exit 2 here: the run did not do what it was asked.
     """
-    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    text = _document(payload)
     try:
         # $SYNTHESIS_HOME or --report-cache: the user's place, never the audited tree's.
         ensure_directory(target.parent, within=USER_NAMED)
@@ -39,7 +47,7 @@ def write_json(target: Path, payload: dict[str, Any]) -> None:
         ) from refusal
 
 
-def write_repository_report(toplevel: Path, payload: dict[str, Any]) -> Path:
+def write_repository_report(toplevel: Path, payload: dict[str, Any] | str) -> Path:
     """Write ``<git-common-dir>/context-doctor/last-report.json`` for the repository at
     ``toplevel`` (what ``status`` reads there); returns the path.
 
@@ -49,7 +57,7 @@ def write_repository_report(toplevel: Path, payload: dict[str, Any]) -> Path:
     """
     home = doctor_directory(toplevel)
     target = home / REPORT_CACHE_NAME
-    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    text = _document(payload)
     ensure_directory(home, within=home)
     write_file(target, text.encode("utf-8"), within=home)
     return target

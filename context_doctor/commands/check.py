@@ -21,6 +21,7 @@ from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.render.formats import FORMATS
+from context_doctor.render.jsonout import report_json
 from context_doctor.render.output import emit, write_step_summary, write_whole
 from context_doctor.render.terminal import progress, wants_progress
 from context_doctor.report import Report, plural
@@ -418,7 +419,7 @@ def check_command(
             )
             cache_path = None
         if cache_path is not None:
-            write_json(cache_path, report.to_json())
+            write_json(cache_path, report_json(report))
         if whole is not None and not (no_report_cache or select or ignore):
             write_repository_cache(whole, report)
         if fixed is not None:
@@ -483,7 +484,7 @@ def write_repository_cache(toplevel: Path, report: Report) -> None:
     (a symlink or a FIFO planted in the git directory) is one line on stderr, and the run's
     verdict stands, since the audit it reports on is complete."""
     try:
-        write_repository_report(toplevel, report.to_json())
+        write_repository_report(toplevel, report_json(report))
     except (DoctorError, WriteRefused) as refused:
         why = refused.problem if isinstance(refused, DoctorError) else refused.message
         click.echo(

@@ -24,6 +24,7 @@ from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.commands.common import color_option, guarded, parse_today
 from context_doctor.discover import discover, synthesis_home
 from context_doctor.escape import escape_text
+from context_doctor.render.jsonout import report_json
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
 
 
@@ -73,7 +74,7 @@ def sweep_command(
         cache = report_cache or home / "context-doctor" / REPORT_CACHE_NAME
         # What was audited is cached even when a listed source was unreachable (it is
         # named there, `audited: false`): the rest of the corpus is real state.
-        write_json(cache, report.to_json())
+        write_json(cache, report_json(report))
         click.echo(f"report cached at {cache} (`context-doctor report` reads it)")
         console = console_for(sys.stdout)
         for line in coverage_lines(report):
