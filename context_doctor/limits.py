@@ -39,10 +39,28 @@ MAX_FRONTMATTER_BYTES = 64 * 1024
 """The most frontmatter the careful (pure-Python, round-trip) YAML parser is given: a real
 block is a few hundred bytes, and that parser spends seconds on a hostile 1 MiB one (a
 1.6 MiB broken-YAML memory took over 30 s). Past it the block is refused unparsed."""
-MAX_CAREFUL_YAML_BYTES = 256 * 1024
-"""Past this an index or console file's syntax is first checked by libyaml (C), and only
-what it accepts reaches the careful parser: a broken 1.6 MiB file is refused at its line in
-a fraction of a second, not after half a minute (a real 2,000-project index is about this)."""
+MAX_YAML_FILE_BYTES = 1024 * 1024
+"""The most of an ``index.yaml`` or ``console.yaml`` the doctor parses (and of the index a
+writer re-reads, or the index at a reviewed commit): every file parsed or refused in under
+2 s (#30).  libyaml reads it (``yamlio.careful_load``) at about 0.5 s per MiB of a real
+index on the benchmark machine, and up to 2 s per MiB of the densest hostile text (a flow
+list of empty mappings); a real index is some 80 bytes a project (the 2,000-project
+benchmark index is 160 KB), so 1 MiB holds some 13,000 projects."""
+MAX_YAML_COLLECTIONS = 50_000
+"""The most mappings and lists one such file may hold (a real index: one per project, one
+more per list-valued field): each costs libyaml's events and an object, so text of nothing
+but ``{}, `` is refused after this many, within the time bound."""
+MAX_CAREFUL_YAML_BYTES = 64 * 1024
+"""The most YAML text ruamel's pure-Python round-trip parser is handed (about a second per
+100 KiB on the benchmark machine; 1.9 MB of valid index took it 42 s): to read a construct
+libyaml's path does not reproduce exactly (an explicit tag, a merge key) and to word a
+syntax error.  Past it such a file is refused with one line naming the construct, or with
+libyaml's syntax error at its line (``yamlio.careful_load``)."""
+MAX_NOTE_FRONTMATTER_BYTES = 256 * 1024
+"""The most frontmatter of a vault note that is YAML-parsed at all: libyaml (PyYAML's C
+loader, with its Python constructor) reads a note's block at some 3 s per MiB on the
+benchmark machine, and a real memory's block is a few hundred bytes.  A larger block is
+not parsed: the note counts as unreadable (shown in the vault's coverage), never judged."""
 MAX_CONFIG_BYTES = 256 * 1024
 """The most of a configuration file (``context-doctor.toml``, ``pyproject.toml``) the doctor
 parses: tomllib is pure Python (a valid 2 MiB file took seconds), and a real one is a few

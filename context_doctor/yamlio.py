@@ -9,13 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError, YAMLFutureWarning, YAMLWarning
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.resolver import VersionedResolver
 
 from context_doctor.errors import DoctorError
 from context_doctor.limits import (
     MAX_CAREFUL_YAML_BYTES,
     MAX_FILE_BYTES,
+    MAX_YAML_COLLECTIONS,
+    MAX_YAML_FILE_BYTES,
     TooLarge,
     read_limited,
     yaml_node_limit,
@@ -26,6 +31,9 @@ from context_doctor.model.text import BOM, join_surrogate_pairs
 # The bundled schemas and their checks (jsonschema only for an invalid document, #32).
 from context_doctor.schema_check import schema as schema
 from context_doctor.schema_check import validator as validator
+
+# index.yaml and console.yaml are lists of flat records; nothing real nests this deep.
+MAX_FILE_DEPTH = 64
 
 # ruamel reports odd input (a reused anchor, say) as Python warnings, which print the
 # offending YAML raw on stderr: hostile text, unescaped.  The doctor reports what
@@ -76,35 +84,37 @@ _LenientConstructor.add_constructor(
 
 
 def lenient_loader() -> YAML:
-    """A round-trip loader whose impossible dates stay strings (see ``_LenientConstructor``)."""
+    """A round-trip loader whose impossible dates stay strings (see ``_LenientConstructor``).
+
+    Its composer recurses once per level of nesting: past :data:`MAX_FILE_DEPTH` levels
+    it stops (``MaxDepthExceededError``), whatever a line scan of the text made of it (a
+    quote the scan took for an opening one hid 100,000 nested ``[``).
+    """
     loader = YAML(typ="rt")
     loader.Constructor = _LenientConstructor
+    loader.max_depth = MAX_FILE_DEPTH
     return loader
 
 
 def load_yaml(path: Path, what: str) -> Any:
     """Round-trip load, so entries keep their line numbers; exit 2 when it is not YAML."""
-    return load_yaml_text(read_text(path, what), path, what)
-
-
-# index.yaml and console.yaml are lists of flat records; nothing real nests this deep.
-MAX_FILE_DEPTH = 64
+    return load_yaml_text(read_text(path, what, MAX_YAML_FILE_BYTES), path, what)
 
 
 def load_yaml_text(text: str, path: Path, what: str) -> Any:
     """:func:`load_yaml` over text already read (``path`` names it in errors)."""
-    problem = careful_parse_refusal(text)
-    if problem is not None:
-        raise DoctorError(
-            f"{what} {path} {problem}", "write the data out flat; no field of it nests that deeply"
-        )
     try:
-        if len(text) > MAX_CAREFUL_YAML_BYTES:
-            syntax_checked(text)
-        data = lenient_loader().load(text)
-        # Refuse a recursive alias or an alias bomb here, once, rather than in every reader.
-        plain(data, limit=yaml_node_limit(text))
-        return data
+        return careful_load(text)
+    except TooDeepYaml as error:
+        raise DoctorError(
+            f"{what} {path} {error.problem}",
+            "write the data out flat; no field of it nests that deeply",
+        ) from error
+    except YamlOverBound as error:
+        raise DoctorError(
+            f"{what} {path} {error.problem}{_line_of(error)}",
+            "split or shorten it; it is not parsed",
+        ) from error
     except RecursiveYaml as error:
         raise DoctorError(
             f"{what} {path} is not valid YAML: {error}", "remove the alias"
@@ -113,6 +123,11 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
         raise DoctorError(
             f"{what} {path} is refused: {error}",
             "write the data out instead of nesting aliases of aliases",
+        ) from error
+    except UnreadableConstruct as error:
+        raise DoctorError(
+            f"{what} {path} {error.problem}{_line_of(error)}",
+            "write the data out as plain keys and values",
         ) from error
     except (YAMLError, FastYamlError) as error:
         conflict = (
@@ -138,16 +153,48 @@ def load_yaml_text(text: str, path: Path, what: str) -> Any:
         ) from error
 
 
+def _line_of(error: FastYamlError) -> str:
+    return "" if error.problem_mark is None else f" (line {error.problem_mark.line + 1})"
+
+
 def careful_load(text: str) -> Any:
-    """The round-trip load of ``text`` under the same bounds as :func:`load_yaml_text`, for
-    a writer re-reading a file the audit already parsed (it may have changed since): a
-    refusal is a :class:`FastYamlError`."""
+    """``text`` as the round-trip loader reads it (mappings and sequences carry ``lc`` line
+    data), within a bounded time whatever the text: the one YAML read of an index or
+    console file, by the audit and by the writers re-reading it.
+
+    Decision (#30, "hostile YAML under 2 s per file"): libyaml (C, PyYAML's parser)
+    parses, and :func:`fast_load` builds from its events the values ruamel's round-trip
+    loader would (YAML 1.2 scalars, the same line and column of every key, value and
+    item): ruamel's own parser is pure Python, a second per 100-odd KiB, and a valid
+    4 MiB index took the better part of a minute.  ruamel still reads what that
+    builder does not reproduce exactly (explicit tags, merge keys, keys that are
+    collections, duplicate keys, a ``%YAML`` directive, an alias of an enclosing
+    collection) and words a syntax error, but only in text up to
+    :data:`~context_doctor.limits.MAX_CAREFUL_YAML_BYTES`; a larger file holding one
+    is refused with one line (:class:`UnreadableConstruct`, or libyaml's syntax error
+    at its line).  Nesting past :data:`MAX_FILE_DEPTH` is :class:`TooDeepYaml`,
+    counted on libyaml's events, never by recursion.  Aliases that expand past
+    :func:`~context_doctor.limits.yaml_node_limit` values are :class:`YamlTooLarge`, and
+    one that contains itself :class:`RecursiveYaml`, on either path.  A refusal is a
+    :class:`FastYamlError`, or one of those two.
+    """
+    if len(text) > MAX_YAML_FILE_BYTES:
+        raise YamlOverBound(TooLarge(MAX_YAML_FILE_BYTES).args[0], None)
+    try:
+        return fast_load(text)
+    except FastYamlError as reason:
+        if isinstance(reason, TooDeepYaml | YamlOverBound) or len(text) > MAX_CAREFUL_YAML_BYTES:
+            raise
     problem = careful_parse_refusal(text)
     if problem is not None:
-        raise FastYamlError(problem, None)
-    if len(text) > MAX_CAREFUL_YAML_BYTES:
-        syntax_checked(text)
-    return lenient_loader().load(text)
+        raise TooDeepYaml(problem, None)
+    try:
+        data = lenient_loader().load(text)
+    except MaxDepthExceededError:
+        raise TooDeepYaml(f"nests more than {MAX_FILE_DEPTH} levels deep: refused", None) from None
+    # A recursive alias or an alias bomb is refused here, once, rather than in every reader.
+    plain(data, limit=yaml_node_limit(text))
+    return data
 
 
 def careful_parse_refusal(text: str) -> str | None:
@@ -162,7 +209,7 @@ def careful_parse_refusal(text: str) -> str | None:
 
 
 class FastYamlError(ValueError):
-    """libyaml refused a large document's syntax (see :func:`syntax_checked`)."""
+    """libyaml refused a document's syntax, or the document is refused unread."""
 
     def __init__(self, problem: str, line: int | None) -> None:
         super().__init__(problem)
@@ -170,35 +217,264 @@ class FastYamlError(ValueError):
         self.problem_mark = None if line is None else _Mark(line)
 
 
+class TooDeepYaml(FastYamlError):
+    """Collections nested past :data:`MAX_FILE_DEPTH`."""
+
+
+class YamlOverBound(FastYamlError):
+    """Text past :data:`~context_doctor.limits.MAX_YAML_FILE_BYTES`, or holding more than
+    :data:`~context_doctor.limits.MAX_YAML_COLLECTIONS` collections."""
+
+
+class UnreadableConstruct(FastYamlError):
+    """A construct :func:`fast_load` does not reproduce, in text too large for ruamel."""
+
+
 class _Mark:
     def __init__(self, line: int) -> None:
         self.line = line
 
 
-def syntax_checked(text: str) -> None:
-    """Raise :class:`FastYamlError` when libyaml (C) refuses ``text``'s syntax.
+class _Located:
+    """Where a collection and its parts start (0-based line and column) and how it was
+    written, answering ruamel's ``lc`` (``key(k)``, ``value(k)``, ``item(i)``, ``line``,
+    ``col``) and ``fa`` (``flow_style()``: True for ``{...}``/``[...]``, False for block
+    style, None for an empty one) on the collection itself: no object more per
+    collection, which a 1 MiB flow list of small mappings has by the hundred thousand."""
 
-    The careful parser is pure Python and spends a second per 100-odd KiB before it finds
-    an error at a large file's end (a 1.6 MiB broken index took over half a minute);
-    libyaml parses the same text in a fraction of a second (events only, aliases unexpanded). Asked
-    only of a file over :data:`~context_doctor.limits.MAX_CAREFUL_YAML_BYTES`: what it
-    accepts is then parsed carefully as ever; what it refuses is never handed over.
+    __slots__ = ()
+    line: int
+    col: int
+    flow: bool | None
+    places: Any  # key -> (key line, key col, value line, value col); item -> (line, col)
+
+    @property
+    def lc(self) -> _Located:
+        return self
+
+    @property
+    def fa(self) -> _Located:
+        return self
+
+    def flow_style(self, default: bool | None = None) -> bool | None:
+        return default if self.flow is None else self.flow
+
+    def key(self, key: Any) -> tuple[int, int]:
+        found = self.places[key]
+        return found[0], found[1]
+
+    def value(self, key: Any) -> tuple[int, int]:
+        found = self.places[key]
+        return found[2], found[3]
+
+    def item(self, index: int) -> tuple[int, int]:
+        found: tuple[int, int] = self.places[index]
+        return found
+
+
+class YamlMap(_Located, dict[Any, Any]):
+    """A mapping :func:`fast_load` built; ``lc`` and ``fa`` as ruamel's (see ``_Located``)."""
+
+    __slots__ = ("col", "flow", "line", "places")
+
+
+class YamlSeq(_Located, list[Any]):
+    """A sequence :func:`fast_load` built; ``lc`` and ``fa`` as ruamel's."""
+
+    __slots__ = ("col", "flow", "line", "places")
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR = _TAG + "str"
+# A plain scalar whose first character is none of these is text under every YAML 1.2
+# resolver ruamel has (bool, int, float, null, timestamp, merge, value): no regex asked.
+_RESOLVED_FIRST = frozenset("tTfF-+0123456789.<~nN=!&*")
+_UNREAD_TAGS = frozenset((_TAG + "merge", _TAG + "value", _TAG + "yaml"))
+
+
+def fast_load(text: str) -> Any:
+    """``text``'s single document as ruamel's round-trip loader reads it, built from
+    libyaml's events (see :func:`careful_load`; raises what it does not reproduce).
+
+    Equal to ruamel's result as plain data, with the same ``lc`` lines and columns:
+    mappings are :class:`YamlMap`, sequences :class:`YamlSeq`, plain scalars resolved by
+    ruamel's YAML 1.2 resolver and built by its round-trip constructor (so a date is a
+    ``date``, ``0x1F`` ruamel's ``HexInt``), block scalars ruamel's string types.  An
+    alias is the anchored value itself, never expanded here; its expansion is counted.
     """
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CBaseLoader", None)
+    if loader is None:  # PyYAML without libyaml: only ruamel remains
+        raise UnreadableConstruct("cannot be read quickly (PyYAML has no libyaml)", None)
+    resolver = VersionedResolver(version=(1, 2))
+    # Its own instance: the scalars are built by ruamel's code, not a stand-in's.
+    rt = YAML(typ="rt")
+    rt.Constructor = _LenientConstructor
+    constructor = rt.constructor
+    builders = {
+        _TAG + name: getattr(constructor, f"construct_yaml_{name}")
+        for name in ("int", "float", "bool", "null", "timestamp")
+    }
+    tags: dict[str, str] = {}
+    built: dict[tuple[str, str], Any] = {}
+    # An anchor's value, where its node starts (ruamel places an alias at its anchor) and
+    # how many values it expands to (counted as plain() counts them: the bound is O(1)
+    # per event, so an alias bomb is refused as it is read, never expanded).
+    anchors: dict[str, tuple[Any, Any, int]] = {}
+    limit = yaml_node_limit(text)
+    open_ids: set[int] = set()
+    # One frame per open collection:
+    # [container, is_mapping, key, key_line, key_col, values expanded so far, anchor].
+    stack: list[list[Any]] = []
+    root: Any = None
+    documents = collections = 0
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+    stream_end, document_start = yaml.StreamEndEvent, yaml.DocumentStartEvent
+    parser = loader(text)
+    missing = builders  # a sentinel no value is
     try:
-        for _event in yaml.parse(text, Loader=loader):  # events: no node is built
-            pass
+        next_event = parser.get_event
+        while True:
+            event = next_event()
+            kind = event.__class__
+            mark = event.start_mark
+            if kind is scalar_event:
+                if event.tag is not None:
+                    raise UnreadableConstruct(f"uses a YAML tag (`{event.tag}`)", mark.line)
+                value: Any = event.value
+                style = event.style
+                if not style:  # plain: resolved as ruamel's YAML 1.2 resolver does
+                    if value and value[0] not in _RESOLVED_FIRST:
+                        tag = _STR
+                    else:
+                        tag = tags.get(value) or tags.setdefault(
+                            value, resolver.resolve(ScalarNode, value, (True, False)).suffix
+                        )
+                    if tag != _STR or event.anchor is not None:
+                        if tag in _UNREAD_TAGS or (tag not in builders and tag != _STR):
+                            raise UnreadableConstruct(
+                                f"uses a YAML merge key or value indicator (`{value}`)",
+                                mark.line,
+                            )
+                        if event.anchor is not None:
+                            value = constructor.construct_object(
+                                ScalarNode(tag, value, mark, event.end_mark, anchor=event.anchor)
+                            )
+                        else:
+                            value = built.get((tag, value), missing)
+                            if value is missing:
+                                node = ScalarNode(tag, event.value, mark, event.end_mark)
+                                value = built[(tag, event.value)] = builders[tag](node)
+                elif style in "|>" or event.anchor is not None:
+                    value = constructor.construct_object(
+                        ScalarNode(_STR, value, mark, event.end_mark, style, anchor=event.anchor)
+                    )
+                size = 1
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, mark, size)
+            elif kind is alias_event:
+                if event.anchor not in anchors:
+                    raise FastYamlError(f"found undefined alias {event.anchor!r}", mark.line)
+                value, mark, size = anchors[event.anchor]
+                if id(value) in open_ids:
+                    raise UnreadableConstruct(
+                        "holds an alias of a collection inside itself", mark.line
+                    )
+            elif kind is mapping_start or kind is sequence_start:
+                if event.tag is not None:
+                    raise UnreadableConstruct(f"uses a YAML tag (`{event.tag}`)", mark.line)
+                if len(stack) >= MAX_FILE_DEPTH:
+                    raise TooDeepYaml(
+                        f"nests more than {MAX_FILE_DEPTH} levels deep: refused unread", None
+                    )
+                collections += 1
+                if collections > MAX_YAML_COLLECTIONS:
+                    raise YamlOverBound(
+                        f"holds more than {MAX_YAML_COLLECTIONS:,} mappings and lists, the most "
+                        "the doctor parses",
+                        mark.line,
+                    )
+                if kind is mapping_start:
+                    value = YamlMap()
+                    value.places = {}
+                else:
+                    value = YamlSeq()
+                    value.places = []
+                value.line, value.col, value.flow = mark.line, mark.column, event.flow_style
+                size = 0  # counted when it closes
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, mark, 0)
+            elif kind is mapping_end or kind is sequence_end:
+                frame = stack.pop()
+                open_ids.discard(id(frame[0]))
+                if not frame[0]:
+                    frame[0].flow = None  # ruamel keeps no style for an empty one
+                size = frame[5] + 1
+                if frame[6] is not None:
+                    anchors[frame[6]] = (frame[0], anchors[frame[6]][1], size)
+                if stack:
+                    stack[-1][5] += size
+                    size = stack[-1][5]
+                if size >= limit:
+                    raise YamlTooLarge(_too_large(limit))
+                continue
+            elif kind is stream_end:
+                break
+            elif kind is document_start:
+                documents += 1
+                if documents > 1:
+                    raise FastYamlError(
+                        "expected a single document in the stream, but found another document",
+                        mark.line,
+                    )
+                if event.version is not None or event.tags:
+                    raise UnreadableConstruct("starts with a YAML directive (`%`)", mark.line)
+                continue
+            else:
+                continue
+            if stack:
+                frame = stack[-1]
+                container = frame[0]
+                if not frame[1]:
+                    container.places.append((mark.line, mark.column))
+                    container.append(value)
+                    frame[5] += size
+                    if frame[5] >= limit:
+                        raise YamlTooLarge(_too_large(limit))
+                elif frame[3] is None:
+                    if kind is not scalar_event and isinstance(value, YamlMap | YamlSeq):
+                        raise UnreadableConstruct("has a key that is a collection", mark.line)
+                    frame[2], frame[3], frame[4] = value, mark.line, mark.column
+                else:
+                    key = frame[2]
+                    if key in container:
+                        raise UnreadableConstruct(f'has the key "{key}" twice', frame[3])
+                    container.places[key] = (frame[3], frame[4], mark.line, mark.column)
+                    container[key] = value
+                    frame[3] = None
+                    frame[5] += size
+                    if frame[5] >= limit:
+                        raise YamlTooLarge(_too_large(limit))
+            else:
+                root = value
+            if kind is mapping_start or kind is sequence_start:
+                stack.append([value, kind is mapping_start, None, None, 0, 0, event.anchor])
+                open_ids.add(id(value))
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
+        where = error.problem_mark
         raise FastYamlError(
-            error.problem or "not YAML", None if mark is None else mark.line
+            error.problem or "not YAML", None if where is None else where.line
         ) from None
-    except (yaml.YAMLError, RecursionError, ValueError) as error:
+    except yaml.YAMLError as error:
         raise FastYamlError(
             str(error).splitlines()[0] if str(error) else "not YAML", None
         ) from None
+    finally:
+        parser.dispose()
+    return root
 
 
 # The only characters the scan of a line's text acts on.
@@ -267,6 +543,10 @@ class YamlTooLarge(ValueError):
     """Aliases that expand past :func:`~context_doctor.limits.yaml_node_limit` (an alias bomb)."""
 
 
+def _too_large(limit: int | None) -> str:
+    return f"its aliases expand to more than {limit:,} values (an alias bomb?)"
+
+
 def plain(value: Any, *, limit: int | None = None) -> Any:
     """Round-trip YAML data as plain JSON data (dates as ISO strings) for validation.
 
@@ -278,7 +558,7 @@ def plain(value: Any, *, limit: int | None = None) -> Any:
     def convert(value: Any, open_nodes: frozenset[int]) -> Any:
         budget[0] -= 1
         if budget[0] == 0:
-            raise YamlTooLarge(f"its aliases expand to more than {limit:,} values (an alias bomb?)")
+            raise YamlTooLarge(_too_large(limit))
         if isinstance(value, dict | list | tuple):
             if id(value) in open_nodes:
                 raise RecursiveYaml("a YAML alias refers to a node that contains it")

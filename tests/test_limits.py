@@ -20,6 +20,7 @@ from support import MakeRepo
 from context_doctor.git.run import git_environment
 from context_doctor.limits import (
     MAX_FILE_BYTES,
+    MAX_YAML_FILE_BYTES,
     MIN_YAML_NODES,
     READ_CHUNK,
     TooLarge,
@@ -132,12 +133,11 @@ def test_oversized_tier_files_are_findings(make_repo: MakeRepo) -> None:
 
 def test_oversized_index_is_exit_2(make_repo: MakeRepo) -> None:
     padding = "# " + "x" * 1000 + "\n"
-    root = make_repo(
-        corpus({"projects/index.yaml": INDEX + padding * (MAX_FILE_BYTES // len(padding) + 1)})
-    )
+    size = MAX_YAML_FILE_BYTES // len(padding) + 1
+    root = make_repo(corpus({"projects/index.yaml": INDEX + padding * size}))
     done = check(str(root), "--json")
     assert done.returncode == 2
-    assert "over 4 MiB" in json.loads(done.stdout)["error"]
+    assert "over 1 MiB" in json.loads(done.stdout)["error"]
 
 
 def test_yaml_warnings_never_print_the_tree_raw(make_repo: MakeRepo) -> None:
@@ -338,28 +338,24 @@ def test_a_large_broken_index_never_reaches_the_careful_parser(
     # The careful (pure-Python) parser took over 30 s on this; count what it is handed.
     from context_doctor import yamlio
     from context_doctor.errors import DoctorError
-    from context_doctor.limits import MAX_CAREFUL_YAML_BYTES
+    from context_doctor.limits import MAX_CAREFUL_YAML_BYTES, MAX_YAML_FILE_BYTES
 
     handed: list[int] = []
     monkeypatch.setattr(yamlio, "lenient_loader", counting_loader(handed))
-    text = broken_at_the_end()
-    assert len(text) > 1_500_000
+    text = broken_at_the_end(15_000)
+    assert MAX_CAREFUL_YAML_BYTES < len(text) <= MAX_YAML_FILE_BYTES
     with pytest.raises(DoctorError) as refused:
         yamlio.load_yaml_text(text, Path("projects/index.yaml"), "index file")
-    assert "is not valid YAML at line 75003" in refused.value.problem
+    assert "is not valid YAML at line 45003" in refused.value.problem
     assert handed == []
-    # Control: a valid index past the bound is still parsed carefully (line numbers kept);
-    # the bound is lowered so the control stays small.
-    assert len(text) > MAX_CAREFUL_YAML_BYTES
-    monkeypatch.setattr(yamlio, "MAX_CAREFUL_YAML_BYTES", 1024)
-    valid = broken_at_the_end(40).rsplit("  - id: [", 1)[0]
-    assert len(valid) > 1024
+    # Past the file bound it is refused unparsed; a valid index is read by libyaml alone.
+    with pytest.raises(DoctorError) as oversized:
+        yamlio.load_yaml_text(broken_at_the_end(), Path("projects/index.yaml"), "index file")
+    assert "is over 1 MiB" in oversized.value.problem
+    valid = broken_at_the_end(15_000).rsplit("  - id: [", 1)[0]
     data = yamlio.load_yaml_text(valid, Path("projects/index.yaml"), "index file")
-    assert len(data["projects"]) == 40
-    assert handed == [len(valid)]
-    with pytest.raises(DoctorError):
-        yamlio.load_yaml_text(broken_at_the_end(40), Path("x"), "index file")
-    assert handed == [len(valid)]
+    assert len(data["projects"]) == 15_000
+    assert handed == []
 
 
 def test_an_old_index_that_would_recurse_gives_no_review_dates() -> None:

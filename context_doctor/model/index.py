@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.git.history import PersistentStore
+from context_doctor.limits import MAX_YAML_FILE_BYTES
 from context_doctor.model.suppression_comments import SuppressionComment, yaml_suppressions
 from context_doctor.model.text import is_valid_unicode, parse_iso_date
 from context_doctor.yamlio import line_of, load_yaml_text, plain, read_text, validator
@@ -100,7 +101,7 @@ def load_index(path: Path, rel_path: str, memo: PersistentStore | None = None) -
 
     A file that is not valid YAML raises (exit 2) every time: only results are kept.
     """
-    text = read_text(path, "index file")
+    text = read_text(path, "index file", MAX_YAML_FILE_BYTES)
     content = text.encode("utf-8", "surrogatepass")
     if memo is not None:
         kept = memo.recall("index", Index, content, str(path), rel_path)

@@ -18,15 +18,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import Scope
-from context_doctor.limits import MAX_CAREFUL_YAML_BYTES, MAX_FILE_BYTES
+from context_doctor.limits import MAX_YAML_FILE_BYTES
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.text import parse_iso_date
-from context_doctor.yamlio import careful_parse_refusal, syntax_checked
+from context_doctor.yamlio import careful_load
 
 _HEX = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -56,7 +55,7 @@ def _stamp(value: object) -> str | None:
 def _dates_at(
     facts: RepositoryFacts, index_rel_path: str, project_id: str, sha: str
 ) -> tuple[str | None, str | None] | None:
-    raw = facts.file_at(sha, index_rel_path)
+    raw = facts.file_at(sha, index_rel_path, MAX_YAML_FILE_BYTES)
     if raw is None:
         return None
     memo = facts.store
@@ -76,17 +75,14 @@ def _dates_by_id(raw: bytes) -> DatesById | None:
     that commit would be parsed again for every reviewed project (reviewed projects x
     index size; benchmarks/README.md).  Callers only read the result.
     """
-    if len(raw) > MAX_FILE_BYTES:
+    if len(raw) > MAX_YAML_FILE_BYTES:
         return None  # bounded as the index itself is (limits.py)
     try:
         text = raw.decode("utf-8")
         # An old index is as untrusted as today's: 10,000 nested `[` made the parser
-        # recurse past Python's limit; a large broken one cost half a minute (#30).
-        if careful_parse_refusal(text) is not None:
-            return None
-        if len(text) > MAX_CAREFUL_YAML_BYTES:
-            syntax_checked(text)
-        data = YAML(typ="safe").load(text)
+        # recurse past Python's limit; a large broken one cost half a minute (#30). It is
+        # read as today's is (yamlio.careful_load: libyaml, bounded).
+        data = careful_load(text)
     except (YAMLError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     entries = data.get("projects") if isinstance(data, dict) else data

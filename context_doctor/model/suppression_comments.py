@@ -155,17 +155,34 @@ def _inline_children(content: str) -> list[Token]:
 
 
 def _scalar_interior_lines(text: str) -> set[int]:
-    """0-based lines that lie inside a multi-line scalar (a block or folded string)."""
-    # Third-party imports deferred for start-up time: only a YAML file with a marker gets here.
-    from ruamel.yaml import YAML
-    from ruamel.yaml.tokens import ScalarToken
+    """0-based lines that lie inside a multi-line scalar (a block or folded string).
 
+    libyaml's scanner (C) finds them: ruamel's is pure Python, and an index of a few MiB
+    holding one marker comment took it tens of seconds (#30).  PyYAML without libyaml
+    falls back to ruamel's, only in text the careful parser is given (limits.py).
+    """
+    # Third-party imports deferred for start-up time: only a YAML file with a marker gets here.
+    import yaml
+
+    from context_doctor.limits import MAX_CAREFUL_YAML_BYTES
+
+    loader = getattr(yaml, "CBaseLoader", None)
+    if loader is not None:
+        tokens: Iterable[object] = yaml.scan(text, Loader=loader)
+        scalar: type = yaml.ScalarToken
+    elif len(text) <= MAX_CAREFUL_YAML_BYTES:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.tokens import ScalarToken
+
+        tokens, scalar = YAML(typ="rt").scan(text), ScalarToken
+    else:
+        return set()
     inside: set[int] = set()
     try:
-        for token in YAML(typ="rt").scan(text):
-            if isinstance(token, ScalarToken):
-                start, end = token.start_mark.line, token.end_mark.line
-                last = end if token.end_mark.column > 0 else end - 1
+        for token in tokens:
+            if isinstance(token, scalar):
+                start, end = token.start_mark.line, token.end_mark.line  # type: ignore[attr-defined]
+                last = end if token.end_mark.column > 0 else end - 1  # type: ignore[attr-defined]
                 inside.update(range(start + 1, last + 1))
     except Exception:  # the loader reports bad YAML as exit 2; never fail here first
         return inside

@@ -21,7 +21,12 @@ from typing import Any, NamedTuple
 import yaml
 
 from context_doctor.freshness.frontmatter import MAX_DEPTH, read_frontmatter, split_frontmatter
-from context_doctor.limits import MAX_FRONTMATTER_BYTES, MAX_RESCUED_ENTRIES, yaml_node_limit
+from context_doctor.limits import (
+    MAX_FRONTMATTER_BYTES,
+    MAX_NOTE_FRONTMATTER_BYTES,
+    MAX_RESCUED_ENTRIES,
+    yaml_node_limit,
+)
 from context_doctor.model.documents import decode
 from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
 from context_doctor.model.text import lines as split_lines
@@ -484,6 +489,13 @@ def _facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
     if parts is None:
         return _facts(PLAIN)
     head, block, _body = parts
+    if len(block) > MAX_NOTE_FRONTMATTER_BYTES:
+        # Not YAML-parsed at all: libyaml alone spends seconds on a few MiB (#30). Whether
+        # it is a memory is not known, so nothing is judged: it counts as unreadable.
+        return unreadable_facts(
+            f"its frontmatter is over {MAX_NOTE_FRONTMATTER_BYTES // 1024} KiB, the most the "
+            "doctor parses"
+        )
     block_first = 2
     body_first = head.count("\n") + 1
     rescued = False

@@ -36,7 +36,7 @@ from context_doctor.freshness.frontmatter import read_frontmatter
 from context_doctor.model.source import Corpus, Source
 from context_doctor.model.text import newline_of
 from context_doctor.write.edit import decode, split_lines, unified_diff
-from context_doctor.yamlio import careful_load, lenient_loader, plain
+from context_doctor.yamlio import careful_load, plain
 
 _PLAIN_END = re.compile(r"\s+#|\s*$")
 _SAFE_SCALAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -200,7 +200,7 @@ def set_entry_field(body: str, edit: SetEntryField) -> str:
     expected_entries = _entries(expected)
     expected_entries[index][edit.key] = edit.value
     try:
-        reread = plain(lenient_loader().load(result))
+        reread = plain(careful_load(result))
     except Exception as error:
         raise NotApplicable("the edited index would not read back as YAML") from error
     if reread != expected:

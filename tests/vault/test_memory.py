@@ -135,3 +135,20 @@ def test_any_bytes_give_facts_never_a_traceback(raw: bytes) -> None:
 def test_any_frontmatter_text_gives_facts(text: str) -> None:
     found = memory_facts_of_bytes(f"---\ntype: lesson\n{text}\n---\nbody\n".encode(), "x.md")
     assert found.status in (MEMORY, REJECTED, UNREADABLE, PLAIN, UNKNOWN_TYPE)
+
+
+def test_frontmatter_past_its_bound_is_never_parsed_and_counts_as_unreadable() -> None:
+    # libyaml spent seconds on a few MiB of frontmatter (#30): past 256 KiB it is not parsed.
+    from context_doctor.limits import MAX_NOTE_FRONTMATTER_BYTES
+
+    text = memory("huge-memory")
+    padding = "".join(f"note_{n:06}: [a, b, c]\n" for n in range(14_000))
+    head, rest = text.split("\n", 1)
+    oversized = f"{head}\n{padding}{rest}"
+    assert len(oversized) > MAX_NOTE_FRONTMATTER_BYTES
+    found = facts(oversized, "huge-memory.md")
+    assert found.status == UNREADABLE
+    assert found.problem == "its frontmatter is over 256 KiB, the most the doctor parses"
+    # Control: within the bound the same memory is read.
+    within = f"{head}\n{padding[: len(padding) // 2].rsplit(chr(10), 1)[0]}\n{rest}"
+    assert facts(within, "huge-memory.md").status == MEMORY
