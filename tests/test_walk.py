@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import write_files
 
-from context_doctor.walk import Walked, walk_files
+from context_doctor.walk import Walk, walk_files
 
 
 def _markdown(name: str) -> bool:
@@ -21,8 +21,11 @@ def _not_dotted(name: str) -> bool:
     return not name.startswith(".")
 
 
-def _relative(top: Path, walked: list[Walked]) -> list[tuple[str, bool]]:
-    return [(Path(file.path).relative_to(top).as_posix(), file.regular) for file in walked]
+def _relative(top: Path, walk: Walk) -> list[tuple[str, bool]]:
+    """Each file found, relative to ``top``, and whether it is a regular one."""
+    return [
+        (Path(path).relative_to(top).as_posix(), path not in walk.irregular) for path in walk.files
+    ]
 
 
 def test_wanted_files_are_found_through_the_entered_directories(tmp_path: Path) -> None:
@@ -38,7 +41,7 @@ def test_wanted_files_are_found_through_the_entered_directories(tmp_path: Path) 
         },
     )
     walk = walk_files(top, wanted=_markdown, enter=_not_dotted, order=str)
-    assert _relative(top, walk.files) == [
+    assert _relative(top, walk) == [
         (".dotted.md", True),
         ("CONTEXT.md", True),
         ("docs/deep/er/log.md", True),
@@ -53,7 +56,7 @@ def test_a_symlinked_directory_is_never_entered(tmp_path: Path) -> None:
     (top / "linked").symlink_to(outside, target_is_directory=True)
     (top / "loop").symlink_to(top, target_is_directory=True)
     walk = walk_files(top, wanted=_markdown, regular_only=False, order=str)
-    assert _relative(top, walk.files) == [("CONTEXT.md", True)]
+    assert _relative(top, walk) == [("CONTEXT.md", True)]
 
 
 def test_a_file_that_is_no_regular_one_is_reported_only_when_asked(tmp_path: Path) -> None:
@@ -63,9 +66,9 @@ def test_a_file_that_is_no_regular_one_is_reported_only_when_asked(tmp_path: Pat
     (top / "dangling.md").symlink_to(tmp_path / "gone.md")
     os.mkfifo(top / "pipe.md")
     regular = walk_files(top, wanted=_markdown, order=str)
-    assert _relative(top, regular.files) == [("CONTEXT.md", True)]
+    assert _relative(top, regular) == [("CONTEXT.md", True)]
     every = walk_files(top, wanted=_markdown, regular_only=False, order=str)
-    assert _relative(top, every.files) == [
+    assert _relative(top, every) == [
         ("CONTEXT.md", True),
         ("dangling.md", False),
         ("pipe.md", False),
@@ -76,29 +79,29 @@ def test_a_file_that_is_no_regular_one_is_reported_only_when_asked(tmp_path: Pat
 def test_a_directory_with_a_wanted_name_is_entered_not_reported(tmp_path: Path) -> None:
     top = write_files(tmp_path / "project", {"odd.md/inside.md": "# inside\n"})
     walk = walk_files(top, wanted=_markdown, regular_only=False)
-    assert _relative(top, walk.files) == [("odd.md/inside.md", True)]
+    assert _relative(top, walk) == [("odd.md/inside.md", True)]
 
 
 def test_the_order_is_the_callers(tmp_path: Path) -> None:
     top = write_files(tmp_path / "project", {"a.md": "", "a/b.md": "", "a-b.md": ""})
     by_string = walk_files(top, wanted=_markdown, order=str)
-    assert _relative(top, by_string.files) == [("a-b.md", True), ("a.md", True), ("a/b.md", True)]
+    assert _relative(top, by_string) == [("a-b.md", True), ("a.md", True), ("a/b.md", True)]
     by_component = walk_files(top, wanted=_markdown, order=lambda path: path.split("/"))
-    assert _relative(top, by_component.files) == [
+    assert _relative(top, by_component) == [
         ("a/b.md", True),
         ("a-b.md", True),
         ("a.md", True),
     ]
     unordered = walk_files(top, wanted=_markdown)
-    assert sorted(_relative(top, unordered.files)) == sorted(_relative(top, by_string.files))
+    assert sorted(_relative(top, unordered)) == sorted(_relative(top, by_string))
 
 
 def test_a_top_that_cannot_be_listed_is_a_blind_spot(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
-    assert walk_files(missing, wanted=_markdown) == ([], [str(missing)])
+    assert walk_files(missing, wanted=_markdown) == ([], set(), [str(missing)])
     plain = tmp_path / "plain.md"
     plain.write_text("# a file, not a folder\n", encoding="utf-8")
-    assert walk_files(plain, wanted=_markdown) == ([], [str(plain)])
+    assert walk_files(plain, wanted=_markdown) == ([], set(), [str(plain)])
 
 
 # -- a path past the system's limit, and depth (#30) ----------------------------------------
@@ -131,7 +134,7 @@ def test_a_folder_past_the_path_limit_is_a_blind_spot_never_an_error(
     past_the_path_limit: Path,
 ) -> None:
     walk = walk_files(past_the_path_limit, wanted=_markdown)
-    assert _relative(past_the_path_limit, walk.files) == [("CONTEXT.md", True)]
+    assert _relative(past_the_path_limit, walk) == [("CONTEXT.md", True)]
     assert len(walk.blind) == 1
     assert len(walk.blind[0]) > 4096
     assert walk.blind[0].startswith(str(past_the_path_limit / LONG_NAME))
@@ -158,7 +161,7 @@ def deeply_nested(tmp_path: Path) -> Iterator[Path]:
 
 def test_1100_nested_folders_are_walked_without_recursing(deeply_nested: Path) -> None:
     walk = walk_files(deeply_nested, wanted=_markdown)
-    assert _relative(deeply_nested, walk.files) == [
+    assert _relative(deeply_nested, walk) == [
         ("/".join(["d"] * NESTED_LEVELS) + "/bottom.md", True)
     ]
     assert walk.blind == []

@@ -35,7 +35,7 @@ from context_doctor.freshness.frontmatter import (
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
-from context_doctor.walk import Walked, walk_files
+from context_doctor.walk import Walk, walk_files
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
@@ -282,10 +282,10 @@ def _declares_other(block: str) -> bool:
     return "freshness" in found.group(1).lower() or _REVIEW_KEY.search(block) is not None
 
 
-def _markdown_files(root: Path) -> list[Walked]:
+def _markdown_files(root: Path) -> Walk:
     """Every ``*.md`` name under ``root`` (dot and skipped directories pruned), in path
-    order (component by component, as ``Path`` sorts), and whether the walk reached it as
-    a regular file without crossing a symlink.
+    order (component by component, as ``Path`` sorts); those the walk did not reach as a
+    regular file without crossing a symlink are its ``irregular`` ones.
 
     The doctor's one walk (:mod:`context_doctor.walk`): a symlinked directory is never
     entered, a directory that cannot be listed is passed over.  A regular file reached
@@ -297,7 +297,7 @@ def _markdown_files(root: Path) -> list[Walked]:
         enter=_entered,
         regular_only=False,
         order=lambda path: path.split("/"),
-    ).files
+    )
 
 
 def _entered(name: str) -> bool:
@@ -313,8 +313,9 @@ def discover_files(root: Path, known: Mapping[str, bool] | None = None) -> Itera
     ``store.prepare``), by absolute path: they are not opened again.
     """
     known = known or {}
-    for name, plain in _markdown_files(root):
-        if plain:
+    walk = _markdown_files(root)
+    for name in walk.files:
+        if name not in walk.irregular:
             declares = known.get(name)
             if declares if declares is not None else declares_convention(name):
                 yield Path(name)

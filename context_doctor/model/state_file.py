@@ -422,7 +422,7 @@ def markdown_files(directory: Path) -> list[str]:
     limit) is left out like an unreadable file.
     """
     walk = walk_files(directory, wanted=lambda name: name.endswith(".md"), enter=_not_dotted)
-    return sorted(Path(file.path).relative_to(directory).as_posix() for file in walk.files)
+    return sorted(Path(path).relative_to(directory).as_posix() for path in walk.files)
 
 
 def _not_dotted(name: str) -> bool:

@@ -146,9 +146,7 @@ class Vault:
             enter=_bastra_sees,
             order=lambda path: bastra_order(Path(path)),
         )
-        notes = [
-            Note(path, self.rel(path), path.name) for path in (Path(f.path) for f in walk.files)
-        ]
+        notes = [Note(path, self.rel(path), path.name) for path in map(Path, walk.files)]
         return notes, [self.rel(Path(path)) for path in walk.blind]
 
     @property
