@@ -87,7 +87,9 @@ def _names_other_modules(text: bytes) -> bool:
 
 
 def entry_point_modules() -> list[tuple[str, str]]:
-    from importlib.metadata import entry_points  # slow to import: only when asked
+    if not _may_name_plugins():
+        return []  # importlib.metadata would find none (#32: it is slow to import)
+    from importlib.metadata import entry_points
 
     discovered: list[Any] = list(entry_points(group=ENTRY_POINT_GROUP))
     return [

@@ -21,10 +21,10 @@ documents.
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import date, datetime
 from functools import cache
-from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -48,10 +48,15 @@ _DATE_TIME = re.compile(
 
 @cache
 def schema(name: str) -> dict[str, Any]:
-    """A bundled schema (``context_doctor/schemas/NAME``)."""
-    loaded: dict[str, Any] = json.loads(
-        files("context_doctor.schemas").joinpath(name).read_text(encoding="utf-8")
-    )
+    """A bundled schema (``context_doctor/schemas/NAME``), read through the package's own
+    loader (what ``pkgutil.get_data`` does; ``importlib.resources`` would import
+    ``zipfile`` and ``tempfile`` first)."""
+    from importlib import import_module
+
+    package = import_module("context_doctor.schemas")  # a data folder: no static import
+    loader: Any = package.__spec__.loader if package.__spec__ else None
+    folder = os.path.dirname(package.__file__ or "")
+    loaded: dict[str, Any] = json.loads(loader.get_data(os.path.join(folder, name)))
     return loaded
 
 
