@@ -246,6 +246,9 @@ def run(
             ] = {}  # the gate's and the skip rules' answers, per project
             for spec in project_checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name], selected, memo)
+            # Its documents' decoded facts go: one project's at a time, not the corpus's (#32).
+            for document in project.tier_documents():
+                document.release()
     vault_checks = [spec for spec in checks if spec.scope == "vault"]
     for vault in corpus.vaults:
         for spec in vault_checks:

@@ -24,6 +24,7 @@ import logging
 import re
 import sys
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache, cached_property
@@ -50,6 +51,7 @@ from context_doctor.model.text import BOM, LEADING_DATE, decode_utf8
 from context_doctor.model.text import lines as split_lines
 
 if TYPE_CHECKING:
+    import msgspec
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 # SPEC §1: `**Name:** value`, `**Name**: value`, and a bare `Name: value` at the start of a
@@ -640,8 +642,37 @@ class Document:
         except OSError as error:
             return f"cannot be read ({error.strerror or error.__class__.__name__})"
 
-    @cached_property
+    def keep_packed(self, packed: bytes | msgspec.Raw) -> None:
+        """Hold the facts as their cache encoding (already checked to decode), decoded on use.
+
+        A parsed document's facts as Python objects take about ten times the bytes of the
+        file (a list item is a tuple, a string and an int or two); as MessagePack they take
+        less than the file. :func:`context_doctor.prepare.prepare` hands every prepared
+        document its facts this way, so a corpus holds them packed, decodes each document's
+        when a check asks, and :meth:`release` lets the decoded form go (#32).
+        """
+        self.__dict__["_packed"] = packed
+        self.__dict__.pop("facts", None)
+
+    @property
     def facts(self) -> DocumentFacts:
+        """The facts: held (parsed here, or given), or decoded from the packed form.
+
+        Decoded facts are not kept by the document: the last few documents' are
+        (:func:`_recent_facts`), which serves a project's checks, run one project after
+        another, and lets a pass over every document (the suppressions, the redaction)
+        decode each in turn without holding them all (#32).
+        """
+        found: DocumentFacts | None = self.__dict__.get("facts")
+        if found is not None:
+            return found
+        packed = self.__dict__.get("_packed")
+        if packed is not None:
+            return _recent_facts(self, packed)
+        found = self.__dict__["facts"] = self._parse()
+        return found
+
+    def _parse(self) -> DocumentFacts:
         given = self.__dict__.get("_given_text")
         if given is not None:
             return facts_of_text(given, self.wants_links)
@@ -649,6 +680,17 @@ class Document:
         if isinstance(raw, str):
             return _unreadable_facts(raw)
         return facts_of_bytes(raw, self.wants_links)
+
+    def release(self) -> None:
+        """Let go of what was derived from the facts (and the facts, when held packed).
+
+        Everything dropped is computed again, the same, if asked for: the engine calls this
+        once a project's checks are done, so a corpus holds one project's views of its
+        facts at a time rather than all of them (#32).
+        """
+        kept = self.__dict__
+        for name in _DERIVED:
+            kept.pop(name, None)
 
     def _readable(self) -> DocumentFacts:
         facts = self.facts
@@ -808,3 +850,44 @@ class Document:
         for field in self.header_fields:
             grouped.setdefault(field.name.casefold(), []).append(field)
         return grouped
+
+
+# What :meth:`Document.release` drops: the cached views of the facts and the text's lines.
+_DERIVED = (
+    "lines",
+    "code_lines",
+    "headings",
+    "list_items",
+    "header_fields",
+    "links",
+    "_heading_index",
+    "secret_values",
+    "suppressions",
+    "_fields_by_name",
+)
+
+
+# How many documents' decoded facts are kept: a project's tier files, a few times over.
+RECENT_FACTS = 64
+_RECENT: OrderedDict[int, tuple[Document, DocumentFacts]] = OrderedDict()
+
+
+def _recent_facts(document: Document, packed: bytes | msgspec.Raw) -> DocumentFacts:
+    """``document``'s facts decoded from ``packed``, kept for the last RECENT_FACTS documents."""
+    key = id(document)
+    found = _RECENT.get(key)
+    if found is not None and found[0] is document:
+        _RECENT.move_to_end(key)
+        return found[1]
+    facts = decode_facts(packed)
+    _RECENT[key] = (document, facts)
+    if len(_RECENT) > RECENT_FACTS:
+        _RECENT.popitem(last=False)
+    return facts
+
+
+def decode_facts(packed: bytes | msgspec.Raw) -> DocumentFacts:
+    """Facts from their cache encoding (:func:`context_doctor.cache.codec.encode`)."""
+    from context_doctor.cache.codec import decode  # the codec imports the history model
+
+    return decode(packed, DocumentFacts)

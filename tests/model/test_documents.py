@@ -14,6 +14,8 @@ from markdown_it.token import Token
 from context_doctor.cache import codec
 from context_doctor.model.currency import as_of_markers, open_items
 from context_doctor.model.documents import (
+    _RECENT,
+    RECENT_FACTS,
     Document,
     DocumentFacts,
     Link,
@@ -109,6 +111,29 @@ def test_last_lines_come_from_the_facts(tmp_path: Path, text: str) -> None:
     for count in range(1, 9):
         assert document.last_lines(count) == document.lines[-count:], count
         assert wired.last_lines(count) == document.lines[-count:], count
+
+
+def test_packed_facts_are_the_facts_and_are_let_go(tmp_path: Path) -> None:
+    """A prepared document holds its facts packed, decodes them when asked, keeps only the
+    last few documents' decoded, and ``release`` drops what was derived from them (#32)."""
+    path = tmp_path / "CONTEXT.md"
+    path.write_text(SAMPLE, encoding="utf-8")
+    parsed = Document(path, "CONTEXT.md")
+    packed = Document(path, "CONTEXT.md")
+    packed.keep_packed(codec.encode(parsed.facts))
+    path.write_text("# changed since it was prepared\n", encoding="utf-8")  # never re-read
+    assert packed.facts == parsed.facts
+    assert packed.headings == parsed.headings
+    assert "facts" not in packed.__dict__ and "headings" in packed.__dict__
+    packed.release()
+    assert "headings" not in packed.__dict__
+    assert packed.list_items == parsed.list_items
+    others = [Document(path, f"other-{n}.md") for n in range(RECENT_FACTS + 1)]
+    for other in others:
+        other.keep_packed(codec.encode(parsed.facts))
+        assert other.facts == parsed.facts
+    assert all(entry[0] is not packed for entry in _RECENT.values())
+    assert packed.header_fields == parsed.header_fields  # decoded again when asked
 
 
 def test_list_items_take_one_pass_over_the_tokens() -> None:
