@@ -35,6 +35,7 @@ from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
+from context_doctor.model.plain_blocks import plain_blocks
 from context_doctor.model.secrets import (
     SecretHit,
     find_secrets,
@@ -255,15 +256,9 @@ def facts_of_bytes(raw: bytes, links: bool = False) -> DocumentFacts:
 
 def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     lines = split_lines(text)
-    env: dict[str, Any] = {}  # the block pass files reference definitions here (links need them)
-    tokens = _block_parser().parse(text, env)
-    headings, items, code_ranges, rows = _walk_blocks(tokens)
+    headings, items, code_ranges, rows, suppressions, found_links = _blocks(text, lines, links)
     headings = _without_field_paragraphs(headings, lines)
     code = _CodeLines(code_ranges)
-    # Only a comment naming the marker can be one of ours: most files skip the walk.
-    suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
-    found_links = _links(tokens, env) if links else None
-    del tokens  # facts, not tokens: the token list goes before the next file is parsed
     secrets = find_secrets(lines)
     facts = DocumentFacts(
         problem=None,
@@ -297,6 +292,43 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
             if name != "secrets"
         }
     )
+
+
+def _blocks(
+    text: str, lines: list[str], links: bool
+) -> tuple[
+    tuple[Heading, ...],
+    tuple[ListItem, ...],
+    tuple[tuple[int, int], ...],
+    tuple[DatedRow, ...],
+    tuple[SuppressionComment, ...],
+    tuple[Link, ...] | None,
+]:
+    """The facts that come from the block structure: headings, items, code, rows, comments, links.
+
+    A plain file (:mod:`context_doctor.model.plain_blocks`) is read by a line scan; any
+    other file by markdown-it.  A suppression comment or (when ``links``) a possible link
+    always takes markdown-it, which reads them.
+    """
+    if MARKER not in text and not (links and ("[" in text or "<" in text)):
+        plain = plain_blocks(text)
+        if plain is not None:
+            headings, items, code_ranges = plain
+            return (
+                tuple(Heading(level, content, line) for level, line, content in headings),
+                _list_items(items),
+                code_ranges,
+                (),
+                (),
+                () if links else None,
+            )
+    env: dict[str, Any] = {}  # the block pass files reference definitions here (links need them)
+    tokens = _block_parser().parse(text, env)
+    found_headings, found_items, code_ranges, rows = _walk_blocks(tokens)
+    # Only a comment naming the marker can be one of ours: most files skip the walk.
+    suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
+    found_links = _links(tokens, env) if links else None
+    return found_headings, found_items, code_ranges, rows, suppressions, found_links
 
 
 def _claim_facts(lines: list[str]) -> dict[str, Any]:
@@ -369,11 +401,15 @@ def _walk_blocks(
             waiting = None
         elif kind in ("fence", "code_block") and token.map:
             code_ranges.append((token.map[0] + 1, token.map[1] + 1))
+    return tuple(headings), _list_items(items), tuple(code_ranges), tuple(rows)
+
+
+def _list_items(items: Iterable[tuple[int, str]]) -> tuple[ListItem, ...]:
     found: list[ListItem] = []
     for line, text in items:
         box = _CHECKBOX.match(text)
         found.append(ListItem(line, text, None if box is None else box.group(1) != " "))
-    return tuple(headings), tuple(found), tuple(code_ranges), tuple(rows)
+    return tuple(found)
 
 
 def _dated_row(line: int, cells: list[str]) -> DatedRow | None:
