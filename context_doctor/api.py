@@ -8,6 +8,8 @@ git, writes or reads the clock; ``ctx.today`` is the date). Register it with
 Names not listed in ``__all__`` are internal and may change between releases.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from context_doctor.errors import Unverifiable
 from context_doctor.findings import (
     AppendLine,
@@ -37,7 +39,9 @@ from context_doctor.registry import (
     VaultSkipRule,
     check,
 )
-from context_doctor.vault.model import Note, Vault
+
+if TYPE_CHECKING:
+    from context_doctor.vault.model import Note, Vault
 
 __all__ = [
     "BOUNDED",
@@ -68,3 +72,13 @@ __all__ = [
     "VaultSkipRule",
     "check",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Note`` and ``Vault`` on first use: a plugin's import of this module loads the vault
+    modules (PyYAML among them) only when it names one of them (#32)."""
+    if name in ("Note", "Vault"):
+        from context_doctor.vault import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

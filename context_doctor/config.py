@@ -13,7 +13,6 @@ On the command line ``--select`` replaces the file's ``select`` and
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,6 +106,8 @@ MAX_CONFIG_DEPTH = 32
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a config file to read (#32, a cold start)
+
     try:
         loaded = tomllib.loads(read_text(path, "config file", MAX_CONFIG_BYTES))
     except tomllib.TOMLDecodeError as error:

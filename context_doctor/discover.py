@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from context_doctor.cache.store import Store
 from context_doctor.config import find_config, validate_config
@@ -38,9 +38,10 @@ from context_doctor.model.project import Project
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, UnauditedSource
 from context_doctor.report import UNREACHABLE
 from context_doctor.synthesis import console_home, v5_home
-from context_doctor.vault.floors import floors_location
-from context_doctor.vault.model import Vault
 from context_doctor.yamlio import load_yaml, plain, validator
+
+if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault (#32)
+    from context_doctor.vault.model import Vault
 
 
 def synthesis_home() -> Path:
@@ -99,6 +100,9 @@ def _vault(
     floors: tuple[Path, Path] | None,
     name: str | None = None,
 ) -> Vault:
+    from context_doctor.vault.floors import floors_location
+    from context_doctor.vault.model import Vault
+
     repository = repository_or_none(path)
     store = Store.for_repository(repository) if cache and repository is not None else None
     return Vault(name or path.name, path, repository, floors or floors_location(), store)

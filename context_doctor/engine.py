@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.findings import Finding, Issue, Severity, Unverified
@@ -22,7 +23,9 @@ from context_doctor.model.project import Project
 from context_doctor.model.source import Corpus, Source
 from context_doctor.registry import CheckSpec, Context
 from context_doctor.report import Coverage, Report, SourceSummary
-from context_doctor.vault.model import Vault
+
+if TYPE_CHECKING:  # the vault modules load only when a vault is audited (#32)
+    from context_doctor.vault.model import Vault
 
 _CONTEXT_GATE = -1  # the memo's key for the engine's own gate (rules are keyed by id)
 _UNASKED = object()

@@ -5,10 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -19,7 +18,9 @@ from context_doctor.git.facts import RepositoryFacts
 from context_doctor.model import documents
 from context_doctor.model.documents import Document, DocumentFacts
 from context_doctor.model.source import Corpus
-from context_doctor.vault.model import assign_floors, prepare_vault
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # -- document facts: the cache, then parsing (in parallel when it pays) --------------
 
@@ -67,6 +68,10 @@ def _start_parsing(
     size = sum(len(raw) for raw, _ in todo)
     if jobs <= 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
         return map(_parse, todo), None  # a few files: their facts held as they are
+    # Imported only here: a small source never starts a pool (#32, a cold start).
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     documents.load_parsers()  # once, here: every forked worker starts with them
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
     chunk = max(8, len(todo) // (jobs * 8))
@@ -170,9 +175,12 @@ def prepare_corpus(corpus: Corpus, *, jobs: int | None) -> Preparation:
     Memory vaults first (SPEC §9): their notes are read and parsed the same way, before
     any pool or history thread of the documents' pass exists.
     """
-    for vault in corpus.vaults:
-        prepare_vault(vault, jobs=jobs or default_jobs())
-    assign_floors(corpus.vaults)
+    if corpus.vaults:  # the vault modules (PyYAML among them) load only for a vault (#32)
+        from context_doctor.vault.model import assign_floors, prepare_vault
+
+        for vault in corpus.vaults:
+            prepare_vault(vault, jobs=jobs or default_jobs())
+        assign_floors(corpus.vaults)
     repositories = {
         id(source.repository_facts()): source.repository_facts() for source in corpus.sources
     }

@@ -9,7 +9,6 @@ each declaring its ``GROUP``); third-party packages add modules through the
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import pkgutil
 import sys
@@ -517,6 +516,8 @@ def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str
 
 def did_you_mean(name: str, known: dict[str, CheckSpec]) -> str:
     """`` (did you mean `x`?)`` when a check, alias or group name is close to ``name``."""
+    import difflib  # only to word a name not known (#32, a cold start)
+
     candidates = {*known, *GROUPS, *(alias for spec in known.values() for alias in spec.aliases)}
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""

@@ -368,3 +368,30 @@ def loaded_by(script: str, *args: str) -> set[str]:
         check=True,
     )
     return set(done.stderr.split())
+
+
+_IMPORTS_OF_A_RUN = """
+import sys
+from context_doctor.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("imported:", *sorted(sys.modules), file=sys.stderr)
+"""
+
+
+def run_in_a_process(cwd: Path, *args: str) -> tuple[str, str, set[str]]:
+    """A whole doctor run (``args`` after ``context-doctor``) in its own interpreter, as a
+    user's is (nothing remembered from an earlier run in the process): its stdout, stderr
+    and the names of the modules it imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS_OF_A_RUN, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+    lines = done.stderr.splitlines()
+    imported = next(line for line in lines if line.startswith("imported:")).split()[1:]
+    return done.stdout, done.stderr, set(imported)

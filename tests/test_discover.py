@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from support import Doctor, MakeRepo, load_report_validator, run_git, template_tail
+from support import (
+    Doctor,
+    MakeRepo,
+    load_report_validator,
+    run_git,
+    run_in_a_process,
+    template_tail,
+)
 
 TODAY = "2026-06-20"
 
@@ -841,6 +848,38 @@ def test_write_baseline_for_a_vault_names_its_file(
     assert written.exit_code == 0, written.stderr
     assert json.loads(baseline.read_text())["findings"] == []
     assert not (root / "context-doctor-baseline.json").exists()
+
+
+def _vault_modules(imported: set[str]) -> set[str]:
+    return {name for name in imported if name.startswith("context_doctor.vault.")}
+
+
+def test_a_cold_check_without_a_vault_loads_no_vault_module_nor_pyyaml(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """#32: the vault modules (PyYAML among them) load only when a vault is audited; a
+    cold check of projects alone imports none of them (each run in its own interpreter).
+    PyYAML's libyaml still reads an ``index.yaml`` (yamlio.careful_load), so a source with
+    no index loads no ``yaml`` at all."""
+    single = make_repo(SINGLE_PROJECT)
+    indexed = make_repo(knowledge_base("alpha", "beta"))
+    vault = _vault(make_repo)
+    runs = {
+        name: run_in_a_process(tmp_path, "check", *where, "--json", "--no-cache", "--today", TODAY)
+        for name, where in (
+            ("single", ("--source", str(single))),
+            ("indexed", ("--source", str(indexed))),
+            ("vault", ("--vault", str(vault))),
+        )
+    }
+    for stdout, stderr, _ in runs.values():
+        assert json.loads(stdout)["findings"] is not None, stderr
+    _, _, imported = runs["single"]
+    assert not _vault_modules(imported) and "yaml" not in imported
+    _, _, imported = runs["indexed"]
+    assert not _vault_modules(imported)
+    _, _, imported = runs["vault"]  # the control: a vault loads them
+    assert {"context_doctor.vault.model", "context_doctor.vault.memory", "yaml"} <= imported
 
 
 # -- layouts (SPEC §10): projects built from a declared or detected layout ----------------

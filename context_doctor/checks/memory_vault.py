@@ -10,11 +10,14 @@ audit trail), so every remedy names the Bastra tool or the editor step.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from context_doctor.findings import Issue, Severity, Unverified
 from context_doctor.registry import Context, check
-from context_doctor.vault.memory import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
-from context_doctor.vault.model import Note, Vault
+from context_doctor.vault import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
+
+if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+    from context_doctor.vault.model import Note, Vault
 
 GROUP = "memory-vault"
 

@@ -10,11 +10,13 @@ checks are skipped with that reason.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from context_doctor.findings import Issue, Severity, Unverified
 from context_doctor.registry import Context, VaultSkipRule, check
-from context_doctor.vault.floors import day_of
-from context_doctor.vault.model import Vault
+
+if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+    from context_doctor.vault.model import Vault
 
 GROUP = "memory-vault"
 
@@ -70,6 +72,8 @@ def _where(vault: Vault) -> str:
         all) is reported here once, and the other floor checks are skipped.""",
 )
 def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
+    from context_doctor.vault.floors import day_of  # loaded with the vault it reads (#32)
+
     floors = vault.floors
     assert floors is not None
     if floors.problem is not None:

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from context_doctor.findings import Issue, Severity, Unverified
 from context_doctor.registry import Context, VaultSkipRule, check
-from context_doctor.vault.model import AUDIT_LOG, Vault
+from context_doctor.vault import AUDIT_LOG
+
+if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+    from context_doctor.vault.model import Vault
 
 GROUP = "memory-vault"
 

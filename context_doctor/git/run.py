@@ -19,7 +19,6 @@ with its blob, the comparison ``git hash-object --no-filters`` would make.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import shutil
@@ -130,6 +129,8 @@ def _prctl() -> Any:
     """libc's ``prctl``, resolved once in the parent (a forked child only calls it), or None."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # only for the commands that need it (#32, a cold start)
+
     try:
         function = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):

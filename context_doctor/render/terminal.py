@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -71,6 +70,8 @@ def terminal_width(default: int) -> int:
 
 def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:
     """``text`` in lines of at most ``width`` columns, broken only between words."""
+    import textwrap  # only for text output (#32, a cold start)
+
     return textwrap.wrap(
         text,
         width=width,

@@ -26,7 +26,8 @@ from context_doctor.git.history import is_shallow
 from context_doctor.git.repository import Repository
 from context_doctor.git.vault_log import VaultCommit, object_sizes, stream_blobs, vault_commits
 from context_doctor.limits import MAX_FILE_BYTES
-from context_doctor.vault.memory import MEMORY, MemoryFacts, memory_facts_of_bytes
+from context_doctor.vault import MEMORY
+from context_doctor.vault.memory import MemoryFacts, memory_facts_of_bytes
 
 MAX_HISTORY_BYTES = 512 << 20  # audit-log versions read per run; older ones are unverifiable
 _MAX_LINE = 8 << 20

@@ -30,6 +30,7 @@ from context_doctor.limits import (
 from context_doctor.model.documents import decode
 from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
 from context_doctor.model.text import lines as split_lines
+from context_doctor.vault import EMPTY, MEMORY, PLAIN, REJECTED, UNKNOWN_TYPE, UNREADABLE
 from context_doctor.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
@@ -75,12 +76,6 @@ DAEMON_PREFIXES = ("recall_when_expanded",)
 AUTO_RELATED_START = "<!-- bastra:auto-related:start -->"
 AUTO_RELATED_END = "<!-- bastra:auto-related:end -->"
 
-PLAIN = "plain"  # not a memory: left alone
-MEMORY = "memory"  # Bastra loads it (perhaps repaired)
-REJECTED = "rejected"  # typed as a memory, but Bastra's loader throws it out
-UNKNOWN_TYPE = "unknown-type"  # `id` and `recall_when`, but a type Bastra does not know
-EMPTY = "empty"  # nothing but whitespace (Obsidian's note for a clicked unresolved link)
-UNREADABLE = "unreadable"  # not UTF-8, or too large to read
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")

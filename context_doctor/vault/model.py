@@ -25,6 +25,7 @@ from context_doctor.cache.store import Entries, Store, cache_key, decode_entry
 from context_doctor.git.history import head_commit, is_shallow
 from context_doctor.git.repository import Repository
 from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.vault import AUDIT_LOG, BASTRA_DIR, EMPTY, MEMORY, PLAIN
 from context_doctor.vault.audit_log import AuditEntry, AuditLog, LogRecord, read_audit_log
 from context_doctor.vault.floors import Floors, read_floors
 from context_doctor.vault.history import (
@@ -35,9 +36,6 @@ from context_doctor.vault.history import (
     read_vault_history,
 )
 from context_doctor.vault.memory import (
-    EMPTY,
-    MEMORY,
-    PLAIN,
     MemoryFacts,
     memory_facts_of_bytes,
     secret_values_of_bytes,
@@ -45,8 +43,6 @@ from context_doctor.vault.memory import (
 )
 from context_doctor.walk import walk_files
 
-BASTRA_DIR = ".bastra"
-AUDIT_LOG = f"{BASTRA_DIR}/audit-log.ndjson"
 TRASH_DIR = f"{BASTRA_DIR}/trash"
 MEMORIES_FILE = "memories.msgpack"
 # `<id>.<stamp>.md`: a second delete of one id (Bastra's `TRASH_VERSION_STAMP`).

@@ -47,7 +47,6 @@ import errno
 import fcntl
 import os
 import re
-import secrets
 import signal
 import stat
 import threading
@@ -368,7 +367,7 @@ def _create_temporary(directory: int, target_name: str, data: bytes, mode: int) 
 
 
 def _temporary_name(target_name: str) -> str:
-    return f".{target_name}.{_TEMP_MARK}-{secrets.token_hex(4)}.tmp"
+    return f".{target_name}.{_TEMP_MARK}-{os.urandom(4).hex()}.tmp"
 
 
 def _open_temporary(directory: int, target_name: str) -> _Temporary:

@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
@@ -122,7 +121,7 @@ def commit_files(files: list[PlannedFile], *, journal_dir: Path, within: Path | 
         }
         _recover_locked(journal_dir, handles, within)
         modes = [_check_planned(handles, planned) for planned in files]
-        transaction = secrets.token_hex(4)
+        transaction = os.urandom(4).hex()
         journal_name = f".context-doctor-apply-{transaction}.journal"
         journal_fd = handles[str(journal_dir)]
         entries = [

@@ -8,15 +8,13 @@ and to have been audited afresh rather than replayed.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-from support import Doctor, MakeRepo, read_cache, write_cache
+from support import Doctor, MakeRepo, read_cache, run_in_a_process, write_cache
 from test_store import TODAY, a_context, cache_dir, git
 
 from context_doctor.audit import audit as run_audit
@@ -325,30 +323,9 @@ def test_files_not_directories_count_towards_the_cap(
 
 # -- the direct key: a run named by paths is keyed before its corpus is discovered -----
 
-_IMPORTS_OF_A_RUN = """
-import sys
-from context_doctor.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print("imported:", *sorted(m for m in sys.modules if m.startswith("context_doctor.")), file=sys.stderr)
-"""
-
 
 def _run_in_a_process(root: Path, *args: str) -> tuple[str, str, set[str]]:
-    """A whole ``check`` run in its own interpreter, as a user's is (nothing remembered from
-    an earlier run in the process): its stdout, stderr and the modules it imported."""
-    done = subprocess.run(
-        [sys.executable, "-c", _IMPORTS_OF_A_RUN, "check", *args, "--today", TODAY, "--debug"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=root,
-    )
-    lines = done.stderr.splitlines()
-    imported = next(line for line in lines if line.startswith("imported:")).split()[1:]
-    return done.stdout, done.stderr, set(imported)
+    return run_in_a_process(root, "check", *args, "--today", TODAY, "--debug")
 
 
 def test_a_run_named_by_paths_is_replayed_without_discovery_or_a_check_imported(

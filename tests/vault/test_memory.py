@@ -11,13 +11,8 @@ from hypothesis import strategies as st
 from vault_support import memory
 
 from context_doctor.cache import codec
+from context_doctor.vault import EMPTY, MEMORY, PLAIN, REJECTED, UNKNOWN_TYPE, UNREADABLE
 from context_doctor.vault.memory import (
-    EMPTY,
-    MEMORY,
-    PLAIN,
-    REJECTED,
-    UNKNOWN_TYPE,
-    UNREADABLE,
     MemoryFacts,
     memory_facts_of_bytes,
     slug_from_filename,
