@@ -58,3 +58,14 @@ def paused_collection() -> Iterator[None]:
             _Collector.frozen = True
         if was_enabled:
             gc.enable()
+
+
+def release_audit() -> None:
+    """Free what the audit built and nothing refers to any more (the model, once its report
+    is made): its objects hold reference cycles (projects and their sources, documents and
+    their projects), which only a collection frees, and a frozen pause never collects them.
+    """
+    if _Collector.frozen:
+        _Collector.frozen = False
+        gc.unfreeze()
+    gc.collect()

@@ -252,6 +252,7 @@ def run(
             # Its documents' decoded facts go: one project's at a time, not the corpus's (#32).
             for document in project.tier_documents():
                 document.release()
+            project.release()
     vault_checks = [spec for spec in checks if spec.scope == "vault"]
     for vault in corpus.vaults:
         for spec in vault_checks:

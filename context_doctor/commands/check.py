@@ -17,6 +17,7 @@ from context_doctor.cache.report_file import (
     write_json,
     write_repository_report,
 )
+from context_doctor.collector import release_audit
 from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
@@ -77,6 +78,11 @@ def print_settings(
     if settings.freshness_cache is not None:
         origin = settings.origin("freshness.cache")
         click.echo(f"freshness.cache = {str(settings.freshness_cache)!r}  # {origin}")
+
+
+# From this many projects the model is let go before its report is written: below it, the
+# collection that frees it (a pass over every object) costs more than the memory is worth.
+RELEASE_MODEL_PROJECTS = 500
 
 
 @click.command("check")
@@ -402,6 +408,11 @@ def check_command(
                 corpus, report, settings, checks = audit_once()  # the pipeline re-audits
             cache_path = report_cache_path(corpus, report_cache, no_report_cache)
             whole = whole_repository(corpus)
+            if len(corpus.projects) >= RELEASE_MODEL_PROJECTS:
+                # The model is not needed to print or cache its report: let it go before
+                # the JSON is built, so that the one reuses the other's memory (#32).
+                del corpus
+                release_audit()
         if output_format == "github":
             # Before the cache: a summary that cannot be written is exit 2, and an exit-2
             # run must leave the report cache as it was.
@@ -418,10 +429,20 @@ def check_command(
                 err=True,
             )
             cache_path = None
+        repository_cache = whole is not None and not (no_report_cache or select or ignore)
+        # The JSON report is built once, for the caches and the output alike (#32: at
+        # 8,000 projects each building held another copy of a ~14 MB report).
+        document = (
+            report_json(report)
+            if cache_path is not None or repository_cache or output_format == "json"
+            else None
+        )
         if cache_path is not None:
-            write_json(cache_path, report_json(report))
-        if whole is not None and not (no_report_cache or select or ignore):
-            write_repository_cache(whole, report)
+            assert document is not None
+            write_json(cache_path, document)
+        if repository_cache:
+            assert whole is not None and document is not None
+            write_repository_cache(whole, document)
         if fixed is not None:
             click.echo(
                 f"Fixed {plural(fixed, 'finding')} ({len(report.findings)} remaining).",
@@ -436,6 +457,7 @@ def check_command(
             summary_written=True,
             show_coverage=show_coverage,
             output_file=output_file,
+            rendered=document if output_format == "json" else None,
         )
         unreachable = report.unreachable_error()
         if unreachable is not None:  # the rest was audited and reported; this was not
@@ -479,12 +501,13 @@ def whole_repository(corpus: Corpus) -> Path | None:
     return corpus.whole_repository()
 
 
-def write_repository_cache(toplevel: Path, report: Report) -> None:
-    """The repository's report cache, beside the audit: a cache that cannot be written there
-    (a symlink or a FIFO planted in the git directory) is one line on stderr, and the run's
-    verdict stands, since the audit it reports on is complete."""
+def write_repository_cache(toplevel: Path, document: str) -> None:
+    """The repository's report cache (``document``: the report's JSON), beside the audit: a
+    cache that cannot be written there (a symlink or a FIFO planted in the git directory) is
+    one line on stderr, and the run's verdict stands, since the audit it reports on is
+    complete."""
     try:
-        write_repository_report(toplevel, report_json(report))
+        write_repository_report(toplevel, document)
     except (DoctorError, WriteRefused) as refused:
         why = refused.problem if isinstance(refused, DoctorError) else refused.message
         click.echo(

@@ -29,8 +29,15 @@ def report_json(report: Report) -> str:
     if not head.endswith(_EMPTY_FINDINGS):  # the report's shape changed: the plain way
         return _plain(report)
     if report.findings:
-        body = ",\n".join(_finding_text(finding) for finding in report.findings)
-        text = head[: -len(_EMPTY_TAIL)] + f"[\n{body}\n  ]\n}}\n"
+        # One join of every piece: the text is built once, not copied again by each
+        # concatenation (at 8,000 projects the report is ~14 MB, #32).
+        parts = [head[: -len(_EMPTY_TAIL)], "[\n"]
+        for finding in report.findings:
+            parts.append(_finding_text(finding))
+            parts.append(",\n")
+        parts[-1] = "\n  ]\n}\n"
+        text = "".join(parts)
+        del parts
     else:
         text = head + "\n"
     if SURROGATE.search(text):

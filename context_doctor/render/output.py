@@ -68,10 +68,21 @@ def emit(
     summary_written: bool = False,
     show_coverage: bool = False,
     output_file: Path | None = None,
+    rendered: str | None = None,
 ) -> None:
-    """Print the report, or with ``output_file`` write it there (atomically, via write.py)."""
+    """Print the report, or with ``output_file`` write it there (atomically, via write.py).
+
+    ``rendered``: the report already rendered in ``output_format`` (the JSON the caches
+    took), printed as it is rather than rendered again.
+    """
     if output_format == "github" and not summary_written:
         write_step_summary(report)
+    if rendered is not None:
+        if output_file is None:
+            sys.stdout.write(rendered)
+        else:
+            write_output(output_file, rendered)
+        return
     options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
     if output_file is None:
         render_report(report, output_format, checks, sys.stdout, **options)

@@ -181,17 +181,17 @@ def _read_all(handle: int, limit: int = MAX_WRITE_TARGET_BYTES) -> bytes:
     return read_descriptor(handle, limit)
 
 
-def _prefix(handle: int, size: int) -> bytes:
-    """The first ``size`` bytes of the open file (fewer when it is shorter)."""
-    chunks: list[bytes] = []
-    total = 0
-    while total < size:
-        chunk = os.pread(handle, min(size - total, _CHUNK), total)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)
+def _starts_with(handle: int, data: bytes | bytearray) -> bool:
+    """Whether the open file begins with ``data``: compared a chunk at a time, so that a
+    large file (a cache, a report) is not held a second and third time to confirm it (#32)."""
+    view = memoryview(data)
+    at = 0
+    while at < len(view):
+        chunk = os.pread(handle, min(len(view) - at, _CHUNK), at)
+        if not chunk or view[at : at + len(chunk)] != chunk:
+            return False
+        at += len(chunk)
+    return True
 
 
 def _same_bytes(handle: int, expected: bytes) -> bool:
@@ -349,7 +349,9 @@ class _Temporary:
     name: str | None  # None while unnamed (O_TMPFILE)
 
 
-def _create_temporary(directory: int, target_name: str, data: bytes, mode: int) -> _Temporary:
+def _create_temporary(
+    directory: int, target_name: str, data: bytes | bytearray, mode: int
+) -> _Temporary:
     """The new bytes in a temporary file of the same directory, fsynced, with ``mode``; named."""
     temporary = _open_temporary(directory, target_name)
     try:
@@ -412,9 +414,9 @@ def _fsync_directory(directory: int) -> None:
         os.fsync(directory)
 
 
-def _confirm(path: Path, temporary: _Temporary, data: bytes, directory: int) -> None:
+def _confirm(path: Path, temporary: _Temporary, data: bytes | bytearray, directory: int) -> None:
     """Re-read what was written. If another writer replaced the file after us, theirs wins."""
-    if _prefix(temporary.fd, len(data)) != data:
+    if not _starts_with(temporary.fd, data):
         raise WriteRefused(
             "not-on-disk",
             f"{path} does not hold what was just written to it; check the disk",
@@ -423,8 +425,14 @@ def _confirm(path: Path, temporary: _Temporary, data: bytes, directory: int) -> 
         now = os.stat(path.name, dir_fd=directory, follow_symlinks=False)
         mine = os.fstat(temporary.fd)
         if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
-            on_disk = _snapshot_at(directory, path).data
-            if on_disk[: len(data)] != data:
+            handle = _open_target(directory, path)
+            try:
+                holds = _starts_with(handle, data)
+            except OSError as error:
+                raise _read_error(path, error) from error
+            finally:
+                os.close(handle)
+            if not holds:
                 raise WriteRefused(
                     "not-on-disk",
                     f"{path} does not hold what was just written to it; check the disk",
@@ -598,7 +606,7 @@ def update_file(
 
 def write_file(
     path: Path,
-    data: bytes,
+    data: bytes | bytearray,
     *,
     mode: int | None = None,
     exclusive: bool = False,

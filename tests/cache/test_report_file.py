@@ -361,6 +361,20 @@ def test_a_whole_repository_check_writes_its_report_in_the_git_directory(
     ]
 
 
+def test_the_repository_report_is_the_printed_json_byte_for_byte(
+    make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
+) -> None:
+    """The JSON is built once for the cache and the output (#32): the same bytes in both."""
+    root = make_repo(corpus(EDITED))
+    run = doctor("check", str(root), "--today", TODAY, "--json")
+    assert run.exit_code == 0, run.stderr
+    assert repository_cache(root).read_bytes() == run.stdout.encode("utf-8")
+    written = root.parent / "out.json"
+    again = doctor("check", str(root), "--today", TODAY, "--json", "-o", str(written))
+    assert again.exit_code == 0, again.stderr
+    assert repository_cache(root).read_bytes() == written.read_bytes()
+
+
 @pytest.mark.parametrize(
     "narrowed",
     [

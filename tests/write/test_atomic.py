@@ -489,3 +489,22 @@ def test_two_threads_writing_one_directory_each_take_the_lock(tmp_path: Path) ->
     assert overlaps == []
     assert (tmp_path / "file-1").read_bytes() == b"1:39\n"
     assert (tmp_path / "file-2").read_bytes() == b"2:39\n"
+
+
+def test_a_large_write_is_confirmed_a_chunk_at_a_time(tmp_path: Path) -> None:
+    """The read-back compares the file with what was written across chunks, without holding
+    a copy of it (#32): equal bytes confirm, one differing byte in a later chunk does not."""
+    data = bytes(range(256)) * (3 * (write_module._CHUNK // 256) + 7)
+    target = tmp_path / "big.bin"
+    write_file(target, data, within=tmp_path)
+    assert target.read_bytes() == data
+    handle = os.open(target, os.O_RDONLY)
+    try:
+        assert write_module._starts_with(handle, data)
+        assert write_module._starts_with(handle, data[: write_module._CHUNK + 1])
+        changed = bytearray(data)
+        changed[2 * write_module._CHUNK + 5] ^= 1
+        assert not write_module._starts_with(handle, bytes(changed))
+        assert not write_module._starts_with(handle, data + b"more")  # the file is shorter
+    finally:
+        os.close(handle)
