@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
+
+from context_doctor.patterns import LazyPattern
 
 
 class Severity(StrEnum):
@@ -162,7 +163,7 @@ class Unverified:
     count: int = 1
 
 
-_VOLATILE = re.compile(r"\d+")
+_VOLATILE = LazyPattern(r"\d+")
 FINGERPRINT_KEY = "contextDoctor/v1"  # the SARIF partialFingerprints key
 
 

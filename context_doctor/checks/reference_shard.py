@@ -10,6 +10,7 @@ from urllib.parse import quote, unquote, urlsplit
 from context_doctor.escape import escape_text
 from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Severity
 from context_doctor.model.project import Project
+from context_doctor.patterns import LazyPattern
 from context_doctor.registry import (
     BOUNDED,
     DORMANT,
@@ -194,7 +195,7 @@ def _index_line(topic_path: str) -> str:
     return f"- [{_link_text(stem)}]({target})"
 
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`\[\]<>])")  # what could end the text or open a link
+_MARKDOWN_PUNCTUATION = LazyPattern(r"([\\`\[\]<>])")  # what could end the text or open a link
 
 
 def _link_text(text: str) -> str:

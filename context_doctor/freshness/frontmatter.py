@@ -5,7 +5,6 @@ Pure functions of text; nothing here reads the disk or the clock.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -14,6 +13,7 @@ from ruamel.yaml.error import YAMLError
 
 from context_doctor.limits import MAX_FRONTMATTER_BYTES, yaml_node_limit
 from context_doctor.model.text import BOM, lines_with_ends
+from context_doctor.patterns import LazyPattern
 from context_doctor.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
@@ -24,14 +24,14 @@ from context_doctor.yamlio import (
 
 CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
-SECTION_MARKER = re.compile(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+SECTION_MARKER = LazyPattern(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
+_SLUG_JUNK = LazyPattern(r"[^a-z0-9]+")
 # LifeOS's own section slug (SPEC §2 "Sections"): parentheticals out, cut at the first dash.
-_INNER_PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
+_INNER_PARENTHETICAL = LazyPattern(r"\s*\([^()]*\)")
 _PARENTHETICAL_PASSES = 8
-_FIRST_DASH = re.compile(r"\s*[\u2014\u2013-]")
-_SECTION_JUNK = re.compile(r"[^A-Za-z0-9_]+")
-_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+_FIRST_DASH = LazyPattern(r"\s*[\u2014\u2013-]")
+_SECTION_JUNK = LazyPattern(r"[^A-Za-z0-9_]+")
+_FENCE = LazyPattern(r"^(---|\.\.\.)[ \t]*$")
 # Frontmatter is a few flat keys; nothing real nests this deep (yamlio.nesting_depth).
 MAX_DEPTH = 32
 

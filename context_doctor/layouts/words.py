@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from context_doctor.patterns import LazyPattern
+
 # A field line once list markers, `>` and emphasis are stripped: `Name: value`.
-_STRIP = re.compile(r"^[\s>*_\-+]*(?:\d+[.)]\s+)?[\s>*_]*")
-_HEADING_FIELD = re.compile(r"^#{1,6}\s+([^:#]{1,60}?)\s*:\s*\S")
-_DATED_HEADING = re.compile(r"^#{2,3}\s+\d{4}-\d{2}-\d{2}(?!\d)")
-_DATED_ROW = re.compile(r"^\s*\|\s*\**\d{4}-\d{2}-\d{2}(?!\d)")
-_UPDATED_COMMENT = re.compile(r"<!--\s*(?:last\s+)?updated\s*:", re.IGNORECASE)
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*#*\s*$")
+_STRIP = LazyPattern(r"^[\s>*_\-+]*(?:\d+[.)]\s+)?[\s>*_]*")
+_HEADING_FIELD = LazyPattern(r"^#{1,6}\s+([^:#]{1,60}?)\s*:\s*\S")
+_DATED_HEADING = LazyPattern(r"^#{2,3}\s+\d{4}-\d{2}-\d{2}(?!\d)")
+_DATED_ROW = LazyPattern(r"^\s*\|\s*\**\d{4}-\d{2}-\d{2}(?!\d)")
+_UPDATED_COMMENT = LazyPattern(r"<!--\s*(?:last\s+)?updated\s*:", re.IGNORECASE)
+_FENCE = LazyPattern(r"^\s{0,3}(`{3,}|~{3,})")
+_SECTION = LazyPattern(r"^#{2,3}\s+(.+?)\s*#*\s*$")
 
 
 def prose_lines(lines: Iterable[str]) -> Iterator[str]:

@@ -14,14 +14,15 @@ import re
 from dataclasses import dataclass
 
 from context_doctor.model.documents import ATTRIBUTION_HINT, Document
+from context_doctor.patterns import LazyPattern
 
 REQUIRED_FIELDS = ("agent", "model", "effort", "scope", "verified", "ref")
 # `*Attribution — agent: …*` (or `_…_`); the dash may be an em/en dash, a hyphen or a colon.
-_LINE = re.compile(
+_LINE = LazyPattern(
     r"^\s*(?P<mark>[*_])\s*Attribution\s*(?:[\u2014\u2013:-]|--)\s*(?P<body>.*?)\s*(?P=mark)\s*$",
     re.IGNORECASE,
 )
-_FIELD = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z _-]*?)\s*:\s*(?P<value>.*?)\s*$")
+_FIELD = LazyPattern(r"^\s*(?P<name>[A-Za-z][A-Za-z _-]*?)\s*:\s*(?P<value>.*?)\s*$")
 MAX_LINE = 2000  # a longer line is prose that happens to start with the word, not a field list
 
 

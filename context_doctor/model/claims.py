@@ -29,18 +29,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from context_doctor.patterns import LazyPattern
+
 _LABEL = re.compile(
     r"^\s{0,3}(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[[ xX]\]\s+)?[*_]{0,3}\s*"
     r"(?P<label>current\s+[^:*_\n]{1,60}?|accepted\s+baseline|next\s+checkpoint|state\s+as\s+of)"
     r"\s*[*_]{0,3}\s*:(?P<value>.*)$",
     re.IGNORECASE,
 )
-HISTORY_TITLE = re.compile(
+HISTORY_TITLE = LazyPattern(
     r"\b(?:history|historical|archived?|archives|superseded|previous|former|past|changelog"
     r"|retrospective)\b",
     re.IGNORECASE,
 )
-_VERSION = re.compile(
+_VERSION = LazyPattern(
     r"(?<![\w.\-/])(?:[vV](?P<tagged>\d{1,6}(?:\.\d{1,6}){1,3})|(?P<bare>\d{1,6}(?:\.\d{1,6}){2,3}))"
     r"(?P<suffix>-[0-9A-Za-z][0-9A-Za-z.\-]*|(?:rc|alpha|beta|a|b|pre|dev)\.?\d*)?"
     r"(?![\w\-]|\.\d)",
@@ -49,7 +51,7 @@ _AFFIRMATIVE = re.compile(
     r"\b(?:released|shipped|tagged|published|deployed|landed|accepted|rolled\s+out|went\s+live)\b",
     re.IGNORECASE,
 )
-_PROSPECTIVE = re.compile(
+_PROSPECTIVE = LazyPattern(
     r"\b(?:will|would|shall|should|could|might|may|plan|plans|planned|planning|next|upcoming"
     r"|candidate|candidates|rc|draft|target|targets|targeted|targeting|propose|proposed"
     r"|pending|prepare|preparing|toward|towards|intend|intended|expect|expected|example"

@@ -12,11 +12,12 @@ conflict as an example).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_OPEN = re.compile(r"<{7}(?:[ \t]|$)")
-_CLOSE = re.compile(r">{7}(?:[ \t]|$)")
+from context_doctor.patterns import LazyPattern
+
+_OPEN = LazyPattern(r"<{7}(?:[ \t]|$)")
+_CLOSE = LazyPattern(r">{7}(?:[ \t]|$)")
 
 
 @dataclass(frozen=True)

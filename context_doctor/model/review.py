@@ -12,7 +12,6 @@ itself be a new project commit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,9 +24,10 @@ from context_doctor.git.history import Scope
 from context_doctor.limits import MAX_YAML_FILE_BYTES
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.text import parse_iso_date
+from context_doctor.patterns import LazyPattern
 from context_doctor.yamlio import careful_load
 
-_HEX = re.compile(r"[0-9a-fA-F]{4,64}")
+_HEX = LazyPattern(r"[0-9a-fA-F]{4,64}")
 
 
 @dataclass(frozen=True)

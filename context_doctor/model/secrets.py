@@ -33,6 +33,8 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from context_doctor.patterns import LazyPattern
+
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.jwt import JwtTokenDetector
@@ -239,13 +241,13 @@ _CANDIDATE = re.compile(
 )
 # The characters a token can be wrapped between (ASCII only: a membership test is exact).
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-")
-_URL_CREDENTIAL = re.compile(
+_URL_CREDENTIAL = LazyPattern(
     r"[?&#](client_secret|code|access_token|refresh_token|id_token|token|api_key|apikey|key)"
     r"=([^&#\s)\]>\"'`<]+)",
     re.IGNORECASE,
 )
 # detect-secrets' keyword list has no `token`; these assignments are asked about too.
-_TOKEN_ASSIGNMENT = re.compile(
+_TOKEN_ASSIGNMENT = LazyPattern(
     r"(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:token|bearer|credential)s?)[\"'`]?\s*[:=]\s*[\"'`]?"
     r"([A-Za-z0-9_+/=.~-]{12,})",
     re.IGNORECASE,
@@ -253,29 +255,29 @@ _TOKEN_ASSIGNMENT = re.compile(
 # A quoted literal assigned to a key named like a secret (`password = "…"`, `api_key: '…'`):
 # the quotes say a value was pasted, so a real-looking one is reported even when it is not
 # random enough for the entropy rule (a human-chosen password).
-_QUOTED_ASSIGNMENT = re.compile(
+_QUOTED_ASSIGNMENT = LazyPattern(
     r"(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd|secret|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key|token|credential)s?)[\"'`]?\s*[:=]\s*"
     r"([\"'])([^\s\"']{8,200})\2",
     re.IGNORECASE,
 )
 _QUOTED_HINTS = ("pass", "pwd", "secret", "key", "token", "credential")
-_ENVIRONMENT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_ENVIRONMENT_NAME = LazyPattern(r"^[A-Z][A-Z0-9_]*$")
 # The seed names OAuth and callback URLs as credential material: in an attribution's `ref`
 # (where agents paste the page they worked from) such a URL is reported whatever its query.
-_ATTRIBUTION_REF = re.compile(r"\bref\s*:\s*<?([a-z][a-z0-9+.-]*://[^\s\u00b7*>]+)", re.I)
-_OAUTH_URL = re.compile(
+_ATTRIBUTION_REF = LazyPattern(r"\bref\s*:\s*<?([a-z][a-z0-9+.-]*://[^\s\u00b7*>]+)", re.I)
+_OAUTH_URL = LazyPattern(
     r"oauth|callback|authori[sz]e|redirect_uri|[/?&](?:auth|token|consent)(?:[/?&#=]|$)", re.I
 )
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"^(?:<.*>|\{.*\}|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|[xX*.\u2026_-]+)$"
     r"|redacted|example|placeholder|changeme|dummy|your[_-]|xxxx|\.\.\.",
     re.IGNORECASE,
 )
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
-_DATE_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.+Z-]*)?$")
-_KEY_ARMOR_BODY = re.compile(r"^[A-Za-z0-9+/=]{40,}$|^(?:Proc-Type|Comment|DEK-Info):", re.I)
+_HEX = LazyPattern(r"^[0-9a-fA-F]+$")
+_UUID = LazyPattern(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_DATE_LIKE = LazyPattern(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.+Z-]*)?$")
+_KEY_ARMOR_BODY = LazyPattern(r"^[A-Za-z0-9+/=]{40,}$|^(?:Proc-Type|Comment|DEK-Info):", re.I)
 
 
 def _looks_like_an_identifier(value: str) -> bool:
@@ -295,13 +297,13 @@ def _credential_value(value: str, minimum: int) -> bool:
 
 
 # A key that names something *about* a secret (its policy, location, length...), not the secret.
-_DESCRIPTIVE_KEY = re.compile(
+_DESCRIPTIVE_KEY = LazyPattern(
     r"(?:policy|rotation|location|path|file|manager|length|hint|name|store|vault|format|type"
     r"|url|env|var|id|ttl|expiry|expires|limit|budget|count)s?$",
     re.IGNORECASE,
 )
 # Six lowercase letters in a row: a word ("rollout", "harbor"), rare in generated key material.
-_WORDY = re.compile(r"[a-z]{6,}")
+_WORDY = LazyPattern(r"[a-z]{6,}")
 
 
 def _key_of(assignment: str) -> str:

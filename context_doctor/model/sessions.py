@@ -19,6 +19,7 @@ from functools import cached_property
 
 from context_doctor.model.documents import Document, Heading
 from context_doctor.model.text import LEADING_DATE, ordinals, to_date
+from context_doctor.patterns import LazyPattern
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})
 # SPEC §1: the seed's entries are `##` and `###` headings.  SPEC §10: any heading.
@@ -155,9 +156,9 @@ def newest(entries: list[SessionEntry]) -> SessionEntry | None:
 
 # -- how a new entry is spelled (``log add`` writes it, a remedy shows it) -----------------
 
-_SEPARATOR = re.compile(r"\d{4}-\d{2}-\d{2}(\s*[—\u2013:-]+\s*)")
-_LOG_SECTION = re.compile(r"(?:session\s*log|sessions|log)\s*", re.IGNORECASE)
-_MONTH_FILE = re.compile(r"\d{4}-\d{2}\.md", re.IGNORECASE)
+_SEPARATOR = LazyPattern(r"\d{4}-\d{2}-\d{2}(\s*[—\u2013:-]+\s*)")
+_LOG_SECTION = LazyPattern(r"(?:session\s*log|sessions|log)\s*", re.IGNORECASE)
+_MONTH_FILE = LazyPattern(r"\d{4}-\d{2}\.md", re.IGNORECASE)
 NEW_ENTRY = (2, " — ")
 """A new log file's entry: ``## YYYY-MM-DD — Title``."""
 ROW = 0

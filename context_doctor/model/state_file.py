@@ -34,6 +34,7 @@ from typing import Any
 from context_doctor.limits import TooLarge, kind_of, read_limited
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
+from context_doctor.patterns import LazyPattern
 from context_doctor.walk import walk_files
 from context_doctor.yamlio import validator
 
@@ -67,7 +68,7 @@ FIELD_ORDER = (
 OPTIONAL_FIELDS = frozenset({"project_tree"})
 
 # A JSON string (escapes kept whole), a bracket, or anything else a byte at a time.
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"(?P<colon>\s*:)?|[\[\]{}]')
+_TOKENS = LazyPattern(r'"(?:[^"\\\n]|\\.)*"(?P<colon>\s*:)?|[\[\]{}]')
 _HASH_CHUNK = 1 << 16
 
 

@@ -30,6 +30,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from context_doctor.model.text import LINE_BREAK
+from context_doctor.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -38,11 +39,11 @@ if TYPE_CHECKING:
 MARKER = "context-doctor:"
 NEXT_LINE = "disable-next-line"
 REST_OF_FILE = "disable"
-_HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_DIRECTIVE = re.compile(
+_HTML_COMMENT = LazyPattern(r"<!--(.*?)-->", re.DOTALL)
+_DIRECTIVE = LazyPattern(
     r"context-doctor:\s*(?P<kind>[A-Za-z-]+)(?:\s+(?P<names>[^\s].*?))?\s*$", re.DOTALL
 )
-_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+_NAME = LazyPattern(r"[a-z0-9][a-z0-9-]*")
 
 
 @cache

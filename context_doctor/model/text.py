@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from context_doctor.patterns import LazyPattern
+
 BOM = "\ufeff"
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -91,7 +93,7 @@ ORDINAL_PATTERN = re.compile(
     r"\b(round|wave|phase|step|part)[\s\-_]*(\d{1,9})(?!\d)", re.IGNORECASE
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_SURROGATE_PAIR = LazyPattern("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def is_valid_unicode(text: str) -> bool:
