@@ -65,6 +65,14 @@ def encode(value: Any) -> bytes:
     return _ENCODER.encode(value)
 
 
+def encode_after(head_size: int, value: Any) -> bytearray:
+    """``head_size`` zero bytes (room for a header), then ``value``'s MessagePack, encoded
+    in place: a large cache file is not copied again to put its header in front (#32)."""
+    buffer = bytearray(head_size)
+    _ENCODER.encode_into(value, buffer, head_size)
+    return buffer
+
+
 _DECODERS: dict[Any, msgspec.msgpack.Decoder[Any]] = {}
 
 

@@ -20,26 +20,31 @@ from context_doctor.write import (
 REPORT_CACHE_NAME = "last-report.json"
 
 
-def _document(payload: dict[str, Any] | str) -> str:
-    """The file's text: a report already written as JSON (``render.jsonout.report_json``,
+Payload = dict[str, Any] | str | bytes | bytearray
+
+
+def _document(payload: Payload) -> bytes | bytearray:
+    """The file's bytes: a report already written as JSON (``render.jsonout.report_json_bytes``,
     the same bytes ``json.dumps`` writes, faster), or any other payload."""
-    if isinstance(payload, str):
+    if isinstance(payload, bytes | bytearray):
         return payload
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    if isinstance(payload, str):
+        return payload.encode("utf-8")
+    return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_json(target: Path, payload: dict[str, Any] | str) -> None:
+def write_json(target: Path, payload: Payload) -> None:
     """Write the report cache through the one write path; the last complete write wins.
 
     Concurrent runs writing the same cache serialise on the write lock and each
     confirms its own bytes, so neither fails because the other finished first.
     A refusal (a symlinked cache) is exit 2 here: the run did not do what it was asked.
     """
-    text = _document(payload)
+    data = _document(payload)
     try:
         # $SYNTHESIS_HOME or --report-cache: the user's place, never the audited tree's.
         ensure_directory(target.parent, within=USER_NAMED)
-        write_file(target, text.encode("utf-8"), within=USER_NAMED)
+        write_file(target, data, within=USER_NAMED)
     except WriteRefused as refusal:
         raise DoctorError(
             f"cannot write the report cache: {refusal.message}",
@@ -47,7 +52,7 @@ def write_json(target: Path, payload: dict[str, Any] | str) -> None:
         ) from refusal
 
 
-def write_repository_report(toplevel: Path, payload: dict[str, Any] | str) -> Path:
+def write_repository_report(toplevel: Path, payload: Payload) -> Path:
     """Write ``<git-common-dir>/context-doctor/last-report.json`` for the repository at
     ``toplevel`` (what ``status`` reads there); returns the path.
 
@@ -57,9 +62,9 @@ def write_repository_report(toplevel: Path, payload: dict[str, Any] | str) -> Pa
     """
     home = doctor_directory(toplevel)
     target = home / REPORT_CACHE_NAME
-    text = _document(payload)
+    data = _document(payload)
     ensure_directory(home, within=home)
-    write_file(target, text.encode("utf-8"), within=home)
+    write_file(target, data, within=home)
     return target
 
 

@@ -60,6 +60,7 @@ from context_doctor.cache.codec import (
     HistoryWire,
     decode,
     encode,
+    encode_after,
     history_extended,
     history_from_wire,
     history_to_wire,
@@ -247,9 +248,9 @@ class Store:
             return
         path = self.directory / name
         try:
-            body = encode({"key": key, "data": data})
+            sealed = seal_in_place(self.secret, name, {"key": key, "data": data})
             ensure_directory(self.directory, within=self.within)
-            write_file(path, seal(self.secret, name, body), within=self.within)
+            write_file(path, sealed, within=self.within)
         except (WriteRefused, DoctorError, OSError, ValueError, TypeError) as error:
             LOG.debug(f"{path} not written: {error}")
         except Exception as error:  # the cache is optional: it never fails a run
@@ -398,6 +399,17 @@ def _tag(secret: bytes, name: str, body: bytes | memoryview) -> bytes:
 def seal(secret: bytes, name: str, body: bytes) -> bytes:
     """A cache file's bytes: a header naming the format, the body's tag, the body."""
     return b"".join((_MAGIC, _tag(secret, name, body), body))
+
+
+def seal_in_place(secret: bytes, name: str, value: Any) -> bytearray:
+    """``seal(secret, name, encode(value))``, the body encoded where it is written: one
+    buffer rather than the body and then a copy of it behind its header (#32)."""
+    head = len(_MAGIC) + TAG_BYTES
+    sealed = encode_after(head, value)
+    with memoryview(sealed) as whole, whole[head:] as body:
+        tag = _tag(secret, name, body)
+    sealed[:head] = _MAGIC + tag
+    return sealed
 
 
 def unseal(secret: bytes, name: str, raw: bytes) -> memoryview | None:

@@ -22,7 +22,7 @@ from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.errors import DoctorError
 from context_doctor.escape import escape_text
 from context_doctor.render.formats import FORMATS
-from context_doctor.render.jsonout import report_json
+from context_doctor.render.jsonout import report_json_bytes
 from context_doctor.render.output import emit, write_step_summary, write_whole
 from context_doctor.render.terminal import progress, wants_progress
 from context_doctor.report import Report, plural
@@ -433,7 +433,7 @@ def check_command(
         # The JSON report is built once, for the caches and the output alike (#32: at
         # 8,000 projects each building held another copy of a ~14 MB report).
         document = (
-            report_json(report)
+            report_json_bytes(report)
             if cache_path is not None or repository_cache or output_format == "json"
             else None
         )
@@ -501,7 +501,7 @@ def whole_repository(corpus: Corpus) -> Path | None:
     return corpus.whole_repository()
 
 
-def write_repository_cache(toplevel: Path, document: str) -> None:
+def write_repository_cache(toplevel: Path, document: bytes | bytearray) -> None:
     """The repository's report cache (``document``: the report's JSON), beside the audit: a
     cache that cannot be written there (a symlink or a FIFO planted in the git directory) is
     one line on stderr, and the run's verdict stands, since the audit it reports on is

@@ -11,7 +11,7 @@ import time
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from typing import IO, Any, Protocol, TypeVar
 
 from context_doctor.errors import DoctorError
@@ -311,6 +311,7 @@ class _Builder:
         # Each project's positions while reading, keyed (scope's position, project id).
         self.entries: dict[tuple[int, str], tuple[array[int], array[int]]] = {}
         self.bots: dict[str, bool] = {}  # a few authors, thousands of commits
+        self.zones: dict[tzinfo, tzinfo] = {}  # a few offsets, thousands of times
         # The whole walk (``whole``): every commit git printed, for the simplification.
         self.whole = whole
         self.paths = ["" if path == "." else path for path in _pathspec_paths(scopes)]
@@ -319,6 +320,15 @@ class _Builder:
         self.walk: list[tuple[str, list[str], int, bool]] = []  # sha, parents, date, in pathspec
         self.merges = False
         self.log_shas: list[str] = []  # the sha of each ``history.log`` entry
+
+    def _time(self, text: str) -> datetime | None:
+        """:func:`git_time`, its offset held once per offset rather than once per time (each
+        parsed time brings its own ``timezone``: ~80 bytes a commit at 80,000 commits, #32)."""
+        found = git_time(text)
+        if found is None or found.tzinfo is None:
+            return found
+        zone = self.zones.setdefault(found.tzinfo, found.tzinfo)
+        return found if zone is found.tzinfo else found.replace(tzinfo=zone)
 
     def _attribute(self, paths: list[str]) -> tuple[dict[tuple[int, str], set[str]], int]:
         """The files of each project the paths touch, and how many are outside every scope."""
@@ -368,14 +378,16 @@ class _Builder:
         authored, committed_text, _date, trailers, author = (
             value.decode("utf-8", "replace") for value in fields[2:]
         )
-        committed = git_time(committed_text)
+        committed = self._time(committed_text)
+        # Most commits are authored when committed: one object for both times.
+        authored_at = committed if authored == committed_text else self._time(authored)
         bot = self.bots.get(author)
         if bot is None:
             bot = self.bots[author] = is_bot(author)
         commit = Commit(
             sha=sha,
             parents=len(parents),
-            authored=git_time(authored) or committed or EPOCH,
+            authored=authored_at or committed or EPOCH,
             committed=committed or EPOCH,
             projects_touched=len(touched),
             outside_files=outside,

@@ -68,20 +68,26 @@ def emit(
     summary_written: bool = False,
     show_coverage: bool = False,
     output_file: Path | None = None,
-    rendered: str | None = None,
+    rendered: bytes | bytearray | None = None,
 ) -> None:
     """Print the report, or with ``output_file`` write it there (atomically, via write.py).
 
-    ``rendered``: the report already rendered in ``output_format`` (the JSON the caches
-    took), printed as it is rather than rendered again.
+    ``rendered``: the report already rendered in ``output_format``, in UTF-8 (the JSON the
+    caches took), written as it is rather than rendered again.
     """
     if output_format == "github" and not summary_written:
         write_step_summary(report)
     if rendered is not None:
-        if output_file is None:
-            sys.stdout.write(rendered)
-        else:
+        if output_file is not None:
             write_output(output_file, rendered)
+            return
+        stdout = getattr(sys.stdout, "buffer", None)
+        if stdout is None:  # a text-only stream stands in for stdout
+            sys.stdout.write(rendered.decode("utf-8"))
+            return
+        sys.stdout.flush()
+        stdout.write(rendered)
+        stdout.flush()
         return
     options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
     if output_file is None:
@@ -92,7 +98,7 @@ def emit(
     write_output(output_file, buffer.getvalue())
 
 
-def write_output(path: Path, text: str) -> None:
+def write_output(path: Path, text: str | bytes | bytearray) -> None:
     """``-o FILE``: the whole output or nothing (exit 2 naming why), never a half-written file."""
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
@@ -102,10 +108,11 @@ def write_output(path: Path, text: str) -> None:
             f"--output-file {path}: directory {parent} does not exist",
             "create the directory first, or name a file in an existing one",
         )
-    write_whole(path, text.encode("utf-8"), "--output-file", within=USER_NAMED)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    write_whole(path, data, "--output-file", within=USER_NAMED)
 
 
-def write_whole(path: Path, data: bytes, what: str, *, within: Path | None) -> None:
+def write_whole(path: Path, data: bytes | bytearray, what: str, *, within: Path | None) -> None:
     """The whole file or nothing, through write.py; exit 2 naming why not.
 
     A refusal (a symlinked target) is exit 2 here, not 1: the output the run

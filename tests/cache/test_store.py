@@ -418,3 +418,15 @@ def test_a_saved_history_is_the_one_git_gives(
     fresh = git_history.read_history(repository, scopes)
     assert stored.commits == fresh.commits
     assert _history_as_data(stored) == _history_as_data(fresh)
+
+
+@pytest.mark.parametrize("data", [[], {"entries": [b"x" * 300_000, "é", 7]}])
+def test_a_body_sealed_in_place_is_the_sealed_encoding(data: Any) -> None:
+    """The cache's body is encoded behind room for its header, not copied there (#32):
+    the same bytes :func:`store.seal` makes of it, which :func:`store.unseal` opens."""
+    secret = bytes(range(32))
+    value = {"key": "k", "data": data}
+    sealed = store.seal_in_place(secret, "documents.msgpack", value)
+    assert bytes(sealed) == store.seal(secret, "documents.msgpack", codec.encode(value))
+    body = store.unseal(secret, "documents.msgpack", bytes(sealed))
+    assert body is not None and codec.decode(body, dict[str, Any]) == value

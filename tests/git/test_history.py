@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,7 @@ class _Stream:
         tree: dict[str, str],
         message: str = "work",
         author: str = "Ada <ada@example.org>",
+        author_zone: str = "+0200",
     ) -> int:
         mark = len(self.trees) + 1
         self.trees[mark] = dict(tree)
@@ -78,7 +80,7 @@ class _Stream:
         self.lines += [
             f"commit refs/heads/{branch}",
             f"mark :{mark}",
-            f"author {author} {when} +0200",
+            f"author {author} {when} {author_zone}",
             f"committer {author} {when} +0000",
             f"data {len(data)}",
             message,
@@ -288,3 +290,24 @@ def test_random_histories_agree_with_git(
     _both_ways(root, monkeypatch)
     for branch in heads:
         _both_ways(root, monkeypatch, revisions=branch)
+
+
+def test_times_share_their_offsets_and_an_equal_author_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each offset is held once, and a commit authored when committed holds one time for
+    both (#32: memory at 80,000 commits); the times are the ones git printed."""
+    stream = _Stream()
+    tree = {"projects/p0/CONTEXT.md": "1\n"}
+    first = stream.commit("b0", T0, [], tree)
+    second = stream.commit("b0", T0 + 60, [first], {"projects/p0/CONTEXT.md": "2\n"})
+    stream.commit("b0", T0 + 120, [second], {"projects/p0/CONTEXT.md": "3\n"}, author_zone="+0000")
+    root = tmp_path / "kb"
+    _fast_import(root, stream.text())
+    history = _both_ways(root, monkeypatch)
+    same, *zoned = (entry.commit for entry in history.of(Scope("projects"), "p0"))
+    assert same.authored is same.committed
+    assert same.committed == datetime.fromtimestamp(T0 + 120, UTC)
+    assert [commit.authored.utcoffset() for commit in zoned] == [timedelta(hours=2)] * 2
+    assert zoned[0].authored.tzinfo is zoned[1].authored.tzinfo
+    assert [c.authored.timestamp() for c in zoned] == [T0 + 60, T0]

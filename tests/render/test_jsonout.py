@@ -24,7 +24,7 @@ from context_doctor.findings import (
     SetEntryField,
     Severity,
 )
-from context_doctor.render.jsonout import report_json
+from context_doctor.render.jsonout import _BLOCK, report_json, report_json_bytes
 from context_doctor.report import Coverage, Report, SourceSummary
 
 
@@ -93,3 +93,14 @@ def test_any_findings_render_as_json_would(cases: list[tuple[str, int | None, bo
     findings = [a_finding(text, FIX if fixed else None, line) for text, line, fixed in cases]
     report = a_report(findings)
     assert report_json(report) == plain(report)
+
+
+@pytest.mark.parametrize("surrogate_at", [None, 0, _BLOCK + 5])
+def test_the_bytes_are_the_plain_rendering_across_blocks(surrogate_at: int | None) -> None:
+    """Encoded a block of findings at a time (#32): the UTF-8 of the plain rendering, an
+    undecodable byte in any block cleaned as the plain way cleans it."""
+    findings = [a_finding(f"finding {n} é") for n in range(2 * _BLOCK + 3)]
+    if surrogate_at is not None:
+        findings[surrogate_at] = a_finding("undecodable \udcff byte")
+    report = a_report(findings)
+    assert report_json_bytes(report) == plain(report).encode("utf-8")
