@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import fields
-from datetime import datetime
+from datetime import datetime, tzinfo
 from operator import attrgetter, is_
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import msgspec
 
-from context_doctor.git.history import Commit, History, Scope, positions
+from context_doctor.git.history import Commit, History, Scope, positions, shared_zone
 
 T = TypeVar("T")
 
@@ -122,10 +122,14 @@ def _commit_to_wire(commit: Commit) -> CommitRow:
     return tuple(row)  # checked when it is encoded
 
 
-def _commit_from_wire(row: CommitRow) -> Commit:
+def _commit_from_wire(row: CommitRow, zones: dict[tzinfo, tzinfo]) -> Commit:
     cells: list[Any] = list(row)
+    text, time = None, None
     for position in _STAMPS:
-        cells[position] = datetime.fromisoformat(cells[position])
+        if cells[position] != text:  # authored when committed: one time for both (#32)
+            text = cells[position]
+            time = shared_zone(datetime.fromisoformat(text), zones)
+        cells[position] = time
     return Commit(*cells)
 
 
@@ -182,9 +186,10 @@ def history_extended(
 def history_from_wire(wire: HistoryWire, scopes: tuple[Scope, ...]) -> tuple[str, History]:
     """The pass a decoded :class:`HistoryWire` holds; ValueError/IndexError when its
     positions point nowhere (the cells' types were checked by the decode)."""
+    zones: dict[tzinfo, tzinfo] = {}
     history = History(
         wire.count,
-        [_commit_from_wire(row) for row in wire.commits],
+        [_commit_from_wire(row, zones) for row in wire.commits],
         [frozenset(names) for names in wire.file_sets],
         {},
     )

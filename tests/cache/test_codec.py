@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from support import Doctor, MakeRepo, read_cache, write_cache
 
 from context_doctor.cache import codec, replay, store
-from context_doctor.git.history import Commit
+from context_doctor.git.history import Commit, Scope
 from context_doctor.model.documents import (
     AsOfLine,
     DocumentFacts,
@@ -269,3 +269,20 @@ def test_a_cache_of_the_previous_format_is_ignored(doctor: Doctor, make_repo: Ma
     assert "Traceback" not in stderr
     assert budget_projects(doctor, root) == (truth, "")
     assert path.read_bytes().startswith(f"context-doctor cache {store.CACHE_FORMAT}\n".encode())
+
+
+def test_a_stored_history_shares_offsets_and_equal_times() -> None:
+    """Decoded, each offset is held once and a commit authored when committed holds one
+    time for both (#32), the times equal to the ones stored."""
+    rows: list[codec.CommitRow] = [
+        ("a" * 40, 1, "2026-05-01T10:00:00+02:00", "2026-05-01T10:00:00+02:00", 1, 0, False, False),
+        ("b" * 40, 1, "2026-05-02T09:00:00+02:00", "2026-05-02T11:00:00+00:00", 1, 0, False, False),
+    ]
+    wire = codec.HistoryWire("c" * 40, 2, rows, [["CONTEXT.md"]], [(0, "p", [0, 1], [0, 0])])
+    decoded = codec.decode(codec.encode(wire), codec.HistoryWire)
+    _head, history = codec.history_from_wire(decoded, (Scope("projects"),))
+    first, second = history.log
+    assert first.authored is first.committed
+    assert first.authored.tzinfo is second.authored.tzinfo
+    assert [c.authored.isoformat() for c in history.log] == [row[2] for row in rows]
+    assert [c.committed.isoformat() for c in history.log] == [row[3] for row in rows]
