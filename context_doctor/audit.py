@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date
 from functools import cached_property
@@ -52,6 +52,7 @@ def audit(
     jobs: int | None = None,
     replayable: bool = False,
     direct: replay.Invocation | None = None,
+    tail: list[Callable[[], None]] | None = None,
 ) -> tuple[Report, Settings, Sequence[CheckSpec]]:
     """Run the selected checks, then the suppressions (SPEC §5).
 
@@ -62,6 +63,10 @@ def audit(
     that run's report back (:mod:`context_doctor.replay`); only for a run that
     needs the report alone, not the model (never ``--fix``, ``--diff``); ``direct``: the
     run was named by paths alone, and is keyed by that (:class:`replay.Invocation`).
+    ``tail``: the last steps (storing the report for replay, then forgetting cache entries
+    that name a file holding a secret) are appended there for the caller to run once it
+    has let the model go, instead of being run here while the model is still held (#32:
+    at 8,000 projects storing the report beside the model was the warm run's peak).
     """
     groups = config_groups(corpus) if config is None else [corpus]
     if len(groups) > 1:
@@ -78,6 +83,7 @@ def audit(
                 config_baseline=config_baseline,
                 jobs=jobs,
                 replayable=replayable,
+                tail=tail,
             )
             for group in groups
         ]
@@ -126,14 +132,21 @@ def audit(
         )
         secrets = secrets_of(corpus)
         report = redacted(report, secrets)
-    if key is not None:
-        replay.keep(key, report)
-    if secrets:
-        # The caches keep file names in clear (the replay store too, for the inputs it
-        # keys): none may keep a detected secret (#30). Last, after every cache write.
-        from context_doctor.cache.store import forget_files_holding
 
-        forget_files_holding(secrets)
+    def finish() -> None:
+        if key is not None:
+            replay.keep(key, report)
+        if secrets:
+            # The caches keep file names in clear (the replay store too, for the inputs it
+            # keys): none may keep a detected secret (#30). Last, after every cache write.
+            from context_doctor.cache.store import forget_files_holding
+
+            forget_files_holding(secrets)
+
+    if tail is None:
+        finish()
+    else:
+        tail.append(finish)
     return report, settings, checks
 
 

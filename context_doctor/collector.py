@@ -8,7 +8,7 @@ must not load the pipeline to set a flag).
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -60,11 +60,23 @@ def paused_collection() -> Iterator[None]:
             gc.enable()
 
 
+_RELEASED_WITH_THE_AUDIT: list[Callable[[], None]] = []
+
+
+def release_with_the_audit(forget: Callable[[], None]) -> None:
+    """Have :func:`release_audit` call ``forget``: a module-level cache of the model's
+    objects (the last documents' decoded facts) would otherwise keep them, and what they
+    point at (a whole cache file's bytes), past the model's end."""
+    _RELEASED_WITH_THE_AUDIT.append(forget)
+
+
 def release_audit() -> None:
     """Free what the audit built and nothing refers to any more (the model, once its report
     is made): its objects hold reference cycles (projects and their sources, documents and
     their projects), which only a collection frees, and a frozen pause never collects them.
     """
+    for forget in _RELEASED_WITH_THE_AUDIT:
+        forget()
     if _Collector.frozen:
         _Collector.frozen = False
         gc.unfreeze()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -215,8 +216,11 @@ def check_command(
 ) -> None:
     """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
     output_format = "json" if as_json else output_format
-    with guarded(
-        output_format == "json", debug, output_format=output_format, output_file=output_file
+    with (
+        guarded(
+            output_format == "json", debug, output_format=output_format, output_file=output_file
+        ),
+        _finishing() as tail,
     ):
         if unsafe_fixes and not (apply_fixes or show_diff):
             raise click.UsageError(
@@ -271,6 +275,7 @@ def check_command(
                 # --fix and --diff plan from the model, --write-baseline records it fresh
                 replayable=not (apply_fixes or show_diff or write_baseline is not None),
                 direct=None if pushing else invocation,
+                tail=None if pushing else tail,
             )
             return corpus, report, settings, checks
 
@@ -413,6 +418,7 @@ def check_command(
                 # the JSON is built, so that the one reuses the other's memory (#32).
                 del corpus
                 release_audit()
+            _run_steps(tail)  # the audit's last steps, once the model is let go
         if output_format == "github":
             # Before the cache: a summary that cannot be written is exit 2, and an exit-2
             # run must leave the report cache as it was.
@@ -493,6 +499,23 @@ def direct_invocation(
         (repr(asked), today.isoformat(), readiness),
         tuple(Path(raw) for raw in (*sources, *projects, *paths)),
     )
+
+
+@contextmanager
+def _finishing() -> Iterator[list[Callable[[], None]]]:
+    """A list for the audit's last steps (:func:`context_doctor.audit.audit`'s ``tail``),
+    run where the command lets its model go, and on any way out before that (an exit 2,
+    a usage error), so that no step the audit left is skipped."""
+    steps: list[Callable[[], None]] = []
+    try:
+        yield steps
+    finally:
+        _run_steps(steps)
+
+
+def _run_steps(steps: list[Callable[[], None]]) -> None:
+    while steps:
+        steps.pop(0)()
 
 
 def whole_repository(corpus: Corpus) -> Path | None:

@@ -31,6 +31,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from context_doctor.collector import release_with_the_audit
 from context_doctor.errors import Unreadable
 from context_doctor.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.claims import affirmative_versions, label_of
@@ -906,6 +907,8 @@ _DERIVED = (
 # How many documents' decoded facts are kept: a project's tier files, a few times over.
 RECENT_FACTS = 64
 _RECENT: OrderedDict[int, tuple[Document, DocumentFacts]] = OrderedDict()
+# Its documents' packed facts are views of the whole documents cache file's bytes.
+release_with_the_audit(_RECENT.clear)
 
 
 def _recent_facts(document: Document, packed: bytes | msgspec.Raw) -> DocumentFacts:
