@@ -188,3 +188,15 @@ def test_a_plain_file_and_markdown_it_give_the_same_facts(monkeypatch: pytest.Mo
 
 def test_a_last_line_of_spaces_is_no_line_to_either() -> None:
     assert _scanned("```\n ") == _markdown_it("```\n ")
+
+
+def test_a_plain_file_is_never_given_to_markdown_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan is what reads a plain file (the facts above would match either way)."""
+
+    def no_markdown_it() -> None:
+        raise AssertionError("markdown-it parsed a plain file")
+
+    monkeypatch.setattr(documents, "_block_parser", no_markdown_it)
+    facts = documents.facts_of_text("# P\n\n- [x] done\n\n---\ntitle\n---\n", links=False)
+    assert [item.checked for item in facts.list_items] == [True]
+    assert [(h.level, h.text) for h in facts.headings] == [(1, "P"), (2, "title")]
