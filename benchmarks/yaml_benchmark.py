@@ -104,7 +104,7 @@ def yaml_cases(cap: int) -> dict[str, str]:
 # Each reader: its imports (one line, not timed), then the parse.
 PROGRAMS: dict[str, str] = {
     "index (audit)": (
-        "from pathlib import Path; from context_doctor.yamlio import load_yaml_text\n"
+        "from pathlib import Path; from context_doctor.guards.yamlio import load_yaml_text\n"
         "load_yaml_text(TEXT, Path('index.yaml'), 'index file')"
     ),
     "index (writer re-read)": (

@@ -11,20 +11,10 @@ Names not listed in ``__all__`` are internal and may change between releases.
 from typing import TYPE_CHECKING, Any
 
 from context_doctor.errors import Unverifiable
-from context_doctor.findings import (
-    AppendLine,
-    Applicability,
-    Fix,
-    Issue,
-    RemoveFrontmatterKey,
-    SetEntryField,
-    Severity,
-    Unverified,
-)
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     BOUNDED,
     DORMANT,
     NO_INDEX,
@@ -38,6 +28,16 @@ from context_doctor.registry import (
     SkipRule,
     VaultSkipRule,
     check,
+)
+from context_doctor.report.findings import (
+    AppendLine,
+    Applicability,
+    Fix,
+    Issue,
+    RemoveFrontmatterKey,
+    SetEntryField,
+    Severity,
+    Unverified,
 )
 
 if TYPE_CHECKING:

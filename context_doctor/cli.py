@@ -1,4 +1,4 @@
-"""The ``context-doctor`` command line (SPEC §3): the click group and nothing else.
+"""The ``context-doctor`` command line (docs/output.md): the click group and nothing else.
 
 Each subcommand lives in its own module under :mod:`context_doctor.commands`;
 this module only names them in :data:`COMMANDS`, and :func:`main` is the
@@ -338,7 +338,7 @@ def main(args: list[str] | None = None) -> None:
     # After the quick answers, which start no process a signal would have to stop.
     _exit_on_termination()
     if argv[:1] and argv[0] not in LIGHT_COMMANDS and argv[0] not in ("-h", "--help"):
-        from context_doctor.collector import freeze_after_pauses
+        from context_doctor.pipeline.collector import freeze_after_pauses
 
         # The process ends after this one command: an audit's objects are frozen, not
         # walked by the collector again before exit (collector.freeze_after_pauses).

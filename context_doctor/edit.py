@@ -1,4 +1,4 @@
-"""The fail-closed editor's Python API (SPEC §4), raising :class:`EditRefused` instead of writing.
+"""The fail-closed editor's Python API (docs/editor.md), raising :class:`EditRefused` instead of writing.
 
 The editor lives in :mod:`context_doctor.write.edit` (the verbs and the gates) and
 :mod:`context_doctor.write.apply` (batches) with the rest of the write path; this

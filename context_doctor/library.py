@@ -1,4 +1,4 @@
-"""The doctor in process: :func:`diagnose`, what ``check --json`` prints, as a dict (SPEC §7).
+"""The doctor in process: :func:`diagnose`, what ``check --json`` prints, as a dict (docs/surfaces.md).
 
 For notebooks, scripts and other tools that would otherwise run ``context-doctor check
 SOURCE --json`` in a subprocess and parse its output. Imported only when
@@ -65,9 +65,9 @@ def _audit(
     config: str | os.PathLike[str] | None,
 ) -> dict[str, Any]:
     # What `check SOURCE --json` runs, in the same order (commands/check.py).
-    from context_doctor.audit import audit, require_something
     from context_doctor.commands.check import in_ci
-    from context_doctor.discover import discover
+    from context_doctor.pipeline.audit import audit, require_something
+    from context_doctor.pipeline.discover import discover
     from context_doctor.render.jsonout import report_json
 
     corpus = discover((source,), ci=in_ci(), cache=True, audit=True)

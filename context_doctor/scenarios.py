@@ -161,7 +161,7 @@ def scenario_today(source: str | Path | Mapping[str, Any]) -> date | None:
 
 
 def write_floors(source: str | Path | Mapping[str, Any], directory: Path) -> Path | None:
-    """A vault scenario's machine-side floors (``floors:`` and ``floor_acts:``, SPEC §9),
+    """A vault scenario's machine-side floors (``floors:`` and ``floor_acts:``, docs/vaults.md),
     written into ``directory`` (beside the vault, never in it); None when it has none."""
     scenario = load_scenario(source)
     if "floors" not in scenario:

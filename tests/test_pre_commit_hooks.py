@@ -21,7 +21,7 @@ from commands.test_pre_push import corpus, over_budget
 from conftest import REPO_ROOT
 from support import MakeRepo, commit_files, run_git
 
-from context_doctor.yamlio import load_yaml
+from context_doctor.guards.yamlio import load_yaml
 
 MANIFEST = REPO_ROOT / ".pre-commit-hooks.yaml"
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")

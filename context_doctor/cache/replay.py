@@ -25,7 +25,7 @@ read is byte-for-byte the same as the stored one.  The key covers:
   index (``ls-files --stage``), the configuration as git sees it (``config --list``),
   and the state files that change what git reports (merge, rebase, shallow, excludes).
 
-Decisions, where the issue and SPEC are silent:
+Decisions, where the documented contract is silent:
 
 * **Files by their stat, as git does, but with the ctime.** Reading every file to
   key the run would cost as much as the warm run saves.  The ctime is the kernel's:
@@ -96,7 +96,9 @@ import msgspec
 from context_doctor.cache.codec import BAD_DATA, decode, encode
 from context_doctor.cache.store import Store, cache_key, decode_entry, read_regular_file
 from context_doctor.errors import DoctorError
-from context_doctor.findings import (
+from context_doctor.git.run import git_directories, run_git
+from context_doctor.pipeline.plugins import installed_metadata
+from context_doctor.report.findings import (
     AppendLine,
     Applicability,
     Finding,
@@ -105,15 +107,13 @@ from context_doctor.findings import (
     SetEntryField,
     Severity,
 )
-from context_doctor.git.run import git_directories, run_git
-from context_doctor.plugins import installed_metadata
-from context_doctor.report import Coverage, Report, SourceSummary
+from context_doctor.report.report import Coverage, Report, SourceSummary
 from context_doctor.version import __version__
 
 if TYPE_CHECKING:
-    from context_doctor.config import Settings
+    from context_doctor.config.settings import Settings
     from context_doctor.model.source import Corpus
-    from context_doctor.registry import CheckSpec, Context
+    from context_doctor.pipeline.registry import CheckSpec, Context
 
 REPORTS_FILE = "reports.msgpack"
 KEPT_REPORTS = 4  # one per way of running (a hook, a sweep, CI...), the newest kept
@@ -650,7 +650,7 @@ def recall_direct(invocation: Invocation) -> tuple[Report, Path | None] | None:
     cache it wrote, when nothing it read has changed; else None (then discover and audit:
     that run keys and stores itself)."""
     from context_doctor.git.repository import repository_or_none
-    from context_doctor.plugins import plugin_modules
+    from context_doctor.pipeline.plugins import plugin_modules
 
     if not invocation.anchors or plugin_modules():
         return None  # a plugin's checks are keyed by its code, known once it is imported

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
-from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
+from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import (
     USER_NAMED,
     WriteRefused,
@@ -82,7 +82,7 @@ def read_cached_report(path: Path) -> dict[str, Any]:
             f"the cached report {path} is unreadable ({error.__class__.__name__})",
             "run `context-doctor check` again to rewrite it",
         ) from error
-    from context_doctor.yamlio import validator  # the schema's validator: only to read one
+    from context_doctor.guards.yamlio import validator  # the schema's validator: only to read one
 
     errors = list(validator("report.schema.json").iter_errors(data))
     if errors or not isinstance(data, dict) or "findings" not in data:

@@ -1,4 +1,4 @@
-"""The per-user secret every cache entry is authenticated with (SPEC §8).
+"""The per-user secret every cache entry is authenticated with (docs/caches.md).
 
 The caches live in a repository's git directory, which someone else may have
 prepared (a tarball, a shared folder): what the doctor reads back from them is

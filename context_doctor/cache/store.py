@@ -1,4 +1,4 @@
-"""The persistent cache (SPEC §8): parsed document facts and the history pass, kept between runs.
+"""The persistent cache (docs/caches.md): parsed document facts and the history pass, kept between runs.
 
 Where: ``<git-common-dir>/context-doctor/cache/``, one directory per repository
 (shared by its worktrees), never inside the work tree.  Two files:
@@ -177,7 +177,7 @@ class Store:
     ) -> None:
         """``secret``: the key of the entries' tags; by default the user's (cache_secret.py).
         Without one nothing is read or written. ``within``: the directory every cache
-        write stays in (SPEC §8 "Containment"; by default the cache directory's parent)."""
+        write stays in (docs/caches.md "Containment"; by default the cache directory's parent)."""
         if directory is not None and secret is None:
             secret = machine_secret()
         self.directory = directory if secret is not None else None

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     DORMANT,
     SEED_LAYOUTS,
     SHARDED,
@@ -15,6 +14,7 @@ from context_doctor.registry import (
     SkipRule,
     check,
 )
+from context_doctor.report.findings import Issue, Severity
 
 GROUP = "structure"
 
@@ -36,7 +36,7 @@ NO_BUDGET = SkipRule(
         Working memory is loaded at every session start, so its size is a hard budget:
         150 lines (`budgets.context_lines`), or 80 (`budgets.completed_context_lines`) once the
         project is terminal in the index or its header reads completed, when CONTEXT.md
-        should have been rewritten as a completion summary. In another layout (SPEC §10) the
+        should have been rewritten as a completion summary. In another layout (docs/layouts.md) the
         budget is the layout's `budget`, and the check applies only where one is set.""",
 )
 def context_budget(project: Project, ctx: Context) -> Iterator[Issue]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.terminal import completed_date_remedy
-from context_doctor.findings import Issue, Severity
 from context_doctor.model.header import deciding_field
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
 from context_doctor.model.text import is_valid_unicode
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     NO_DIRECTORY,
     NO_INDEX,
     NOT_TERMINAL,
@@ -19,6 +18,7 @@ from context_doctor.registry import (
     SkipRule,
     check,
 )
+from context_doctor.report.findings import Issue, Severity
 
 GROUP = "lifecycle"
 
@@ -193,7 +193,7 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
         # No index entry (the seed's single project, an unregistered folder): there is no
         # cross-check a missing verdict could stop, so nothing to warn about (#27).
         return
-    # Dormant projects too (SPEC §2): a header that cannot be read is reported, never
+    # Dormant projects too (docs/checks.md): a header that cannot be read is reported, never
     # counted as examined in silence.
     if project.header_reads_completed is None:
         fields = project.header("Status") or project.header("Phase")

@@ -15,13 +15,13 @@ from context_doctor.checks.session_freshness import (
     markers_behind_with_header,
     newest_day_ordinals,
 )
-from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.currency import header_lag as header_lag_of
 from context_doctor.model.documents import HeaderField, Heading
 from context_doctor.model.project import Project
 from context_doctor.model.text import first_date, ordinals
-from context_doctor.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.report.findings import Issue, Severity
 
 GROUP = "currency"
 

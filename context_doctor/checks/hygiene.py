@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from datetime import date
 
 from context_doctor.checks.structure import log_for
-from context_doctor.findings import Issue, Severity
 from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.sessions import SessionEntry
-from context_doctor.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.report.findings import Issue, Severity
 
 GROUP = "hygiene"
 
@@ -28,7 +28,7 @@ _FOOTER = re.compile(r"\bbudget\s*:", re.IGNORECASE)
 _LOG_NAME = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])\.md$")
 
 # The log files are what session-log-layout and attribution-format read: with none there is
-# nothing to examine (a shape, SPEC §11; sessions-present reports a missing log). A check
+# nothing to examine (a shape, docs/checks.md; sessions-present reports a missing log). A check
 # that needs a log to judge something else (header-currency, unlogged-session) keeps `no
 # log` as a gate.
 NO_LOG_FILES = SkipRule(

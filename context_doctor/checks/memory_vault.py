@@ -1,4 +1,4 @@
-"""Memory vaults: the notes themselves (SPEC §9, group ``memory-vault``).
+"""Memory vaults: the notes themselves (docs/vaults.md, group ``memory-vault``).
 
 A memory is a Markdown file whose frontmatter ``type`` is one of Bastra
 Recall's types; these checks judge what Bastra makes of each one: whether it
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.findings import Issue, Severity, Unverified
-from context_doctor.registry import Context, check
+from context_doctor.pipeline.registry import Context, check
+from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)

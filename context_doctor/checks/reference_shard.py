@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
-from context_doctor.escape import escape_text
-from context_doctor.findings import AppendLine, Applicability, Fix, Issue, Severity
+from context_doctor.guards.escape import escape_text
+from context_doctor.guards.patterns import LazyPattern
 from context_doctor.model.project import Project
-from context_doctor.patterns import LazyPattern
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     BOUNDED,
     DORMANT,
     NOT_SHARDED,
@@ -21,6 +20,7 @@ from context_doctor.registry import (
     SkipRule,
     check,
 )
+from context_doctor.report.findings import AppendLine, Applicability, Fix, Issue, Severity
 
 GROUP = "structure"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.findings import Issue, Severity
 from context_doctor.model.project import Project
-from context_doctor.registry import NO_DIRECTORY, Context, check
+from context_doctor.pipeline.registry import NO_DIRECTORY, Context, check
+from context_doctor.report.findings import Issue, Severity
 
 GROUP = "hygiene"
 

@@ -14,12 +14,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
 
-from context_doctor.findings import Applicability, Fix, Issue, SetEntryField, Severity
 from context_doctor.git.history import ProjectCommit
 from context_doctor.model.currency import AsOfMarker, lags
 from context_doctor.model.header import fields_named
 from context_doctor.model.project import Project
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     DORMANT,
     NO_INDEX,
     NOT_REGISTERED,
@@ -28,6 +27,7 @@ from context_doctor.registry import (
     SkipRule,
     check,
 )
+from context_doctor.report.findings import Applicability, Fix, Issue, SetEntryField, Severity
 
 GROUP = "session-freshness"
 
@@ -170,13 +170,13 @@ def _quoted(text: str) -> str:
 
 
 def header_move_remedy(project: Project, recorded: date, day: date, why: str) -> str:
-    """A command the editor accepts that moves the header to ``day`` (SPEC §4: a header
+    """A command the editor accepts that moves the header to ``day`` (docs/editor.md: a header
     advance goes together with the as-of markers it would leave behind, as one apply)."""
     context = project.context
     path = context.rel_path
     lead = f"Re-read the record, then move the header to that session ({day}, {why})"
     # The header block's field when there is one (what set-field edits first), else the
-    # `## Last Session:` heading the seed's layout reads too (SPEC §10).
+    # `## Last Session:` heading the seed's layout reads too (docs/layouts.md).
     fields = project.header("Last session") or fields_named(
         context, ("Last session",), anywhere=False
     )
@@ -449,7 +449,7 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
 
 
 def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
-    """A record with no date field, dated by its own last commit (SPEC §10): only a record
+    """A record with no date field, dated by its own last commit (docs/layouts.md): only a record
     *behind* the evidence is reported (more than a day behind the newest log entry, else the
     newest work); a commit date is no claim, so it is never "ahead" of anything."""
     path = project.context.rel_path
@@ -608,7 +608,7 @@ def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
 def _claimed_by_a_record(project: Project, newest: date) -> date | None:
     """The day from which a record ahead of the log (the `Last session` header, else the
     index's last_session) already names the commits as the session the log lacks: those
-    commits are that record's finding, reported once (SPEC §2 context-header-freshness)."""
+    commits are that record's finding, reported once (docs/checks.md context-header-freshness)."""
     header = project.header_last_session
     days = [
         day

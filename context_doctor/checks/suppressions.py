@@ -1,6 +1,6 @@
 """``unused-suppression`` and ``baseline-stale``: the checks that keep suppressions honest.
 
-Their findings come from the suppression layer (context_doctor/suppress.py),
+Their findings come from the suppression layer (context_doctor/pipeline/suppress.py),
 which is the only place that knows what every comment and baseline entry
 matched; registering them here makes them selectable, ignorable, explainable
 and SARIF rules like every other check.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from context_doctor.findings import Issue, Severity
 from context_doctor.model.source import Source
-from context_doctor.registry import Context, check
+from context_doctor.pipeline.registry import Context, check
+from context_doctor.report.findings import Issue, Severity
 
 GROUP = "suppression"
 

@@ -1,4 +1,4 @@
-"""Memory vaults: floors (SPEC §9, group ``memory-vault``).
+"""Memory vaults: floors (docs/vaults.md, group ``memory-vault``).
 
 A floor pins a memory into every session while a condition holds; Bastra
 never expires one, it asks for re-affirmation with a stated reason.  Floors are
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.findings import Issue, Severity, Unverified
-from context_doctor.registry import Context, VaultSkipRule, check
+from context_doctor.pipeline.registry import Context, VaultSkipRule, check
+from context_doctor.report.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
     from context_doctor.vault.model import Vault
@@ -25,7 +25,7 @@ STALE_DAYS = STALE_WEEKS * 7
 MAX_FLOORS = 12  # Bastra's cap: its API refuses a 13th floor
 
 # Floors are a feature a machine uses or not: without a floors file there is nothing these
-# checks are about (a shape, SPEC §11: counted as not applicable, not a coverage skip). A
+# checks are about (a shape, docs/checks.md: counted as not applicable, not a coverage skip). A
 # floors file that is there and cannot be read is a gate: floor-stale reports it.
 NO_FLOORS = VaultSkipRule(
     "no floors",

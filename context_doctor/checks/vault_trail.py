@@ -1,4 +1,4 @@
-"""Memory vaults: the trail (SPEC §9, group ``memory-vault``).
+"""Memory vaults: the trail (docs/vaults.md, group ``memory-vault``).
 
 Bastra's contract is that nothing evaporates and every change leaves a trail:
 a delete moves the file into ``.bastra/trash`` and appends a line to the
@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.findings import Issue, Severity, Unverified
-from context_doctor.registry import Context, VaultSkipRule, check
+from context_doctor.pipeline.registry import Context, VaultSkipRule, check
+from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import AUDIT_LOG
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
@@ -25,7 +25,7 @@ GROUP = "memory-vault"
 
 # The trail checks count trashed (and logged) ids: without a log and without trash there is
 # nothing to examine and nothing is listed; trashed files with no log to account for them
-# are held back by a gate (SPEC §11 `no log` where the check needs one), shown in coverage.
+# are held back by a gate (docs/checks.md `no log` where the check needs one), shown in coverage.
 NO_LOG = VaultSkipRule(
     "no log",
     "the vault has no .bastra/audit-log.ndjson to account for its trash",
@@ -202,7 +202,7 @@ def audit_without_trash(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
-# Gates and shapes of the history checks (SPEC §11). A vault outside git, or one whose audit
+# Gates and shapes of the history checks (docs/checks.md). A vault outside git, or one whose audit
 # log no commit holds (`.bastra/` ignored, or no log at all), has no committed trail: there
 # is nothing these checks are about (shapes, counted as not applicable). A shallow clone
 # has the trail and hides it: a gate, shown, with `git fetch --unshallow` as its remedy.

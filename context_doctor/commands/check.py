@@ -1,4 +1,4 @@
-"""``context-doctor check``: audit a corpus (SPEC §3)."""
+"""``context-doctor check``: audit a corpus (docs/output.md)."""
 
 from __future__ import annotations
 
@@ -18,22 +18,22 @@ from context_doctor.cache.report_file import (
     write_json,
     write_repository_report,
 )
-from context_doctor.collector import release_audit
 from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
+from context_doctor.pipeline.collector import release_audit
 from context_doctor.render.formats import FORMATS
 from context_doctor.render.jsonout import report_json_bytes
 from context_doctor.render.output import emit, write_step_summary, write_whole
 from context_doctor.render.terminal import progress, wants_progress
-from context_doctor.report import Report, plural
+from context_doctor.report.report import Report, plural
 from context_doctor.write import USER_NAMED, WriteRefused
 
 if TYPE_CHECKING:
     from context_doctor.cache.replay import Invocation
-    from context_doctor.config import Settings
+    from context_doctor.config.settings import Settings
     from context_doctor.model.source import Corpus
-    from context_doctor.registry import CheckSpec
+    from context_doctor.pipeline.registry import CheckSpec
 
 
 def print_settings(
@@ -42,7 +42,7 @@ def print_settings(
     """One configuration group's resolved settings, headed by its file and the sources it governs."""
     click.echo(escape_text(f"config file: {settings.config_file or '(none found; defaults)'}"))
     click.echo("sources:")
-    from context_doctor.audit import source_config  # the pipeline: only when asked
+    from context_doctor.pipeline.audit import source_config  # the pipeline: only when asked
 
     for source in corpus.sources:
         found = explicit or source_config(corpus, source)
@@ -240,7 +240,7 @@ def check_command(
                 from context_doctor.vault.floors import floors_beside
 
                 floor_files = floors_beside(floors)
-            from context_doctor.discover import discover
+            from context_doctor.pipeline.discover import discover
 
             return discover(
                 *where,
@@ -260,7 +260,7 @@ def check_command(
             where: Where = (paths, sources, projects), pushing: tuple[str, ...] = ()
         ) -> tuple[Corpus, Report, Settings, Sequence[CheckSpec]]:
             corpus = find(where, pushing, audited=True)
-            from context_doctor.audit import audit
+            from context_doctor.pipeline.audit import audit
 
             report, settings, checks = audit(
                 corpus,
@@ -301,7 +301,7 @@ def check_command(
                 corpus, report, _settings, _checks = audit_once(
                     (tree_paths, tree_sources, tree_projects), pushing
                 )
-                from context_doctor.audit import require_something
+                from context_doctor.pipeline.audit import require_something
 
                 require_something(corpus, report)
                 return corpus, report
@@ -319,7 +319,7 @@ def check_command(
         if show_settings:
             # Settings only, nothing audited: every configuration group, never just the first.
             corpus = find((paths, sources, projects), (), audited=False)
-            from context_doctor.audit import settings_by_group
+            from context_doctor.pipeline.audit import settings_by_group
 
             groups = settings_by_group(
                 corpus, select=split_names(select), ignore=split_names(ignore), config=config
@@ -353,11 +353,11 @@ def check_command(
             watched = wants_progress(output_format, quiet) and output_file is None
             with progress("context-doctor: auditing…", enabled=watched):
                 corpus, report, settings, checks = audit_once()
-            from context_doctor.audit import require_something
+            from context_doctor.pipeline.audit import require_something
 
             require_something(corpus, report)
             if write_baseline is not None:
-                from context_doctor.suppress import findings_for_baseline
+                from context_doctor.pipeline.suppress import findings_for_baseline
 
                 written = _baseline_path(write_baseline, corpus)
                 assert written is not None
@@ -394,8 +394,8 @@ def check_command(
                         sys.exit(0)
                     # The diff quotes the files around each fix: a secret there is shown only
                     # redacted, as in every other output (SECURITY.md "A secret is never spread").
-                    from context_doctor.audit import secrets_of
                     from context_doctor.model.secrets import scrub
+                    from context_doctor.pipeline.audit import secrets_of
 
                     click.echo(scrub(plan.diff(), secrets_of(corpus)), nl=False)
                     sys.exit(1)
@@ -426,7 +426,7 @@ def check_command(
         # The JSON says how the process ends (`exit`, and `ok` from it): the console checks.
         report.exit = report.exit_code(warnings_as_defects=warnings_as_defects, exit_zero=exit_zero)
         if cache_path is not None and (select or ignore):
-            # A partial result must not masquerade as corpus state (SPEC §3).
+            # A partial result must not masquerade as corpus state (docs/output.md).
             click.echo(
                 escape_text(
                     f"context-doctor: report cache {cache_path} not written: --select/--ignore "
@@ -503,7 +503,7 @@ def direct_invocation(
 
 @contextmanager
 def _finishing() -> Iterator[list[Callable[[], None]]]:
-    """A list for the audit's last steps (:func:`context_doctor.audit.audit`'s ``tail``),
+    """A list for the audit's last steps (:func:`context_doctor.pipeline.audit.audit`'s ``tail``),
     run where the command lets its model go, and on any way out before that (an exit 2,
     a usage error), so that no step the audit left is skipped."""
     steps: list[Callable[[], None]] = []
@@ -520,7 +520,7 @@ def _run_steps(steps: list[Callable[[], None]]) -> None:
 
 def whole_repository(corpus: Corpus) -> Path | None:
     """The top of the one repository this run audited whole (no ``--project``, no file),
-    whose report cache it writes (SPEC §7); None for any other run."""
+    whose report cache it writes (docs/surfaces.md); None for any other run."""
     return corpus.whole_repository()
 
 
@@ -549,7 +549,7 @@ def _baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
     if raw is None:
         return None
     if raw == "":
-        from context_doctor.suppress import default_baseline_path
+        from context_doctor.pipeline.suppress import default_baseline_path
 
         return default_baseline_path(corpus)
     return Path(raw)
@@ -564,7 +564,7 @@ def write_baseline_file(path: Path, report: Report, *, within: Path | None) -> N
             f"baseline {path}: directory {path.parent} does not exist",
             "create the directory first, or name a file in an existing one",
         )
-    from context_doctor.suppress import baseline_bytes, findings_for_baseline
+    from context_doctor.pipeline.suppress import baseline_bytes, findings_for_baseline
 
     write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline", within=within)
 
@@ -581,7 +581,7 @@ def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> 
     if explicit is not None:
         return explicit
     if corpus.from_console:
-        from context_doctor.discover import synthesis_home
+        from context_doctor.pipeline.discover import synthesis_home
 
         return synthesis_home() / "context-doctor" / REPORT_CACHE_NAME
     return None

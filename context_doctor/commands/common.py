@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
 from context_doctor.render.formats import FORMATS, formats_help
 from context_doctor.render.jsonout import error_json
 from context_doctor.render.output import emit_error
@@ -90,7 +90,7 @@ def guarded(
     except DoctorError as error:
         _fail(error, as_json, output_format, output_file)
     except WriteRefused as refusal:
-        # SPEC §4: a refused write is exit 1 - one line naming the rule; nothing was written.
+        # docs/editor.md: a refused write is exit 1 - one line naming the rule; nothing was written.
         if as_json:
             click.echo(
                 error_json(refusal.message, f"refused by rule `{refusal.rule}`", 1), nl=False
@@ -140,7 +140,7 @@ def complete_check_names(
     """Shell completion of check and group names; after a comma, of the next name."""
     from click.shell_completion import CompletionItem
 
-    from context_doctor.registry import load_checks, selectable_names
+    from context_doctor.pipeline.registry import load_checks, selectable_names
 
     head, comma, last = incomplete.rpartition(",")
     try:

@@ -1,4 +1,4 @@
-"""``context-doctor console install|status``: the Synthesis Console's way to run this doctor (SPEC §7).
+"""``context-doctor console install|status``: the Synthesis Console's way to run this doctor (docs/surfaces.md).
 
 Console 1.x and 2.x look for their context doctor in different places
 (:mod:`context_doctor.commands.console_eras`); ``install`` writes the launcher where the
@@ -36,9 +36,9 @@ from context_doctor.commands.console_launcher import (
     is_launcher,
     launcher_text,
 )
+from context_doctor.config.synthesis import console_home
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
-from context_doctor.synthesis import console_home
+from context_doctor.guards.escape import escape_text
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
 

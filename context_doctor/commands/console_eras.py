@@ -1,4 +1,4 @@
-"""Where each Synthesis Console looks for its context doctor, and where to install ours (SPEC §7).
+"""Where each Synthesis Console looks for its context doctor, and where to install ours (docs/surfaces.md).
 
 Both eras' rules, restated from their code:
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from context_doctor.commands.console_launcher import SCRIPT, is_launcher
-from context_doctor.synthesis import (
+from context_doctor.config.synthesis import (
     RUNTIME_MARKER,
     configured_home,
     console_home,

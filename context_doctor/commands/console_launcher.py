@@ -1,4 +1,4 @@
-"""The launcher the Synthesis Console runs as its context doctor (SPEC §7 ``console install``).
+"""The launcher the Synthesis Console runs as its context doctor (docs/surfaces.md ``console install``).
 
 The console looks for ``scripts/context_doctor.py`` under
 ``$SYNTHESIS_CONTEXT_LIFECYCLE_DIR`` (then its skills directory and plugin
@@ -8,7 +8,7 @@ for its integrity page, ``--quiet`` alone for "Audit now" (the doctor writes the
 report cache itself).  That interpreter cannot import the doctor, so the
 launcher is a few lines of standard library that re-execute the interpreter the
 doctor is installed in, isolated (``python -I``, or ``-E -P`` for a doctor in
-the user's site-packages: :mod:`context_doctor.interpreter`; no ``PYTHONPATH`` and
+the user's site-packages: :mod:`context_doctor.guards.interpreter`; no ``PYTHONPATH`` and
 no working directory on the import path, so a ``context_doctor/`` package in the
 folder the console starts it from never shadows it) and turn the upstream
 doctor's flags into ``check`` options.
@@ -20,9 +20,9 @@ import os
 import sys
 from pathlib import Path
 
-from context_doctor.discover import synthesis_home
 from context_doctor.errors import DoctorError
-from context_doctor.interpreter import isolation_flags
+from context_doctor.guards.interpreter import isolation_flags
+from context_doctor.pipeline.discover import synthesis_home
 from context_doctor.version import __version__
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import click
 
-from context_doctor.audit import audit
 from context_doctor.commands.common import color_option, guarded
-from context_doctor.discover import discover
+from context_doctor.pipeline.audit import audit
+from context_doctor.pipeline.discover import discover
 from context_doctor.render.formats import FORMATS, formats_help
 from context_doctor.render.output import emit
 from context_doctor.scenarios import build_scenario, remote_path, scenario_today, write_floors
 from context_doctor.vault.floors import floors_beside
 
 DEMO = "demo"
-# Beside the seed's corpus, a repository in another layout (SPEC §10): docs/STATUS.md with
+# Beside the seed's corpus, a repository in another layout (docs/layouts.md): docs/STATUS.md with
 # its session log inside it and a nightly data bot set aside by `work_ignore`.
 DEMO_LAYOUT = "demo-status"
 VAULT_DEMO = "vault-demo"
@@ -50,7 +50,7 @@ def run_demo(
             kept = "kept" if keep else "temporary; --keep DIR keeps it"
             click.echo(f"Demo {what} built at {root} ({kept}); audit date {audit_day}.", err=True)
         if vault:
-            # The floors are machine state: beside the vault, never in it (SPEC §9).
+            # The floors are machine state: beside the vault, never in it (docs/vaults.md).
             floors = write_floors(scenario, root.parent / "demo-vault-machine")
             corpus = discover(
                 vaults=(str(root),),

@@ -28,7 +28,7 @@ from context_doctor.commands.text_input import (
     text_option,
 )
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
 from context_doctor.layouts.single_file import INSTRUCTION_FILES
 from context_doctor.write import apply as edit  # not context_doctor.edit: the CLI names its flags
 from context_doctor.write.apply import ApplyResult, Edit, read_edits, recover_project
@@ -160,7 +160,9 @@ def record_section(file: Path) -> str | None:
     discovery (the same as ``check --project`` runs)."""
     if file.name not in INSTRUCTION_FILES:
         return None
-    from context_doctor.discover import discover  # only an instructions file needs discovery
+    from context_doctor.pipeline.discover import (
+        discover,  # only an instructions file needs discovery
+    )
 
     try:
         found = discover(projects=(str(file.parent),)).projects

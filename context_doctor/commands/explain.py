@@ -6,7 +6,7 @@ import click
 
 from context_doctor.commands.common import complete_check_names, guarded
 from context_doctor.errors import DoctorError
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     CheckSpec,
     load_checks,
     resolve_names,

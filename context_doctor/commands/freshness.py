@@ -19,7 +19,6 @@ import click
 
 from context_doctor.commands.common import guarded, parse_now, parse_today
 from context_doctor.errors import DoctorError
-from context_doctor.escape import clean_json, escape_text
 from context_doctor.freshness.frontmatter import section_slug
 from context_doctor.freshness.grades import GradedFile, summarize
 from context_doctor.freshness.summary import (
@@ -41,6 +40,7 @@ from context_doctor.freshness.writers import (
     timestamp_text,
     touch_file,
 )
+from context_doctor.guards.escape import clean_json, escape_text
 from context_doctor.write import USER_NAMED
 
 
@@ -53,7 +53,7 @@ class FreshnessGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """List the summary's own options too: `freshness [PATH ...]` takes them (SPEC §6)."""
+        """List the summary's own options too: `freshness [PATH ...]` takes them (docs/output.md)."""
         super().format_options(ctx, formatter)
         summary = self.commands.get("summary")
         if summary is None:
@@ -134,7 +134,7 @@ def run_summary(
         click.echo(json.dumps(clean_json(payload), indent=2, ensure_ascii=False))
     else:
         _human(summary, files)
-        # The same findings `check` reports for these files, in its layout (SPEC §2).
+        # The same findings `check` reports for these files, in its layout (docs/checks.md).
         for finding in findings:
             where = f"{finding['path']}:{finding['line'] or 1}:1"
             label = "FAIL" if finding["severity"] == "defect" else "warn"
@@ -148,7 +148,7 @@ def run_summary(
 
 def _findings(files: list[GradedFile]) -> list[dict[str, Any]]:
     """Each problem of the graded files as ``check`` words it: severity and remedy included."""
-    from context_doctor.registry import load_checks  # the checks' words, only when needed
+    from context_doctor.pipeline.registry import load_checks  # the checks' words, only when needed
 
     checks = load_checks()
     found: list[dict[str, Any]] = []
@@ -218,7 +218,7 @@ _CONFIG = click.option(
 
 
 def _refresh(cache: StatuslineCache | None, now: datetime, config: Path | None) -> None:
-    """SPEC §4: a bump is visible at once in the configured statusline cache."""
+    """docs/editor.md: a bump is visible at once in the configured statusline cache."""
     if cache is not None:
         written = refresh_statusline(cache, now, config)
         click.echo(escape_text(f"rewrote the statusline cache {written}"))
@@ -309,7 +309,7 @@ def migrate_command(
         files = _unique(paths)
         plans = [migrate_file(path, MIGRATION_AUTHOR, now, dry_run=True) for path in files]
         migrated: list[Path] = []
-        # Every configured statusline cache is judged before any write (SPEC §8).
+        # Every configured statusline cache is judged before any write (docs/caches.md).
         caches = {path: configured_statusline(path, config) for path in files}
         for path, plan in zip(files, plans, strict=True):
             if plan.action == WOULD_MIGRATE:
@@ -331,7 +331,7 @@ def migrate_command(
                 migrated.append(path)
             else:
                 click.echo(escape_text(f"already migrated {path}"))
-        # Like every other writer (SPEC §4): the statusline shows the new files at once.
+        # Like every other writer (docs/editor.md): the statusline shows the new files at once.
         refreshed: set[Path] = set()
         for path in migrated:
             cache = caches[path]

@@ -14,7 +14,7 @@ from context_doctor.commands.hook_install import (
     uninstall_hook,
 )
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
 
 
 @click.group("hook")

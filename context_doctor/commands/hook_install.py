@@ -28,13 +28,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from context_doctor.commands.pre_push import REFUSED
-from context_doctor.contain import inside
-from context_doctor.discover import discover
 from context_doctor.errors import DoctorError
 from context_doctor.git.repository import repository_for
 from context_doctor.git.run import run_git
-from context_doctor.interpreter import isolation_flags
-from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
+from context_doctor.guards.contain import inside
+from context_doctor.guards.interpreter import isolation_flags
+from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
+from context_doctor.pipeline.discover import discover
 from context_doctor.write import (
     WriteRefused,
     default_mode,
@@ -78,7 +78,7 @@ def hook_block(python: str = sys.executable, target: str = ".") -> str:
     It can stand in a hook of the user's own: it reads git's input on stdin (so it
     must come before anything else reads it), exits only to refuse the push, and
     otherwise lets the rest of the hook run. The interpreter runs isolated
-    (:func:`~context_doctor.interpreter.isolation_flags`): the hook starts at the
+    (:func:`~context_doctor.guards.interpreter.isolation_flags`): the hook starts at the
     pushed repository's top, and a ``context_doctor/`` package committed there must
     not be what ``-m context_doctor`` imports.
     """

@@ -1,6 +1,6 @@
 """``context-doctor layout [PATH]``: the layout the doctor would use, as a table to paste.
 
-Prints the ``[layout]`` table (SPEC §10) for the repository at PATH (default: the current
+Prints the ``[layout]`` table (docs/layouts.md) for the repository at PATH (default: the current
 directory), each key commented with what it matched and whether it was declared or
 detected. Exit 0 when a layout matches; exit 2 when none does, listing the shapes
 detection looked for (the message ``check PATH`` gives).
@@ -13,11 +13,11 @@ from pathlib import Path
 import click
 
 from context_doctor.commands.common import guarded
-from context_doctor.discover import discover
-from context_doctor.escape import escape_text
 from context_doctor.git.repository import origin_name
+from context_doctor.guards.escape import escape_text
 from context_doctor.layouts import SEED_SINGLE, Layout
 from context_doctor.model.source import Source
+from context_doctor.pipeline.discover import discover
 
 
 def layout_text(source: Source) -> str:

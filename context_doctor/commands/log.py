@@ -1,4 +1,4 @@
-"""``context-doctor log add PROJECT``: log a session entry in ``sessions/YYYY-MM.md`` (SPEC §4).
+"""``context-doctor log add PROJECT``: log a session entry in ``sessions/YYYY-MM.md`` (docs/editor.md).
 
 Thin: parse the options, call :func:`context_doctor.write.log.add_entry`, say
 what was written. Exit codes as for ``edit``: 0 written, 1 refused (nothing
@@ -27,7 +27,7 @@ def layout_place(project: Path) -> LogPlace | None:
     The project is found as ``check --project`` finds it (a declared or detected layout);
     a directory no layout matches keeps the seed's behaviour, as before layouts.
     """
-    from context_doctor.discover import discover  # only log add needs discovery
+    from context_doctor.pipeline.discover import discover  # only log add needs discovery
 
     try:
         found = discover(projects=(str(project),)).projects
@@ -78,7 +78,7 @@ def add_command(
 ) -> None:
     """Append a session entry to PROJECT's log (sessions/YYYY-MM.md), in date order.
 
-    In another layout (SPEC §10) the entry goes into that layout's log: a month file of
+    In another layout (docs/layouts.md) the entry goes into that layout's log: a month file of
     its log folder, its one log file, the dated entries inside the context file, or a new
     row of a table log; --set-header moves that layout's own last-session field.
 

@@ -1,4 +1,4 @@
-"""``context-doctor mcp [--allow-writes]`` and ``mcp install CLIENT`` (SPEC §7).
+"""``context-doctor mcp [--allow-writes]`` and ``mcp install CLIENT`` (docs/surfaces.md).
 
 Thin: the server is :mod:`context_doctor.mcp.server` (it needs the optional
 extra ``[mcp]``), the installer :mod:`context_doctor.mcp.clients`.
@@ -14,7 +14,7 @@ import click
 
 from context_doctor.commands.common import guarded
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
 from context_doctor.mcp.clients import (
     CLIENTS,
     SCOPES,

@@ -1,4 +1,4 @@
-"""``check --pre-push``: judge what the remote will hold after the push (SPEC §7).
+"""``check --pre-push``: judge what the remote will hold after the push (docs/surfaces.md).
 
 The tree of each pushed commit is checked out into a temporary repository
 (:mod:`context_doctor.git.push`) and audited there, so the user's uncommitted
@@ -19,10 +19,8 @@ from pathlib import Path
 
 import click
 
-from context_doctor.config import find_config
+from context_doctor.config.settings import find_config
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
-from context_doctor.findings import Finding, Severity
 from context_doctor.git.push import (
     ZERO,
     PushedRef,
@@ -32,9 +30,11 @@ from context_doctor.git.push import (
     read_hook_input,
 )
 from context_doctor.git.repository import Repository, origin_name, repository_for
+from context_doctor.guards.escape import escape_text
 from context_doctor.layouts.detect import detect
 from context_doctor.model.source import Corpus
-from context_doctor.report import Report, plural
+from context_doctor.report.findings import Finding, Severity
+from context_doctor.report.report import Report, plural
 
 REFUSED = "push refused by context-doctor"
 
@@ -105,7 +105,7 @@ def judge(corpus: Corpus, report: Report, changed: frozenset[str], verdict: Verd
 
 def _holds_context(directory: Path) -> bool:
     """A knowledge repository or a project in any layout at ``directory`` (discovery's first
-    look): ``projects/``, a declared ``[layout]``, or one detection finds (SPEC §10)."""
+    look): ``projects/``, a declared ``[layout]``, or one detection finds (docs/layouts.md)."""
     if not directory.is_dir():
         return False
     if (directory / "projects").is_dir() or detect(directory) is not None:
@@ -116,7 +116,7 @@ def _holds_context(directory: Path) -> bool:
 
 def pushing_identity(anchor: Path) -> str:
     """What a single project's id stands on in the hook's temporary checkout: the pushing
-    repository's origin remote name, else its top folder's name (SPEC §10)."""
+    repository's origin remote name, else its top folder's name (docs/layouts.md)."""
     repository = repository_for(anchor if anchor.is_dir() else anchor.parent)
     return origin_name(repository) or repository.toplevel.name
 

@@ -11,11 +11,11 @@ import click
 
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, read_cached_report, report_age_hours
 from context_doctor.commands.common import guarded
-from context_doctor.discover import synthesis_home
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
+from context_doctor.pipeline.discover import synthesis_home
 from context_doctor.render.text import verdict_text
-from context_doctor.report import Report
+from context_doctor.report.report import Report
 
 
 @click.command("report")

@@ -1,4 +1,4 @@
-"""``context-doctor state init|compile PROJECT``: structured state (SPEC §4).
+"""``context-doctor state init|compile PROJECT``: structured state (docs/editor.md).
 
 Thin: find the project, ask :mod:`context_doctor.structured_state` for the
 bytes to write (or its refusal), write them through :mod:`context_doctor.write`.
@@ -15,11 +15,11 @@ import click
 
 from context_doctor.commands.common import guarded, parse_now
 from context_doctor.commands.text_input import TextSource, read_input, text_option
-from context_doctor.contain import repository_root
-from context_doctor.discover import discover
 from context_doctor.errors import DoctorError, Unreadable
-from context_doctor.escape import escape_text
+from context_doctor.guards.contain import repository_root
+from context_doctor.guards.escape import escape_text
 from context_doctor.model.project import Project
+from context_doctor.pipeline.discover import discover
 from context_doctor.write import WriteRefused, read_snapshot, write_file
 from context_doctor.write.batch import PlannedFile, commit_files, recover
 from context_doctor.write.state import PlannedWrite, plan_compile, plan_init
@@ -50,7 +50,7 @@ def _project(path: Path) -> Project:
 def _tree(named: Path, target: Project) -> Path:
     """Where the state writers' bytes must stay: the repository of the path the user named,
     found without following links (so a project directory symlinked out of it is refused,
-    SPEC §8), else the project directory."""
+    docs/caches.md), else the project directory."""
     return repository_root(named) or target.directory
 
 

@@ -1,11 +1,11 @@
-"""``context-doctor status``: one line from a report cache, for a session-start hook (SPEC §7).
+"""``context-doctor status``: one line from a report cache, for a session-start hook (docs/surfaces.md).
 
 ``context: 2 defects, 5 warnings in 14 projects, 3 h ago (repository report)``. No
 audit and no git. It reads, in order, ``--cache FILE``; else the current
 repository's cache, ``<git-common-dir>/context-doctor/last-report.json`` (what a
 whole-repository ``check`` writes; the git directory is found by reading ``.git``,
 not by running git); else the console's, ``$SYNTHESIS_HOME/context-doctor/last-report.json``
-(v5-aware, :mod:`context_doctor.synthesis`; what ``sweep`` and a console.yaml
+(v5-aware, :mod:`context_doctor.config.synthesis`; what ``sweep`` and a console.yaml
 ``check`` write). The line names the one it read. It imports only what that needs, so
 a hook that runs it at every session start stays cheap; the report's schema
 validation (``report`` does it) is left out on purpose, and the few fields the line
@@ -34,9 +34,9 @@ import os
 import sys
 from datetime import UTC, datetime
 
-from context_doctor.escape import escape_text
-from context_doctor.limits import NotRegularFile, TooLarge, read_limited
-from context_doctor.synthesis import console_home_text, path_text
+from context_doctor.config.synthesis import console_home_text, path_text
+from context_doctor.guards.escape import escape_text
+from context_doctor.guards.limits import NotRegularFile, TooLarge, read_limited
 
 # Nothing here imports typing, pathlib or dataclasses (together more than the rest of a
 # plain `status`, #32): paths are text spelled as pathlib spells them (synthesis.path_text).

@@ -1,4 +1,4 @@
-"""``context-doctor sweep``: the day-start corpus sweep (SPEC §7).
+"""``context-doctor sweep``: the day-start corpus sweep (docs/surfaces.md).
 
 It audits the sources of ``$SYNTHESIS_HOME/console.yaml`` with ``--readiness
 local``, writes the report cache (so ``context-doctor report`` and session
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import click
 
-from context_doctor.audit import audit, require_something
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, write_json
 from context_doctor.commands.common import color_option, guarded, parse_today
-from context_doctor.discover import discover, synthesis_home
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
+from context_doctor.pipeline.audit import audit, require_something
+from context_doctor.pipeline.discover import discover, synthesis_home
 from context_doctor.render.jsonout import report_json
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
 

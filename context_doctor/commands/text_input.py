@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from context_doctor.errors import DoctorError
-from context_doctor.limits import TooLarge, read_limited
+from context_doctor.guards.limits import TooLarge, read_limited
 from context_doctor.model.text import BOM
 
 MAX_TEXT_BYTES = 16 << 20

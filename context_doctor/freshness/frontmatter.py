@@ -11,22 +11,22 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
-from context_doctor.limits import MAX_FRONTMATTER_BYTES, yaml_node_limit
-from context_doctor.model.text import BOM, lines_with_ends
-from context_doctor.patterns import LazyPattern
-from context_doctor.yamlio import (
+from context_doctor.guards.limits import MAX_FRONTMATTER_BYTES, yaml_node_limit
+from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
     lenient_loader,
     nesting_depth,
     plain,
 )
+from context_doctor.model.text import BOM, lines_with_ends
 
 CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
 SECTION_MARKER = LazyPattern(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
 _SLUG_JUNK = LazyPattern(r"[^a-z0-9]+")
-# LifeOS's own section slug (SPEC §2 "Sections"): parentheticals out, cut at the first dash.
+# LifeOS's own section slug (docs/checks.md "Sections"): parentheticals out, cut at the first dash.
 _INNER_PARENTHETICAL = LazyPattern(r"\s*\([^()]*\)")
 _PARENTHETICAL_PASSES = 8
 _FIRST_DASH = LazyPattern(r"\s*[\u2014\u2013-]")

@@ -20,7 +20,6 @@ from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from context_doctor.contain import inside, repository_root
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
     SECTION_MARKER,
@@ -32,10 +31,11 @@ from context_doctor.freshness.frontmatter import (
     slug_of,
     split_frontmatter,
 )
-from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.contain import inside, repository_root
+from context_doctor.guards.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.walk import Walk, walk_files
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
-from context_doctor.walk import Walk, walk_files
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
@@ -287,7 +287,7 @@ def _markdown_files(root: Path) -> Walk:
     order (component by component, as ``Path`` sorts); those the walk did not reach as a
     regular file without crossing a symlink are its ``irregular`` ones.
 
-    The doctor's one walk (:mod:`context_doctor.walk`): a symlinked directory is never
+    The doctor's one walk (:mod:`context_doctor.guards.walk`): a symlinked directory is never
     entered, a directory that cannot be listed is passed over.  A regular file reached
     that way lies inside ``root`` by construction, so it needs no ``realpath`` of its own.
     """
@@ -642,7 +642,7 @@ def _cadence(data: dict[str, Any]) -> int | None:
 
 
 class _Outside:
-    """``derived_from`` leads out of the file's repository: never looked at (SPEC §8)."""
+    """``derived_from`` leads out of the file's repository: never looked at (docs/caches.md)."""
 
 
 OUTSIDE = _Outside()

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from context_doctor.config import (
+from context_doctor.config.settings import (
     FreshnessConfig,
     config_tree,
     find_config,
@@ -17,9 +17,9 @@ from context_doctor.config import (
     validate_config,
 )
 from context_doctor.errors import DoctorError
-from context_doctor.escape import clean_json, escape_undecodable
 from context_doctor.freshness.frontmatter import slug_of
 from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files, summarize
+from context_doctor.guards.escape import clean_json, escape_undecodable
 from context_doctor.write import ensure_directory, repository_root, write_file
 
 CACHE_LIMIT = 4096
@@ -111,7 +111,7 @@ class StatuslineCache:
 
 
 def configured_statusline(file: Path, explicit: Path | None = None) -> StatuslineCache | None:
-    """The statusline cache configured for ``file`` (SPEC §4), or None.
+    """The statusline cache configured for ``file`` (docs/editor.md), or None.
 
     The config is ``explicit``, else the nearest ``context-doctor.toml`` (or
     ``[tool.context-doctor]`` in ``pyproject.toml``) from the file's directory up
@@ -121,7 +121,7 @@ def configured_statusline(file: Path, explicit: Path | None = None) -> Statuslin
     directory), as ``freshness DIR --write-cache PATH`` writes it.
 
     Asked before the writer touches ``file``: a repository's config naming a cache
-    outside the repository is exit 2 with nothing written (SPEC §8 "Containment").
+    outside the repository is exit 2 with nothing written (docs/caches.md "Containment").
     """
     directory = Path(os.path.abspath(file)).parent
     root = repository_root(file)

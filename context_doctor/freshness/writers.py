@@ -391,7 +391,7 @@ def _find_source(path: Path, derived: str) -> Path | None:
     """``derived_from`` is relative to the tree's root: try each directory upward.
 
     Only inside the file's repository (outside git: its directory): a path that leads
-    out of it is not looked at, so the refusal cannot tell whether it exists (SPEC §8).
+    out of it is not looked at, so the refusal cannot tell whether it exists (docs/caches.md).
     """
     tree = repository_root(path) or path.parent
     for base in path.parents:
@@ -705,7 +705,7 @@ def _verified(new_text: str, verify: Callable[[str], None]) -> str:
 
 
 def backup_directory(path: Path) -> Path:
-    """Where ``migrate`` keeps the original of ``path`` (SPEC §4).
+    """Where ``migrate`` keeps the original of ``path`` (docs/editor.md).
 
     In a git repository: ``<git-common-dir>/context-doctor/backups/<dir of the
     file>/``, outside the work tree, so `git add -A` never commits a backup.

@@ -29,7 +29,7 @@ from context_doctor.git.history import (
 )
 from context_doctor.git.repository import Repository
 from context_doctor.git.run import made_checkout_at, neutralised_filters, run_git
-from context_doctor.limits import MAX_FILE_BYTES
+from context_doctor.guards.limits import MAX_FILE_BYTES
 
 
 class RepositoryFacts:

@@ -1,4 +1,4 @@
-"""The history pass (SPEC §1 "Git history"): one ``git log`` per repository, commits attributed to projects."""
+"""The history pass (docs/layouts.md "Git history"): one ``git log`` per repository, commits attributed to projects."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from context_doctor.git.run import (
     neutralised_filters,
     run_git,
 )
-from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
+from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import ensure_directory, write_file
 
 ZERO = "0" * 40

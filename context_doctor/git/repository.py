@@ -150,7 +150,7 @@ def repository_or_none(directory: Path) -> Repository | None:
 def origin_name(repository: Repository) -> str | None:
     """The last path part of the ``origin`` remote's URL, without ``.git`` (None: no origin).
 
-    A project's id must not depend on the folder a checkout sits in (SPEC §10): every
+    A project's id must not depend on the folder a checkout sits in (docs/layouts.md): every
     clone of one repository shares its origin. The URL is only read, never used.
     """
     result = run_git(["config", "--get", "remote.origin.url"], repository.toplevel)

@@ -1,4 +1,4 @@
-"""A memory vault's git history (SPEC §9), read in one pass: the commits, and the blobs asked of them.
+"""A memory vault's git history (docs/vaults.md), read in one pass: the commits, and the blobs asked of them.
 
 Two questions need history: did any commit rewrite the audit log instead of
 appending to it, and did a commit change a memory without an audit line?  Both

@@ -1,4 +1,4 @@
-"""Layouts (SPEC §10): where a repository keeps its working memory, its log and its reference.
+"""Layouts (docs/layouts.md): where a repository keeps its working memory, its log and its reference.
 
 The seed's convention (``projects/<id>/`` + ``index.yaml``, or a root ``CONTEXT.md``) is
 one layout among those real repositories use for the same job: a file an agent resumes
@@ -7,7 +7,7 @@ discovery builds projects from it, the model reads the files it names, and a che
 the project (never a path convention) and declares the layout kinds it applies to.
 
 A layout is declared (``[layout]`` in the configuration, :mod:`.declared`) or detected
-(:mod:`.detect`, SPEC §10's order, one probe per family: :mod:`.seed`,
+(:mod:`.detect`, docs/layouts.md's order, one probe per family: :mod:`.seed`,
 :mod:`.seed_single`, :mod:`.single_file`, :mod:`.memory_bank`).
 """
 
@@ -36,9 +36,9 @@ IN_CONTEXT: Final = "context"
 """``sessions = "context"``: the log lives inside the context file, under any heading."""
 
 ANOTHER_LAYOUT: Final = "another layout"
-"""The not-applicable reason of a check declared for other layout kinds (SPEC §11)."""
+"""The not-applicable reason of a check declared for other layout kinds (docs/checks.md)."""
 NOT_WORKING_MEMORY: Final = "not working memory"
-"""The not-applicable reason of every check on a file that is not working memory (§10)."""
+"""The not-applicable reason of every check on a file that is not working memory (docs/layouts.md)."""
 
 DEFAULT_LAST_SESSION: Final = ("Last session", "Last updated", "Updated")
 DEFAULT_STATUS: Final = ("Status",)
@@ -47,7 +47,7 @@ DEFAULT_PHASE: Final = ("Phase",)
 
 @dataclass(frozen=True)
 class LayoutFields:
-    """The header field names the layout's context file uses, case-insensitive (§10)."""
+    """The header field names the layout's context file uses, case-insensitive (docs/layouts.md)."""
 
     last_session: tuple[str, ...] = DEFAULT_LAST_SESSION
     status: tuple[str, ...] = DEFAULT_STATUS

@@ -1,9 +1,9 @@
-"""A declared layout: the ``[layout]`` table of the configuration (SPEC §10).
+"""A declared layout: the ``[layout]`` table of the configuration (docs/layouts.md).
 
 The table is validated by ``schemas/config.schema.json`` with the rest of the file; here
 its paths are checked for what the schema cannot say. Paths are relative to the
 repository root, whichever config file holds them (a user's own ``--config`` too), and
-must stay inside it (SPEC §8: :func:`context_doctor.contain.contained`). ``context``
+must stay inside it (docs/caches.md: :func:`context_doctor.guards.contain.contained`). ``context``
 holds at most one ``*``, and only as a whole folder name before the file
 (``services/*/STATUS.md``); ``sessions`` and ``reference`` of such a layout sit under the
 same ``*`` (``services/*/sessions``) or are ``"context"``. Every refusal is exit 2 naming
@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from context_doctor.contain import contained
 from context_doctor.errors import DoctorError
+from context_doctor.guards.contain import contained
 from context_doctor.layouts import (
     DECLARED,
     DEFAULT_LAST_SESSION,

@@ -1,4 +1,4 @@
-"""Detection (SPEC §10): which layout a repository keeps, when none is declared.
+"""Detection (docs/layouts.md): which layout a repository keeps, when none is declared.
 
 First match wins, in this order: ``projects/index.yaml`` (the seed's layout); a root
 ``CONTEXT.md`` that is working memory (the seed's single project); ``STATUS.md``,

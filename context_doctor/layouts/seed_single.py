@@ -4,7 +4,7 @@ A ``CONTEXT.md`` found by that name alone is working memory only when it says so
 field (``Last session``, ``Status``, ``Phase``…), an ``<!-- Updated: … -->`` comment, or a
 dated entry in it or in ``sessions/``. A 400-line domain glossary named ``CONTEXT.md`` is
 none of these: it is still the project (so ``check`` never exits 2 on it), but
-``working_memory`` is False and no check speaks about it (SPEC §10).
+``working_memory`` is False and no check speaks about it (docs/layouts.md).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def probe(tree: Tree) -> Layout | None:
 
 
 def _seed_reading(lines: list[str]) -> list[str]:
-    """The lines the seed's layout reads fields from (SPEC §1, §10): the header block (before
+    """The lines the seed's layout reads fields from (docs/layouts.md): the header block (before
     the first ``##`` heading), headings (``## Last Session: DATE``, dated entries), table
     rows and comments; a glossary's body line ``**Status**: an order's state`` is no field."""
     kept: list[str] = []

@@ -3,7 +3,7 @@
 ``STATUS.md``, ``PROGRESS.md``, ``HANDOFF.md`` (at the root or under ``docs/``),
 ``docs/handoff/state.md``, and ``CLAUDE.md`` or ``AGENTS.md`` holding a ``## Current status``
 section. The log is a folder named ``sessions`` beside the file, else ``sessions/``, else
-``docs/sessions/``, else the file's own dated entries (SPEC §10).
+``docs/sessions/``, else the file's own dated entries (docs/layouts.md).
 """
 
 from __future__ import annotations

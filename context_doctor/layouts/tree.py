@@ -2,7 +2,7 @@
 
 Each detection probe (:mod:`.detect`) is a small pure function of a :class:`Tree`, so a
 test hands a probe a tree of its own; the real one lists a folder the first time a
-probe asks about it, and reads a file (bounded, :func:`context_doctor.limits.read_limited`)
+probe asks about it, and reads a file (bounded, :func:`context_doctor.guards.limits.read_limited`)
 only when a probe needs its words (is a root ``CONTEXT.md`` working memory, does
 ``CLAUDE.md`` hold a ``## Current status`` section).
 """
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from context_doctor.limits import TooLarge, read_limited
+from context_doctor.guards.limits import TooLarge, read_limited
 from context_doctor.model.text import decode_utf8
 from context_doctor.model.text import lines as split_lines
 

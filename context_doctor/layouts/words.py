@@ -1,4 +1,4 @@
-"""The few words detection reads (SPEC §10): is a file working memory, which section holds it.
+"""The few words detection reads (docs/layouts.md): is a file working memory, which section holds it.
 
 Deliberately small and line-based (detection adds at most 20 ms): the model reads the
 same shapes fully once the layout is known (``model/header.py``, ``model/sessions.py``).
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from context_doctor.patterns import LazyPattern
+from context_doctor.guards.patterns import LazyPattern
 
 # A field line once list markers, `>` and emphasis are stripped: `Name: value`.
 _STRIP = LazyPattern(r"^[\s>*_\-+]*(?:\d+[.)]\s+)?[\s>*_]*")

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
-from context_doctor.interpreter import isolation_flags
+from context_doctor.guards.interpreter import isolation_flags
 from context_doctor.write import WriteRefused, ensure_directory, update_file, write_file
 
 SERVER_NAME = "context-doctor"
@@ -116,7 +116,7 @@ def server_entry(
         entry = {"command": PORTABLE_COMMAND, "args": serve}
     else:
         # Isolated: a client may start servers in the project folder, whose own
-        # `context_doctor/` package must not be what `-m` imports (SPEC §8, round three).
+        # `context_doctor/` package must not be what `-m` imports (docs/caches.md, round three).
         entry = {"command": python, "args": [*isolation_flags(), "-m", "context_doctor", *serve]}
         home = os.environ.get("SYNTHESIS_HOME")
         if home:

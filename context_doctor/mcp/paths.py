@@ -1,4 +1,4 @@
-"""Path arguments of the MCP tools: where they point, and where an agent may write (SPEC §8).
+"""Path arguments of the MCP tools: where they point, and where an agent may write (docs/caches.md).
 
 An agent is not the user: a tool argument is corpus input, whatever the agent
 was told. So a path argument is resolved here, once, and a write tool accepts it

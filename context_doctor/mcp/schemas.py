@@ -26,7 +26,7 @@ class ArgumentProblem(Exception):
 
 
 def _names() -> list[str]:
-    from context_doctor.registry import load_checks, selectable_names
+    from context_doctor.pipeline.registry import load_checks, selectable_names
 
     return selectable_names(load_checks())
 
@@ -266,7 +266,7 @@ TOOL_SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
 
 def check_output_schema() -> dict[str, Any]:
     """``schemas/report.schema.json``, with the object root MCP requires of an outputSchema."""
-    from context_doctor.yamlio import schema
+    from context_doctor.guards.yamlio import schema
 
     published = copy.deepcopy(schema("report.schema.json"))
     published["type"] = "object"

@@ -1,10 +1,10 @@
 """``context-doctor mcp``: the doctor's tools over the Model Context Protocol (stdio).
 
 Built on the official Python SDK (the optional extra ``context-doctor[mcp]``).
-Tools: ``check`` (the structured §3 report), ``explain``, ``status``; with
+Tools: ``check`` (the structured docs/output.md report), ``explain``, ``status``; with
 ``--allow-writes`` also ``edit`` (the fail-closed editor) and ``log_add``.
 
-The tools follow the protocol's conventions (SPEC §7): every parameter has a
+The tools follow the protocol's conventions (docs/surfaces.md): every parameter has a
 description, dates a pattern, closed sets an enum (readiness, check and group
 names, severities, edit ops, each op's own keys); every tool a ``title`` and
 annotations (``readOnlyHint`` on the readers, ``destructiveHint`` on the

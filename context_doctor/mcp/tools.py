@@ -127,15 +127,15 @@ def check(
     include_coverage: bool = False,
     roots: Sequence[Path] = (),
 ) -> dict[str, Any]:
-    """The §3 JSON report of ``path``, cut to what the agent asked for (see :func:`trim`).
+    """The docs/output.md JSON report of ``path``, cut to what the agent asked for (see :func:`trim`).
 
     ``path`` relative or missing: against the client's ``roots`` (a missing path with
     roots audits every root); without roots, as ``check`` does (the console.yaml sources,
     else the working directory). Never writes the report cache: an MCP call is not the
     corpus sweep.
     """
-    from context_doctor.audit import audit, require_something
-    from context_doctor.discover import discover
+    from context_doctor.pipeline.audit import audit, require_something
+    from context_doctor.pipeline.discover import discover
 
     if readiness not in ("local", "remote"):
         raise ToolFailure(f"`readiness` must be one of local, remote, not {readiness!r}")
@@ -222,7 +222,7 @@ def _severity(finding: Mapping[str, Any]) -> str:
 def explain(name: str) -> str:
     """What check (or group) ``name`` means, why it matters, how to fix it, what skips it."""
     from context_doctor.commands.explain import EXPLAIN_WIDTH, explain_text
-    from context_doctor.registry import load_checks, resolve_names
+    from context_doctor.pipeline.registry import load_checks, resolve_names
 
     with _answering():
         registry = load_checks()

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from context_doctor.patterns import LazyPattern
+from context_doctor.guards.patterns import LazyPattern
 
 _LABEL = re.compile(
     r"^\s{0,3}(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[[ xX]\]\s+)?[*_]{0,3}\s*"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from context_doctor.patterns import LazyPattern
+from context_doctor.guards.patterns import LazyPattern
 
 _OPEN = LazyPattern(r"<{7}(?:[ \t]|$)")
 _CLOSE = LazyPattern(r">{7}(?:[ \t]|$)")

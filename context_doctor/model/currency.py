@@ -9,7 +9,7 @@ from datetime import date
 from context_doctor.model.documents import Document, HeaderField, Heading, ListItem
 from context_doctor.model.text import ordinals, to_date
 
-# SPEC §1: an open-section word counts only at the start of a title part (`What's Next —
+# docs/layouts.md: an open-section word counts only at the start of a title part (`What's Next —
 # Later` yes, `What Pierce Needs to Do` no). Parts are split at dashes between spaces, colons,
 # slashes, pipes, brackets, commas and semicolons; a part may open with `What's`.
 _OPEN_TITLE = re.compile(

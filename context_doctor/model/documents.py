@@ -31,9 +31,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from context_doctor.collector import release_with_the_audit
 from context_doctor.errors import Unreadable
-from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.limits import TooLarge, read_limited, resolves_within
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.plain_blocks import plain_blocks
@@ -51,27 +50,28 @@ from context_doctor.model.suppression_comments import (
 )
 from context_doctor.model.text import BOM, LEADING_DATE, decode_utf8
 from context_doctor.model.text import lines as split_lines
+from context_doctor.pipeline.collector import release_with_the_audit
 
 if TYPE_CHECKING:
     import msgspec
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
-# SPEC §1: `**Name:** value`, `**Name**: value`, and a bare `Name: value` at the start of a
+# docs/layouts.md: `**Name:** value`, `**Name**: value`, and a bare `Name: value` at the start of a
 # line (short, capitalised names only, so header prose is not read as a field).
 _FIELD = re.compile(r"\*\*([A-Z][^*\n]*?)(?::\*\*|\*\*:)")
 _BARE_FIELD = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}):(?=\s)")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?:\s|$)")
-# SPEC §10: a field anywhere in a layout's file is a line that, with list markers, `>`,
+# docs/layouts.md: a field anywhere in a layout's file is a line that, with list markers, `>`,
 # heading marks and emphasis (`*`, `_`) stripped, starts with `Name:`.  A name is a short
 # run of words in any script (`Zuletzt aktualisiert`); the colon is followed by a space or
 # the end of the line, so `https://…` is never a field.
 _LINE_MARKS = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?|>\s*|#{1,6}\s+)*")
 _FIELD_NAME = r"[^\W\d_][\w'\u2019 \-]{0,40}?"
 _LINE_FIELD = re.compile(rf"[*_]*({_FIELD_NAME})[*_]*\s*:[*_]*(?=\s|$)")
-# `<!-- Updated: 2026-07-20 by the bot -->`: a field in an HTML comment (last resort, §10).
+# `<!-- Updated: 2026-07-20 by the bot -->`: a field in an HTML comment (last resort, docs/layouts.md).
 _COMMENT_FIELD = re.compile(rf"^\s*<!--\s*({_FIELD_NAME})\s*:\s*(.*?)\s*(?:-->.*)?$")
 _EMPHASIS_EDGES = "*_ \t"
-# SPEC §1: a line `*State as of: YYYY-MM-DD <optional text>*`.
+# docs/layouts.md: a line `*State as of: YYYY-MM-DD <optional text>*`.
 _AS_OF = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\s*$")
 _AS_OF_HINT = "*State as of:"
 
@@ -166,7 +166,7 @@ class HeaderField(NamedTuple):
 
 
 class DatedRow(NamedTuple):
-    """A table body row whose first cell starts with a date (a session entry, SPEC §10).
+    """A table body row whose first cell starts with a date (a session entry, docs/layouts.md).
 
     ``first_cell`` is the cell with its emphasis stripped; ``text`` is every cell joined
     by `` | ``, as a reader sees the row.
@@ -223,7 +223,7 @@ class DocumentFacts(NamedTuple):
     # The last TAIL_LINES lines (context-template's budget footer): a warm run need not
     # read CONTEXT.md's text again for them.
     tail: tuple[str, ...]
-    # SPEC §10 reading, whatever the layout: every field on a line of its own anywhere
+    # docs/layouts.md reading, whatever the layout: every field on a line of its own anywhere
     # outside code (headings included), every HTML comment field, in file order, and the
     # table rows that start with a date.  Which names count is the layout's (model/header.py).
     line_fields: tuple[HeaderField, ...]
@@ -421,7 +421,7 @@ def _dated_row(line: int, cells: list[str]) -> DatedRow | None:
 
 
 def field_of_line(line: str) -> tuple[str, str] | None:
-    """``(name, value)`` when ``line`` is a field by the SPEC §10 rule, else None.
+    """``(name, value)`` when ``line`` is a field by the docs/layouts.md rule, else None.
 
     List markers (with a task box), ``>`` and heading marks are stripped, then emphasis
     around the name; the value ends at the next ``**Capitalised:**`` field on the line
@@ -442,7 +442,7 @@ def field_of_line(line: str) -> tuple[str, str] | None:
 
 
 def first_of_each_name(found: Iterable[HeaderField]) -> tuple[HeaderField, ...]:
-    """SPEC §10: the first occurrence of a (casefolded) name wins; later ones are dropped."""
+    """docs/layouts.md: the first occurrence of a (casefolded) name wins; later ones are dropped."""
     seen: set[str] = set()
     kept: list[HeaderField] = []
     for field in found:
@@ -487,7 +487,7 @@ def _without_field_paragraphs(
     """Drop setext headings that are header fields above a ``---`` rule.
 
     CommonMark turns ``**Last session:** 2026-04-18`` directly above ``---`` (the seed's
-    own template) into a level-2 heading; it is a header line, not a section (SPEC §1).
+    own template) into a level-2 heading; it is a header line, not a section (docs/layouts.md).
     """
     return tuple(
         heading
@@ -515,7 +515,7 @@ def _header_fields(
     """The header's fields: the lines before the first ``##`` heading, read line by line.
 
     A field directly above ``---`` is a setext heading to CommonMark, and still a field
-    (SPEC §1): ``_without_field_paragraphs`` has already taken it out of ``headings``.
+    (docs/layouts.md): ``_without_field_paragraphs`` has already taken it out of ``headings``.
     """
     end = next((h.line for h in headings if h.level >= 2), len(lines) + 1)
     fields: list[HeaderField] = []
@@ -684,7 +684,7 @@ class Document:
 
         A parsed document's facts as Python objects take about ten times the bytes of the
         file (a list item is a tuple, a string and an int or two); as MessagePack they take
-        less than the file. :func:`context_doctor.prepare.prepare` hands every prepared
+        less than the file. :func:`context_doctor.pipeline.prepare.prepare` hands every prepared
         document its facts this way, so a corpus holds them packed, decodes each document's
         when a check asks, and :meth:`release` lets the decoded form go (#32).
         """
@@ -803,7 +803,7 @@ class Document:
 
     @property
     def line_fields(self) -> tuple[HeaderField, ...]:
-        """Every field anywhere in the file by the SPEC §10 line rule, in file order."""
+        """Every field anywhere in the file by the docs/layouts.md line rule, in file order."""
         return self._readable().line_fields
 
     @property

@@ -1,10 +1,10 @@
-"""Reading a record's fields (SPEC §1 header fields, §10 fields anywhere), and the
-completion reading of its Status and Phase (SPEC §1 "Completion reading").
+"""Reading a record's fields (docs/layouts.md header fields, docs/layouts.md fields anywhere), and the
+completion reading of its Status and Phase (docs/layouts.md "Completion reading").
 
 Which fields a record has depends on its layout, which passes its own values in:
 the field names of ``[layout.fields]`` (case-insensitive) and whether fields are read
 anywhere in the file (every layout but the seed's) or in the header block (the seed's,
-whose `## Last Session: DATE` headings are read as well, SPEC §10).
+whose `## Last Session: DATE` headings are read as well, docs/layouts.md).
 
 Only a value's leading clause decides: a completion word later in the prose never
 does (a real active project's Status "Roster email sent — asking for a complete
@@ -30,7 +30,7 @@ from context_doctor.model.text import first_date
 if TYPE_CHECKING:
     from context_doctor.model.documents import Document
 
-# SPEC §10 `[layout.fields]` defaults, in the order a layout lists them.
+# docs/layouts.md `[layout.fields]` defaults, in the order a layout lists them.
 DEFAULT_LAST_SESSION_NAMES = ("Last session", "Last updated", "Updated")
 DEFAULT_STATUS_NAMES = ("Status",)
 DEFAULT_PHASE_NAMES = ("Phase",)
@@ -40,7 +40,7 @@ _CLAUSE_END = re.compile(r"—|\||,|;|\(|\.(?!\S)|--")
 _NOT_COMPLETE = re.compile(r"\bnot\s+(?:yet\s+)?complete(?:d)?\b")
 _ON_HOLD = re.compile(r"\b(?:paused|on\s+hold|parked)\b")
 # Live status words: `active`, and the retired live statuses the index vocabulary still
-# recognises (SPEC §1: a status the doctor knows in the index must give a header verdict too).
+# recognises (docs/layouts.md: a status the doctor knows in the index must give a header verdict too).
 _LIVE = re.compile(r"\b(?:active|ongoing|new|in\s+progress)\b")
 _COMPLETION = re.compile(r"\b(?:complete|completed|shipped|closed|done|archived|superseded)\b")
 
@@ -114,13 +114,13 @@ def fields_named(
 ) -> list[HeaderField]:
     """The fields called any of ``names`` (case-insensitive), in the order the file holds them.
 
-    ``anywhere`` (SPEC §10, a layout other than the seed's): the first occurrence of each
+    ``anywhere`` (docs/layouts.md, a layout other than the seed's): the first occurrence of each
     name anywhere in the file wins: a header-block field (several may share a line, as the
     seed writes them) or a line that starts with ``Name:`` once list markers, ``>``, heading
     marks and emphasis are stripped (``## Name: value`` included).  ``within``
     (``(first, end)``, 1-based lines, end excluded) reads only those lines: the section a
     record lives in (``## Current status`` of a ``CLAUDE.md``).  Otherwise (the seed's
-    layout, SPEC §1) every header-block field of those names, then the first ``## Name:``
+    layout, docs/layouts.md) every header-block field of those names, then the first ``## Name:``
     heading of each name: a hand-off note headed ``## Last Session: 2026-04-08`` is read.
     Fields inside code are never read.
     """
@@ -163,7 +163,7 @@ def _inside(field: HeaderField, within: tuple[int, int] | None) -> bool:
     return within is None or within[0] <= field.line < within[1]
 
 
-# SPEC §10 names the comment `<!-- Updated: DATE … -->`: read whatever the layout calls
+# docs/layouts.md names the comment `<!-- Updated: DATE … -->`: read whatever the layout calls
 # its field, beside the layout's own names.
 _COMMENT_NAMES = ("Updated", "Last updated")
 
@@ -179,9 +179,9 @@ def last_session_field(
 
     The first field of ``names`` (:func:`fields_named`) whose value holds a date; when none
     does and fields are read ``anywhere``, the first HTML comment ``<!-- Updated: DATE … -->``
-    (or one named as the layout names its field) that holds one (SPEC §10: a comment is the
+    (or one named as the layout names its field) that holds one (docs/layouts.md: a comment is the
     last resort).  The seed's layout keeps its header rule: its section markers
-    (``<!-- updated: DATE by:NAME -->``, SPEC §1) date sections, not the record.  None when
+    (``<!-- updated: DATE by:NAME -->``, docs/layouts.md) date sections, not the record.  None when
     nothing gives a date.
     """
     wanted = {name.casefold() for name in (*names, *_COMMENT_NAMES)}

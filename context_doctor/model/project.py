@@ -17,8 +17,8 @@ from context_doctor.errors import HistoryUnavailable
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import ProjectCommit, Scope
 from context_doctor.git.repository import Repository
+from context_doctor.guards.limits import kind_of, resolves_within
 from context_doctor.layouts import IN_CONTEXT, Layout
-from context_doctor.limits import kind_of, resolves_within
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions
@@ -406,7 +406,7 @@ class Project:
         for order, log in enumerate(self.session_logs):
             if seed:
                 entries.extend(entries_of(log, order))
-            else:  # SPEC §10: headings of any level and dated table rows
+            else:  # docs/layouts.md: headings of any level and dated table rows
                 entries.extend(
                     entries_of(
                         log,
@@ -433,7 +433,7 @@ class Project:
 
     def fields(self, *names: str) -> list[HeaderField]:
         """A layout's fields named ``names``, anywhere in its file (or its status section),
-        in file order (SPEC §10: the first occurrence wins)."""
+        in file order (docs/layouts.md: the first occurrence wins)."""
         if self.layout.is_seed:
             return [field for name in names for field in self.context.field_values(name)]
         return fields_named(self.context, names, anywhere=True, within=self._record_range)
@@ -511,7 +511,7 @@ class Project:
     def states_active(self) -> bool:
         """The record itself says the project is active: an index status, else a Status (or
         Phase) field that reads as not completed. A record silent about its status is never
-        called active (SPEC §10)."""
+        called active (docs/layouts.md)."""
         if self.status is not None:
             return not self.is_dormant
         return self.header_reads_completed is False
@@ -525,7 +525,7 @@ class Project:
 
     @property
     def reads_completed(self) -> bool:
-        """Completed for the budget: the index's status decides when it gives one (SPEC §1).
+        """Completed for the budget: the index's status decides when it gives one (docs/layouts.md).
 
         Only a project the index gives no status (a single-project repository, an
         unregistered directory) is judged by its own header.
@@ -675,7 +675,7 @@ class Project:
     @cached_property
     def _commits(self) -> list[ProjectCommit] | None:
         """The seed's layouts: every commit touching the project. Any other layout: its
-        *work* (SPEC §10), commits touching a file besides its own records and
+        *work* (docs/layouts.md), commits touching a file besides its own records and
         ``work_ignore``."""
         found = self._all_commits
         if found is None or self.layout.is_seed:
@@ -758,7 +758,7 @@ class Project:
 
     @cached_property
     def durable_tier_paths(self) -> list[Path]:
-        """Every tier file that must travel with the repository (SPEC §2 untracked-context).
+        """Every tier file that must travel with the repository (docs/checks.md untracked-context).
 
         CONTEXT.md, REFERENCE.md, reference/*.md, every sessions/*.md (README.md and
         INDEX.md too: they travel like the logs) and CURRENT_STATE.json, as present on

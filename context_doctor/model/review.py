@@ -1,4 +1,4 @@
-"""The post-close review rule (SPEC §2 "Terminal projects").
+"""The post-close review rule (docs/checks.md "Terminal projects").
 
 ``post_close_reviewed_through: <sha>`` in the index silences
 ``terminal-project-active`` only while all of these hold: the sha resolves to
@@ -21,11 +21,11 @@ from ruamel.yaml.error import YAMLError
 
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import Scope
-from context_doctor.limits import MAX_YAML_FILE_BYTES
+from context_doctor.guards.limits import MAX_YAML_FILE_BYTES
+from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.yamlio import careful_load
 from context_doctor.model.index import IndexEntry
 from context_doctor.model.text import parse_iso_date
-from context_doctor.patterns import LazyPattern
-from context_doctor.yamlio import careful_load
 
 _HEX = LazyPattern(r"[0-9a-fA-F]{4,64}")
 

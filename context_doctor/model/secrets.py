@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from context_doctor.patterns import LazyPattern
+from context_doctor.guards.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import RegexBasedDetector

@@ -1,10 +1,10 @@
-"""The episodic log: dated entries across a project's log files (SPEC §1, §10).
+"""The episodic log: dated entries across a project's log files (docs/layouts.md).
 
 An entry is a heading whose text starts with a date (``## 2026-06-01 — work``,
-``## 2026-05-30 (cont.)``) and, in a layout's log (SPEC §10), a table body row whose
+``## 2026-05-30 (cont.)``) and, in a layout's log (docs/layouts.md), a table body row whose
 first cell starts with one (``| 2026-07-29 | … |``).  A session that spans days,
 ``### 2026-05-13/14``, is dated by its later day.  The seed's layout reads ``##`` and
-``###`` headings only (SPEC §1); every other layout reads headings of any level and
+``###`` headings only (docs/layouts.md); every other layout reads headings of any level and
 table rows, and a log kept inside the context file is read under any heading.  Nothing
 inside a code fence is an entry (the headings and rows come from markdown-it's blocks).
 """
@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from context_doctor.guards.patterns import LazyPattern
 from context_doctor.model.documents import Document, Heading
 from context_doctor.model.text import LEADING_DATE, ordinals, to_date
-from context_doctor.patterns import LazyPattern
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})
-# SPEC §1: the seed's entries are `##` and `###` headings.  SPEC §10: any heading.
+# docs/layouts.md: the seed's entries are `##` and `###` headings.  docs/layouts.md: any heading.
 SEED_HEADING_LEVELS = (2, 3)
 EVERY_HEADING_LEVEL = (1, 2, 3, 4, 5, 6)
 # The later day of a span written after a slash: `/14`, `/06-02`, `/2026-06-02`.
@@ -130,7 +130,7 @@ def entries_of(
 def layout_entries(
     logs: Sequence[Document], context: Document | None, *, log_in_context: bool
 ) -> list[SessionEntry]:
-    """Every entry of a layout's log (SPEC §10): its log files in order, then, when the log
+    """Every entry of a layout's log (docs/layouts.md): its log files in order, then, when the log
     lives inside the context file (``sessions = "context"``), that file's entries under any
     heading.  Headings of every level and dated table rows count."""
     documents = [*logs, *([context] if log_in_context and context is not None else [])]

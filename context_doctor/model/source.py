@@ -1,4 +1,4 @@
-"""Sources and the corpus (SPEC §1 "Sources and projects"): what discovery hands the engine."""
+"""Sources and the corpus (docs/layouts.md "Sources and projects"): what discovery hands the engine."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from context_doctor.findings import Issue
 from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.history import Scope
 from context_doctor.git.repository import Repository
+from context_doctor.guards.limits import resolves_within
 from context_doctor.layouts import Layout, seed, seed_single
 from context_doctor.layouts.tree import DirectoryTree
-from context_doctor.limits import resolves_within
 from context_doctor.model.index import Index
 from context_doctor.model.project import Project
+from context_doctor.report.findings import Issue
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -45,7 +45,7 @@ class Source:
     # absolute path (audit.prepare_corpus fills it): the freshness walk opens them no more.
     known_heads: dict[str, bool] = field(default_factory=dict)
     _graded: list[GradedFile] | None = None
-    # The layout its projects are built from (SPEC §10): declared, detected, or the seed's.
+    # The layout its projects are built from (docs/layouts.md): declared, detected, or the seed's.
     given_layout: InitVar[Layout | None] = None
     layout: Layout = field(init=False)
     # What the project ids of a single-project layout stand on when nothing names them:
@@ -154,7 +154,7 @@ class Corpus:
     from_console: bool = False
     console_path: Path | None = None
     unaudited: list[UnauditedSource] = field(default_factory=list)
-    vaults: list[Vault] = field(default_factory=list)  # memory vaults (SPEC §9)
+    vaults: list[Vault] = field(default_factory=list)  # memory vaults (docs/vaults.md)
 
     def assign_registry(
         self, registry: list[RegistryEntry], thresholds: dict[str, int] | None = None
@@ -179,7 +179,7 @@ class Corpus:
     def whole_repository(self) -> Path | None:
         """The top of the one repository this corpus holds whole (one source, no
         ``--project`` narrowing, no file, nothing unaudited), whose report cache a run
-        writes (SPEC §7); None for any other corpus."""
+        writes (docs/surfaces.md); None for any other corpus."""
         if len(self.sources) != 1 or self.unaudited:
             return None
         (source,) = self.sources

@@ -31,12 +31,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from context_doctor.limits import TooLarge, kind_of, read_limited
+from context_doctor.guards.limits import TooLarge, kind_of, read_limited
+from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.walk import walk_files
+from context_doctor.guards.yamlio import validator
 from context_doctor.model.documents import Document
 from context_doctor.model.text import BOM
-from context_doctor.patterns import LazyPattern
-from context_doctor.walk import walk_files
-from context_doctor.yamlio import validator
 
 STATE_FILE = "CURRENT_STATE.json"
 SCHEMA = "current-state.schema.json"
@@ -418,7 +418,7 @@ def markdown_files(directory: Path) -> list[str]:
 
     Symlinks (files or directories) are not followed and directories whose
     name starts with ``.`` are not entered: the hashes cover what the project
-    itself holds. The doctor's one walk (:mod:`context_doctor.walk`, never recursion):
+    itself holds. The doctor's one walk (:mod:`context_doctor.guards.walk`, never recursion):
     1,100 nested folders are walked, and what cannot be listed (a path past the system's
     limit) is left out like an unreadable file.
     """

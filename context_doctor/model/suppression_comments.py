@@ -1,4 +1,4 @@
-"""Inline suppression comments, as facts of the files that carry them (SPEC §5).
+"""Inline suppression comments, as facts of the files that carry them (docs/suppressions.md).
 
 Markdown: ``<!-- context-doctor: disable-next-line CHECK[,CHECK] -->`` covers the
 next non-blank line; ``<!-- context-doctor: disable CHECK[,CHECK] -->`` covers
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from context_doctor.guards.patterns import LazyPattern
 from context_doctor.model.text import LINE_BREAK
-from context_doctor.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -165,7 +165,7 @@ def _scalar_interior_lines(text: str) -> set[int]:
     # Third-party imports deferred for start-up time: only a YAML file with a marker gets here.
     import yaml
 
-    from context_doctor.limits import MAX_CAREFUL_YAML_BYTES
+    from context_doctor.guards.limits import MAX_CAREFUL_YAML_BYTES
 
     loader = getattr(yaml, "CBaseLoader", None)
     if loader is not None:

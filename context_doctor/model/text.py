@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from context_doctor.patterns import LazyPattern
+from context_doctor.guards.patterns import LazyPattern
 
 BOM = "\ufeff"
 LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -1,4 +1,4 @@
-"""Work in a layout other than the seed's (SPEC §10): which commits count as the project's work.
+"""Work in a layout other than the seed's (docs/layouts.md): which commits count as the project's work.
 
 Work is every commit that touches a file of the project other than its own records (the
 context file, the log, the reference) and the ``work_ignore`` globs. Generated data a

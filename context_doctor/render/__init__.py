@@ -1,1 +1,1 @@
-"""Renderers: each turns a :class:`~context_doctor.report.Report` into text."""
+"""Renderers: each turns a :class:`~context_doctor.report.report.Report` into text."""

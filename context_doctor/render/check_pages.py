@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from context_doctor.registry import (
+from context_doctor.pipeline.registry import (
     GROUPS,
     CheckSpec,
     load_checks,

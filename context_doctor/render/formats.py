@@ -26,10 +26,10 @@ from context_doctor.render.text import (
     render_quiet,
     render_statistics,
 )
-from context_doctor.report import Report
+from context_doctor.report.report import Report
 
 if TYPE_CHECKING:
-    from context_doctor.registry import CheckSpec
+    from context_doctor.pipeline.registry import CheckSpec
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from context_doctor.escape import escape_text
-from context_doctor.findings import Finding, Severity
+from context_doctor.guards.escape import escape_text
 from context_doctor.render.text import verdict_text
-from context_doctor.report import Report, plural
+from context_doctor.report.findings import Finding, Severity
+from context_doctor.report.report import Report, plural
 
 _COMMAND = {Severity.DEFECT: "error", Severity.WARNING: "warning"}
 ANNOTATIONS_PER_KIND = 10  # GitHub's limit per step for error and for warning annotations
@@ -62,14 +62,14 @@ def render_github(report: Report) -> str:
         )
     unreachable = report.unreachable_error()
     if unreachable is not None:
-        # A partial sweep exits 2: the job log says which sources went unaudited (SPEC §6).
+        # A partial sweep exits 2: the job log says which sources went unaudited (docs/output.md).
         lines.append(_error_command(*unreachable))
     lines.append(verdict_text(report))
     return "\n".join(lines) + "\n"
 
 
 def render_github_error(problem: str, remedy: str) -> str:
-    """A run that exits 2: one ``::error::`` workflow command (SPEC §6)."""
+    """A run that exits 2: one ``::error::`` workflow command (docs/output.md)."""
     return _error_command(problem, remedy) + "\n"
 
 

@@ -15,7 +15,7 @@ looks for it instead: the process exits 2, which fails the job, and stderr holds
 the one line naming the sources and the remedy.
 
 A run that exits 2 before any audit (no source, a bad option) writes ``[]``, to
-stdout or ``-o`` (SPEC §6): the job's artifact exists and parses, GitLab shows no
+stdout or ``-o`` (docs/output.md): the job's artifact exists and parses, GitLab shows no
 issue, and the job fails on the exit status with the error on stderr.
 """
 
@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from context_doctor.escape import clean_json
-from context_doctor.findings import Severity, fingerprints
-from context_doctor.report import Report
+from context_doctor.guards.escape import clean_json
+from context_doctor.report.findings import Severity, fingerprints
+from context_doctor.report.report import Report
 
 _SEVERITY = {Severity.DEFECT: "major", Severity.WARNING: "minor"}
 

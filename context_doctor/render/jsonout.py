@@ -6,9 +6,9 @@ import json
 from json.encoder import encode_basestring
 from typing import Any
 
-from context_doctor.escape import clean_json
-from context_doctor.findings import Finding
-from context_doctor.report import Report
+from context_doctor.guards.escape import clean_json
+from context_doctor.report.findings import Finding
+from context_doctor.report.report import Report
 
 _EMPTY_TAIL = "[]\n}"
 _EMPTY_FINDINGS = '"findings": ' + _EMPTY_TAIL

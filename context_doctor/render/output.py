@@ -1,7 +1,7 @@
 """Printing a report and writing the files a run is asked for: the report in its format, the
 job summary, ``-o``, the error document of an exit-2 run.
 
-Apart from the pipeline (:mod:`context_doctor.audit`), so that a replayed run prints its
+Apart from the pipeline (:mod:`context_doctor.pipeline.audit`), so that a replayed run prints its
 report without importing the model (#32).
 """
 
@@ -17,13 +17,13 @@ from typing import IO, TYPE_CHECKING
 import click
 
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
 from context_doctor.render.formats import FORMATS, RenderOptions
-from context_doctor.report import Report
+from context_doctor.report.report import Report
 from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
 
 if TYPE_CHECKING:
-    from context_doctor.registry import CheckSpec
+    from context_doctor.pipeline.registry import CheckSpec
 
 
 def write_step_summary(report: Report) -> None:
@@ -128,7 +128,7 @@ def write_whole(path: Path, data: bytes | bytearray, what: str, *, within: Path 
 
 
 def emit_error(error: DoctorError, output_format: str, output_file: Path | None) -> None:
-    """On exit 2, the machine formats still say what happened (SPEC §6).
+    """On exit 2, the machine formats still say what happened (docs/output.md).
 
     SARIF is a valid log with ``executionSuccessful: false``; ``github`` is one
     ``::error::``; JSON is the error object. Human formats leave it to stderr.

@@ -1,6 +1,6 @@
 """SARIF 2.1.0: one rule per selected check, one result per finding.
 
-As GitHub code scanning and the SARIF spec document them (SPEC §6): the driver
+As GitHub code scanning and the SARIF spec document them (docs/output.md): the driver
 has ``informationUri`` (the project's home); every rule of a built-in check has
 ``helpUri`` (its page in ``docs/checks/``) and ``help.markdown`` (what to fix,
 linking the page); a plugin's check has no page of ours, so no ``helpUri``. A
@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from context_doctor.escape import clean_json
-from context_doctor.findings import FINGERPRINT_KEY, Severity, fingerprints
-from context_doctor.registry import CheckSpec
+from context_doctor.guards.escape import clean_json
+from context_doctor.pipeline.registry import CheckSpec
 from context_doctor.render.check_pages import (
     HOMEPAGE,
     SECURITY_SEVERITY,
     is_security_check,
     page_url,
 )
-from context_doctor.report import Report
+from context_doctor.report.findings import FINGERPRINT_KEY, Severity, fingerprints
+from context_doctor.report.report import Report
 from context_doctor.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -150,7 +150,7 @@ def sarif_document(report: Report, checks: Sequence[CheckSpec]) -> dict[str, Any
     unreachable = report.unreachable_error()
     if unreachable is not None:
         # A partial sweep exits 2: the results are what was audited, and the log must not
-        # read as a clean run over everything (SPEC §6).
+        # read as a clean run over everything (docs/output.md).
         invocation["executionSuccessful"] = False
         invocation["exitCode"] = 2
         invocation["toolExecutionNotifications"] = [

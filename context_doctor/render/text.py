@@ -1,4 +1,4 @@
-"""Human, concise, statistics and quiet renderings (SPEC §3, §6).
+"""Human, concise, statistics and quiet renderings (docs/output.md).
 
 Colour comes from rich and only when the stream is a terminal; every piece of
 user text (messages quote file contents) is added as plain ``Text`` so no
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-from context_doctor.escape import escape_text
-from context_doctor.findings import Applicability, Finding, Severity
+from context_doctor.guards.escape import escape_text
 from context_doctor.render.terminal import terminal_width, wrap
-from context_doctor.report import Report, plural
+from context_doctor.report.findings import Applicability, Finding, Severity
+from context_doctor.report.report import Report, plural
 
 _LABEL = {Severity.DEFECT: ("FAIL", "bold red"), Severity.WARNING: ("warn", "yellow")}
 _CONCISE_LABEL = {Severity.DEFECT: "defect", Severity.WARNING: "warning"}
@@ -97,7 +97,7 @@ def verdict_text(report: Report) -> str:
 
 def _layout_clause(report: Report) -> str:
     """``; layout docs/STATUS.md, detected; 4 commits set aside by work_ignore`` for the one
-    source of a run in a layout other than the seed's projects/ (SPEC §10)."""
+    source of a run in a layout other than the seed's projects/ (docs/layouts.md)."""
     layouts = [s for s in report.sources if s.layout is not None]
     if len(report.sources) != 1 or not layouts:
         return ""
@@ -183,7 +183,7 @@ def plain_verdict_line(report: Report) -> str:
 
 
 def compact_coverage(report: Report, width: int | None = None) -> list[str]:
-    """Every check that skipped anything, grouped by identical counts and reasons (SPEC §6).
+    """Every check that skipped anything, grouped by identical counts and reasons (docs/output.md).
 
     Checks with the same examined/skipped counts and reasons share one line
     (``coverage item-currency, sessions-present: examined 41, skipped 31 (31 dormant)``);
@@ -226,7 +226,7 @@ def _wrap(text: str, width: int) -> list[str]:
 
 def full_coverage(report: Report, width: int | None = None) -> list[str]:
     """``--show-coverage``: one line per check that ran (wrapped), with the reasons it
-    skipped, then one line per check some projects are not the shape for (SPEC §11:
+    skipped, then one line per check some projects are not the shape for (docs/checks.md:
     counted, shown here only). A check with nothing at all to examine has no line."""
     width = width or terminal_width(COVERAGE_WIDTH)
     lines = [

@@ -1,4 +1,4 @@
-"""Memory vaults (SPEC §9): the names the vault checks share with the vault model.
+"""Memory vaults (docs/vaults.md): the names the vault checks share with the vault model.
 
 Kept here, apart from the model, so that importing the checks (every run does, to know
 them) loads none of the vault modules, PyYAML among them: those load only when a vault

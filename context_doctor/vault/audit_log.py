@@ -1,4 +1,4 @@
-"""Bastra's audit log, ``.bastra/audit-log.ndjson``, read as a stream (SPEC §9).
+"""Bastra's audit log, ``.bastra/audit-log.ndjson``, read as a stream (docs/vaults.md).
 
 One JSON object per line, appended by every audited mutation.  The file can be
 large (every entry carries two frontmatter snapshots): it is read in chunks,

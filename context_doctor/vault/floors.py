@@ -1,4 +1,4 @@
-"""Bastra's floors: pinned memories that must be re-affirmed with a reason (SPEC §9).
+"""Bastra's floors: pinned memories that must be re-affirmed with a reason (docs/vaults.md).
 
 Floors are machine state, not vault state: ``~/.bastra/floors.json`` (or
 ``$BASTRA_FLOORS_PATH``), a JSON array of entries, and the append-only act log

@@ -1,4 +1,4 @@
-"""A memory vault's trail through git (SPEC §9): rewrites of the audit log, unaudited changes.
+"""A memory vault's trail through git (docs/vaults.md): rewrites of the audit log, unaudited changes.
 
 Read from one history pass (``git/vault_log.py``): every commit that touched the
 vault, the audit log's version before and after each, and the memory files each
@@ -25,7 +25,7 @@ from typing import NamedTuple
 from context_doctor.git.history import is_shallow
 from context_doctor.git.repository import Repository
 from context_doctor.git.vault_log import VaultCommit, object_sizes, stream_blobs, vault_commits
-from context_doctor.limits import MAX_FILE_BYTES
+from context_doctor.guards.limits import MAX_FILE_BYTES
 from context_doctor.vault import MEMORY
 from context_doctor.vault.memory import MemoryFacts, memory_facts_of_bytes
 

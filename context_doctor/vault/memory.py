@@ -1,4 +1,4 @@
-"""One vault note's facts (SPEC §9): pure functions of its bytes, cached like document facts.
+"""One vault note's facts (docs/vaults.md): pure functions of its bytes, cached like document facts.
 
 What Bastra Recall makes of a Markdown file decides everything here: a note
 whose frontmatter ``type`` is one of Bastra's types is a memory; a note with
@@ -21,23 +21,23 @@ from typing import Any, NamedTuple
 import yaml
 
 from context_doctor.freshness.frontmatter import MAX_DEPTH, read_frontmatter, split_frontmatter
-from context_doctor.limits import (
+from context_doctor.guards.limits import (
     MAX_FRONTMATTER_BYTES,
     MAX_NOTE_FRONTMATTER_BYTES,
     MAX_RESCUED_ENTRIES,
     yaml_node_limit,
 )
-from context_doctor.model.documents import decode
-from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
-from context_doctor.model.text import lines as split_lines
-from context_doctor.vault import EMPTY, MEMORY, PLAIN, REJECTED, UNKNOWN_TYPE, UNREADABLE
-from context_doctor.yamlio import (
+from context_doctor.guards.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
     lenient_loader,
     nesting_depth,
     plain,
 )
+from context_doctor.model.documents import decode
+from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
+from context_doctor.model.text import lines as split_lines
+from context_doctor.vault import EMPTY, MEMORY, PLAIN, REJECTED, UNKNOWN_TYPE, UNREADABLE
 
 # Bastra's `MemoryTypeEnum` (packages/core/src/schema.ts).
 MEMORY_TYPES = frozenset(
@@ -70,7 +70,7 @@ REQUIRED_FIELDS = (
 _LIST_FIELDS = frozenset(("topic_path", "tags", "recall_when"))
 _TEXT_FIELDS = frozenset(("id", "title", "summary", "scope"))
 # Written by Bastra's daemon itself, not by a user's hand: a change to only these is no
-# mutation a user made, so it needs no audit line (SPEC §9).
+# mutation a user made, so it needs no audit line (docs/vaults.md).
 DAEMON_FIELDS = frozenset(("related_via", "superseded_by", "stale_status"))
 DAEMON_PREFIXES = ("recall_when_expanded",)
 AUTO_RELATED_START = "<!-- bastra:auto-related:start -->"
@@ -371,7 +371,7 @@ def _canonical(value: Any) -> str:
 
 def authored_digest(data: dict[str, Any] | None, body_lines: list[str]) -> str:
     """A digest of what a user writes: frontmatter without the daemon's own fields, and the
-    body without the auto-related block (SPEC §9)."""
+    body without the auto-related block (docs/vaults.md)."""
     kept = {
         key: value
         for key, value in (data or {}).items()

@@ -1,4 +1,4 @@
-"""The memory-vault model (SPEC §9): the notes, the audit log, the trash and the floors.
+"""The memory-vault model (docs/vaults.md): the notes, the audit log, the trash and the floors.
 
 Read once and asked many times, like a project: :func:`prepare_vault` reads
 every note once and takes its facts from the cache (keyed by a digest of the
@@ -24,7 +24,8 @@ import msgspec
 from context_doctor.cache.store import Entries, Store, cache_key, decode_entry
 from context_doctor.git.history import head_commit, is_shallow
 from context_doctor.git.repository import Repository
-from context_doctor.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.walk import walk_files
 from context_doctor.vault import AUDIT_LOG, BASTRA_DIR, EMPTY, MEMORY, PLAIN
 from context_doctor.vault.audit_log import AuditEntry, AuditLog, LogRecord, read_audit_log
 from context_doctor.vault.floors import Floors, read_floors
@@ -41,7 +42,6 @@ from context_doctor.vault.memory import (
     secret_values_of_bytes,
     unreadable_facts,
 )
-from context_doctor.walk import walk_files
 
 TRASH_DIR = f"{BASTRA_DIR}/trash"
 MEMORIES_FILE = "memories.msgpack"
@@ -101,7 +101,7 @@ def trash_name(name: str) -> tuple[str, str | None] | None:
 
 
 class Vault:
-    """A Bastra Recall vault: a directory holding ``.bastra/`` (SPEC §9)."""
+    """A Bastra Recall vault: a directory holding ``.bastra/`` (docs/vaults.md)."""
 
     def __init__(
         self,
@@ -133,7 +133,7 @@ class Vault:
     @cached_property
     def _listing(self) -> tuple[list[Note], list[str]]:
         """Bastra's walk: dot-entries and node_modules skipped, symlinks never followed.
-        The doctor's one walk (:mod:`context_doctor.walk`, never recursion): a directory
+        The doctor's one walk (:mod:`context_doctor.guards.walk`, never recursion): a directory
         nested 1,000 levels deep is walked as far as the system lets a path reach, and what
         it cannot open is a blind spot, never a RecursionError."""
         walk = walk_files(

@@ -1,4 +1,4 @@
-"""The one write path (SPEC §4) and the writers built on it: every byte the doctor writes goes through here.
+"""The one write path (docs/editor.md) and the writers built on it: every byte the doctor writes goes through here.
 
 The core is :mod:`context_doctor.write.atomic` (one file) and
 :mod:`context_doctor.write.batch` (several, all or none), re-exported here; the editor
@@ -6,7 +6,7 @@ The core is :mod:`context_doctor.write.atomic` (one file) and
 write only through it.
 """
 
-from context_doctor.contain import (
+from context_doctor.guards.contain import (
     USER_NAMED,
     contained,
     doctor_directory,

@@ -1,4 +1,4 @@
-"""Many edits, one gate, one write (SPEC §4 ``edit apply``), and the verbs built on it.
+"""Many edits, one gate, one write (docs/editor.md ``edit apply``), and the verbs built on it.
 
 A :class:`Batch` reads each file of one project once, applies edits to the
 text in memory in order (refusing two that touch the same text), runs every
@@ -34,8 +34,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from context_doctor.contain import repository_root
 from context_doctor.errors import DoctorError
+from context_doctor.guards.contain import repository_root
 from context_doctor.model.documents import Document
 from context_doctor.model.sessions import NOT_LOGS, entries_of
 from context_doctor.model.text import BOM
@@ -209,7 +209,7 @@ class Batch:
 
     def __init__(self, root: Path, *, dry_run: bool = False) -> None:
         self.root = Path(os.path.abspath(root))
-        # Where every write of the batch must stay (SPEC §8 "Containment"): the project's
+        # Where every write of the batch must stay (docs/caches.md "Containment"): the project's
         # repository, so a project directory symlinked out of it is refused, as by every
         # writer; outside git, the directory holding the project the user named (its
         # index.yaml may join the batch).

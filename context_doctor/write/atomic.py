@@ -1,4 +1,4 @@
-"""The one write path (SPEC §4): every byte the doctor writes goes through this module.
+"""The one write path (docs/editor.md): every byte the doctor writes goes through this module.
 
 The contract, for every writer:
 
@@ -56,9 +56,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from context_doctor.contain import inside
 from context_doctor.errors import DoctorError
-from context_doctor.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_descriptor
+from context_doctor.guards.contain import inside
+from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_descriptor
 
 LOCK_TIMEOUT_SECONDS = 30.0
 UPDATE_ATTEMPTS = 5
@@ -177,7 +177,7 @@ def _is_link(directory: int, name: str) -> bool:
 
 
 def _read_all(handle: int, limit: int = MAX_WRITE_TARGET_BYTES) -> bytes:
-    """The file's bytes, bounded (:func:`~context_doctor.limits.read_descriptor`)."""
+    """The file's bytes, bounded (:func:`~context_doctor.guards.limits.read_descriptor`)."""
     return read_descriptor(handle, limit)
 
 

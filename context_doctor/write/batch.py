@@ -1,4 +1,4 @@
-"""Several files written all or none (SPEC §4): the batch ``edit apply`` and ``state compile`` use.
+"""Several files written all or none (docs/editor.md): the batch ``edit apply`` and ``state compile`` use.
 
 A rename replaces one file atomically; nothing replaces two. ``commit_files``
 therefore journals: every new version is first written beside its target as a
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from context_doctor.contain import inside
 from context_doctor.errors import DoctorError
-from context_doctor.limits import TooLarge, read_limited
+from context_doctor.guards.contain import inside
+from context_doctor.guards.limits import TooLarge, read_limited
 from context_doctor.write.atomic import (
     FileSnapshot,
     WriteRefused,

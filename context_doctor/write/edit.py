@@ -1,4 +1,4 @@
-"""Fail-closed edits of durable context files (SPEC §4, seed "Editing a Durable Context File").
+"""Fail-closed edits of durable context files (docs/editor.md, seed "Editing a Durable Context File").
 
 A scripted edit is a claim that a specific change was made. Each verb here
 turns its options into *splices* of a file's text (where, what goes) or refuses
@@ -33,8 +33,8 @@ Decisions where the spec is silent (also in CHANGELOG.md):
 - The body state compares every as-of marker with the file's own ``**Last
   session:**``: no header date, no markers, an impossible marker date, or an
   operational section without a marker is "body currency unverifiable".
-- ``set-field`` edits a header-block field (SPEC §1) when the file has one of that
-  name; otherwise the field that SPEC §10 reads anywhere in a layout's file: the first
+- ``set-field`` edits a header-block field (docs/layouts.md) when the file has one of that
+  name; otherwise the field that docs/layouts.md reads anywhere in a layout's file: the first
   line that, list markers, ``>``, heading marks and emphasis stripped, starts with
   ``Name:`` (a ``## Last Session: 2026-04-08`` heading too). Only its value changes;
   the markers and emphasis around it stay, and the result must read back as that field.
@@ -55,9 +55,9 @@ from datetime import date
 from itertools import zip_longest
 from pathlib import Path
 
-from context_doctor.config import DEFAULT_BUDGETS
+from context_doctor.config.settings import DEFAULT_BUDGETS
 from context_doctor.errors import DoctorError
-from context_doctor.escape import escape_text
+from context_doctor.guards.escape import escape_text
 from context_doctor.model import tables
 from context_doctor.model.currency import (
     AsOfMarker,

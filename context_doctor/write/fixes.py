@@ -1,6 +1,6 @@
-"""Applying the fixes findings carry (``check --fix``, ``--unsafe-fixes``, ``--diff``; SPEC §4).
+"""Applying the fixes findings carry (``check --fix``, ``--unsafe-fixes``, ``--diff``; docs/editor.md).
 
-Checks describe repairs as data (:class:`~context_doctor.findings.Fix`); this
+Checks describe repairs as data (:class:`~context_doctor.report.findings.Fix`); this
 module turns them into new bytes, one file at a time, and writes them only
 through :mod:`context_doctor.write`. Every edit is verified before anything is
 written: an index edit must change exactly the one value it names (the file is
@@ -23,7 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor import write
-from context_doctor.findings import (
+from context_doctor.freshness.frontmatter import read_frontmatter
+from context_doctor.guards.yamlio import careful_load, plain
+from context_doctor.model.source import Corpus, Source
+from context_doctor.model.text import newline_of
+from context_doctor.report.findings import (
     AppendLine,
     Applicability,
     Finding,
@@ -32,11 +36,7 @@ from context_doctor.findings import (
     RemoveFrontmatterKey,
     SetEntryField,
 )
-from context_doctor.freshness.frontmatter import read_frontmatter
-from context_doctor.model.source import Corpus, Source
-from context_doctor.model.text import newline_of
 from context_doctor.write.edit import decode, split_lines, unified_diff
-from context_doctor.yamlio import careful_load, plain
 
 _PLAIN_END = re.compile(r"\s+#|\s*$")
 _SAFE_SCALAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")

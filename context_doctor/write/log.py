@@ -1,4 +1,4 @@
-"""``log add``: a session entry in the project's log, in date order (SPEC §4, §10).
+"""``log add``: a session entry in the project's log, in date order (docs/editor.md, docs/layouts.md).
 
 Where the entry goes is the layout's (:class:`LogPlace`): the seed's
 ``sessions/YYYY-MM.md``; for another layout its log folder's month file, its one log
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from context_doctor.errors import DoctorError
-from context_doctor.findings import SetEntryField
+from context_doctor.guards.yamlio import careful_load
 from context_doctor.layouts import IN_CONTEXT
 from context_doctor.model.documents import Document, Heading
 from context_doctor.model.header import fields_named, last_session_field, section_range
@@ -61,10 +61,10 @@ from context_doctor.model.sessions import (
     new_file_form,
 )
 from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
+from context_doctor.report.findings import SetEntryField
 from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Gates, Splice
 from context_doctor.write.fixes import NotApplicable, set_entry_field
-from context_doctor.yamlio import careful_load
 
 if TYPE_CHECKING:
     from context_doctor.layouts import Layout
@@ -92,7 +92,7 @@ class LogPlace:
 
     ``sessions`` is a folder of logs or one log file (None: no separate log);
     ``in_context``: the log lives inside ``context``.  ``last_session`` are the layout's
-    field names (case-insensitive) and ``anywhere`` how its fields are read (SPEC §10:
+    field names (case-insensitive) and ``anywhere`` how its fields are read (docs/layouts.md:
     every layout but the seed's).  ``seed``: the seed's layout (its grammar, its index).
     """
 

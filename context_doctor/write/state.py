@@ -4,7 +4,7 @@
 return the exact bytes to write, or raise :class:`StateRefused` naming the
 rule; the command writes those bytes through ``context_doctor.write`` only.
 
-Decisions where SPEC §4 is silent:
+Decisions where docs/editor.md is silent:
 - ``phase`` falls back to ``"none recorded"`` when the header has no
   ``**Phase:**`` (as ``accepted_baseline`` does); a missing ``**Status:**`` or
   a project with neither a ``Last session`` date nor a dated log entry is

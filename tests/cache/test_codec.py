@@ -27,7 +27,7 @@ from context_doctor.model.documents import (
     facts_of_text,
 )
 from context_doctor.model.index import Index, IndexEntry
-from context_doctor.prepare import _document_key
+from context_doctor.pipeline.prepare import _document_key
 
 TODAY = "2026-06-02"
 

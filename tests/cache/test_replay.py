@@ -17,11 +17,11 @@ import pytest
 from support import Doctor, MakeRepo, read_cache, run_in_a_process, write_cache
 from test_store import TODAY, a_context, cache_dir, git
 
-from context_doctor.audit import audit as run_audit
 from context_doctor.cache import replay
-from context_doctor.config import resolve_settings
-from context_doctor.discover import discover
-from context_doctor.registry import Context, load_checks
+from context_doctor.config.settings import resolve_settings
+from context_doctor.pipeline.audit import audit as run_audit
+from context_doctor.pipeline.discover import discover
+from context_doctor.pipeline.registry import Context, load_checks
 from context_doctor.scenarios import load_scenario, scenario_path
 
 REPLAYED = "its report is replayed"
@@ -286,9 +286,9 @@ def test_every_variable_the_doctor_reads_is_keyed() -> None:
     """A variable read anywhere in the package is in the replay key (or only renders)."""
     import re
 
-    from context_doctor.discover import VAULT_ENV
     from context_doctor.git.run import TIMEOUT_VARIABLE
-    from context_doctor.registry import PLUGINS_OFF
+    from context_doctor.pipeline.discover import VAULT_ENV
+    from context_doctor.pipeline.registry import PLUGINS_OFF
 
     package = Path(replay.__file__).resolve().parent.parent
     read = {VAULT_ENV, TIMEOUT_VARIABLE, PLUGINS_OFF}
@@ -334,10 +334,17 @@ def test_a_run_named_by_paths_is_replayed_without_discovery_or_a_check_imported(
     """#27/#32: the warm run of a path imports neither the model nor a check module."""
     _, stderr, imported = _run_in_a_process(root, str(root), "--quiet")
     assert REPLAYED not in stderr
-    assert {"context_doctor.discover", "context_doctor.checks.structure"} <= imported
+    assert {"context_doctor.pipeline.discover", "context_doctor.checks.structure"} <= imported
     _, stderr, imported = _run_in_a_process(root, str(root), "--quiet")
     assert REPLAYED in stderr
-    pipeline = {"discover", "model.source", "model.project", "engine", "prepare", "audit"}
+    pipeline = {
+        "pipeline.discover",
+        "model.source",
+        "model.project",
+        "pipeline.engine",
+        "pipeline.prepare",
+        "pipeline.audit",
+    }
     assert not {f"context_doctor.{name}" for name in pipeline} & imported
     assert not {name for name in imported if name.startswith("context_doctor.checks.")}
 

@@ -30,7 +30,7 @@ from context_doctor.freshness import (
 )
 from context_doctor.freshness.grades import discover_files
 from context_doctor.freshness.summary import CACHE_LIMIT, statusline_cache
-from context_doctor.yamlio import nesting_depth
+from context_doctor.guards.yamlio import nesting_depth
 
 # -- the grade table ---------------------------------------------------------
 

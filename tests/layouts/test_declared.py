@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from context_doctor.config import validate_config
+from context_doctor.config.settings import validate_config
 from context_doctor.errors import DoctorError
 from context_doctor.layouts import DECLARED, IN_CONTEXT, LayoutFields
 from context_doctor.layouts.declared import declared_layout

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from context_doctor.discover import discover
 from context_doctor.model.project import _RELEASED, Project
+from context_doctor.pipeline.discover import discover
 
 
 def _shown(value: object) -> str:

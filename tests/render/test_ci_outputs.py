@@ -19,11 +19,11 @@ from jsonschema import Draft4Validator
 from support import Doctor, MakeRepo, template_tail
 from syrupy.assertion import SnapshotAssertion
 
-from context_doctor.findings import Finding, Severity
-from context_doctor.registry import load_checks
+from context_doctor.pipeline.registry import load_checks
 from context_doctor.render.check_pages import HOMEPAGE, page_url
 from context_doctor.render.github import render_github
-from context_doctor.report import Report
+from context_doctor.report.findings import Finding, Severity
+from context_doctor.report.report import Report
 from context_doctor.scenarios import build_scenario
 
 TODAY = "2026-06-20"

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context_doctor.findings import (
+from context_doctor.render.jsonout import _BLOCK, report_json, report_json_bytes
+from context_doctor.report.findings import (
     AppendLine,
     Applicability,
     Finding,
@@ -24,8 +25,7 @@ from context_doctor.findings import (
     SetEntryField,
     Severity,
 )
-from context_doctor.render.jsonout import _BLOCK, report_json, report_json_bytes
-from context_doctor.report import Coverage, Report, SourceSummary
+from context_doctor.report.report import Coverage, Report, SourceSummary
 
 
 def plain(report: Report) -> str:

@@ -272,10 +272,10 @@ def test_the_quiet_line_without_rich_is_what_rich_writes(
 ) -> None:
     """#27: the one --quiet line goes out without rich only where rich would write it
     without an escape, and then byte for byte as rich writes it."""
-    from context_doctor.findings import Finding, Severity
     from context_doctor.render.formats import FORMATS, RenderOptions
     from context_doctor.render.text import console_for, render_quiet
-    from context_doctor.report import Report
+    from context_doctor.report.findings import Finding, Severity
+    from context_doctor.report.report import Report
 
     for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
