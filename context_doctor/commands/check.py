@@ -79,6 +79,9 @@ def print_settings(
     if settings.freshness_cache is not None:
         origin = settings.origin("freshness.cache")
         click.echo(f"freshness.cache = {str(settings.freshness_cache)!r}  # {origin}")
+    if settings.docs_url is not None:
+        origin = settings.origin("output.docs_url")
+        click.echo(escape_text(f"output.docs_url = {settings.docs_url!r}  # {origin}"))
 
 
 # From this many projects the model is let go before its report is written: below it, the
@@ -347,12 +350,14 @@ def check_command(
         if hit is not None:
             report, whole = hit
             checks: Sequence[CheckSpec] = ()  # no SARIF here: nothing asks for them
+            docs_url = None
             cache_path = None if no_report_cache else report_cache
         else:
             # A person at a terminal sees a progress line once the audit takes two seconds.
             watched = wants_progress(output_format, quiet) and output_file is None
             with progress("context-doctor: auditing…", enabled=watched):
                 corpus, report, settings, checks = audit_once()
+            docs_url = settings.docs_url
             from context_doctor.pipeline.audit import require_something
 
             require_something(corpus, report)
@@ -464,6 +469,7 @@ def check_command(
             show_coverage=show_coverage,
             output_file=output_file,
             rendered=document if output_format == "json" else None,
+            docs_url=docs_url,
         )
         unreachable = report.unreachable_error()
         if unreachable is not None:  # the rest was audited and reported; this was not

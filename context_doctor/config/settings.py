@@ -63,6 +63,9 @@ class Settings:
     freshness_thresholds: dict[str, int] = field(default_factory=dict)  # slug -> days
     freshness_cache: Path | None = None  # the statusline cache the writers refresh
     check_options: dict[str, dict[str, int]] = field(default_factory=_default_check_options)
+    # `[output] docs_url`: where the doctor's docs/ pages are published, for SARIF's links
+    # (docs/configuration.md). None: the project publishes none, so no output links any.
+    docs_url: str | None = None
 
     def budget(self, name: str) -> int:
         return self.budgets[name]
@@ -267,6 +270,9 @@ def resolve_settings(
         if "baseline" in data:
             settings.baseline = _place(path, data["baseline"], "baseline", within)
             settings.origins["baseline"] = origin
+        if "docs_url" in data.get("output", {}):
+            settings.docs_url = str(data["output"]["docs_url"])
+            settings.origins["output.docs_url"] = origin
         freshness = read_freshness(path, data, within=within)
         settings.freshness_registry = freshness.registry
         settings.freshness_thresholds = freshness.thresholds

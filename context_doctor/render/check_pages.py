@@ -1,9 +1,12 @@
 """The docs page of every check (``docs/checks/<check>.md``), written from the registry.
 
 A page says what ``explain`` says, in Markdown: the check's severity and group,
-what it finds, why it matters, how to fix it and what skips it. SARIF links each
-rule to its page (``helpUri``) and the project's home (``informationUri``), so a
-code-scanning alert leads to the explanation. The pages are generated, never
+what it finds, why it matters, how to fix it and what skips it. SARIF carries each
+rule's page as its help, so a code-scanning alert holds the whole explanation; it
+links the page (``helpUri``) and the project (``informationUri``) only when the
+config's ``[output] docs_url`` says where the pages are published
+(docs/configuration.md): the project has no address of its own to assume, and a
+link that leads nowhere is worse than none. The pages are generated, never
 written by hand: ``python -m context_doctor.render.check_pages DOCS_DIR`` rewrites
 them, and a test fails when a registered check has no page or a page differs from
 what the registry says.
@@ -30,14 +33,19 @@ from context_doctor.pipeline.registry import (
     skip_reasons,
 )
 
-HOMEPAGE = "https://github.com/synthesisengineering/context-doctor"
-DOCS_PAGES = f"{HOMEPAGE}/blob/main/docs/checks"
 SECURITY_SEVERITY = "8.5"
 
 
-def page_url(name: str) -> str:
-    """Where check ``name``'s docs page is published (SARIF ``helpUri``)."""
-    return f"{DOCS_PAGES}/{name}.md"
+def docs_home(docs_url: str | None) -> str | None:
+    """The published ``docs/`` folder ``[output] docs_url`` names, without a trailing slash."""
+    return docs_url.rstrip("/") if docs_url else None
+
+
+def page_url(name: str, docs_url: str | None) -> str | None:
+    """Where check ``name``'s page is published (SARIF ``helpUri``): ``checks/<name>.md``
+    under ``docs_url``; None when no ``docs_url`` is set."""
+    home = docs_home(docs_url)
+    return f"{home}/checks/{name}.md" if home else None
 
 
 def is_security_check(spec: CheckSpec) -> bool:
@@ -92,6 +100,11 @@ def render_page(spec: CheckSpec) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def page_body(spec: CheckSpec) -> str:
+    """The page without its title (SARIF shows the rule's name above its help)."""
+    return render_page(spec).partition("\n\n")[2]
 
 
 def _severity_section(spec: CheckSpec) -> list[str]:

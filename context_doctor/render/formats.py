@@ -40,6 +40,7 @@ class RenderOptions:
     quiet: bool = False
     statistics: bool = False
     show_coverage: bool = False
+    docs_url: str | None = None  # `[output] docs_url`: where SARIF's links lead (none unset)
 
 
 Renderer = Callable[[Report, RenderOptions, IO[str]], None]
@@ -95,7 +96,7 @@ def _document(text_of: Callable[[Report, RenderOptions], str]) -> Renderer:
 def _sarif(report: Report, options: RenderOptions) -> str:
     from context_doctor.render.sarif import render_sarif
 
-    return render_sarif(report, options.checks)
+    return render_sarif(report, options.checks, options.docs_url)
 
 
 def _sarif_error(problem: str, remedy: str) -> str:

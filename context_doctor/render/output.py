@@ -52,9 +52,10 @@ def render_report(
     quiet: bool = False,
     statistics: bool = False,
     show_coverage: bool = False,
+    docs_url: str | None = None,
 ) -> None:
     """Print ``report`` in ``output_format`` (a key of :data:`FORMATS`) on ``stream``."""
-    options = RenderOptions(checks, quiet, statistics, show_coverage)
+    options = RenderOptions(checks, quiet, statistics, show_coverage, docs_url)
     FORMATS[output_format].render(report, options, stream)
 
 
@@ -69,6 +70,7 @@ def emit(
     show_coverage: bool = False,
     output_file: Path | None = None,
     rendered: bytes | bytearray | None = None,
+    docs_url: str | None = None,
 ) -> None:
     """Print the report, or with ``output_file`` write it there (atomically, via write.py).
 
@@ -89,12 +91,17 @@ def emit(
         stdout.write(rendered)
         stdout.flush()
         return
-    options = {"quiet": quiet, "statistics": statistics, "show_coverage": show_coverage}
     if output_file is None:
-        render_report(report, output_format, checks, sys.stdout, **options)
+        render_report(
+            report, output_format, checks, sys.stdout, quiet=quiet, statistics=statistics,
+            show_coverage=show_coverage, docs_url=docs_url,
+        )  # fmt: skip
         return
     buffer = io.StringIO()
-    render_report(report, output_format, checks, buffer, **options)
+    render_report(
+        report, output_format, checks, buffer, quiet=quiet, statistics=statistics,
+        show_coverage=show_coverage, docs_url=docs_url,
+    )  # fmt: skip
     write_output(output_file, buffer.getvalue())
 
 

@@ -1,9 +1,12 @@
 """SARIF 2.1.0: one rule per selected check, one result per finding.
 
-As GitHub code scanning and the SARIF spec document them (docs/output.md): the driver
-has ``informationUri`` (the project's home); every rule of a built-in check has
-``helpUri`` (its page in ``docs/checks/``) and ``help.markdown`` (what to fix,
-linking the page); a plugin's check has no page of ours, so no ``helpUri``. A
+As GitHub code scanning and the SARIF spec document them (docs/output.md): every rule
+carries its check's whole page as ``help`` (``markdown``: what ``docs/checks/<check>.md``
+says; ``text``: the same in plain words), so an alert explains itself with no link to
+follow. Links are only those ``[output] docs_url`` names (docs/configuration.md): the
+driver's ``informationUri`` and each built-in rule's ``helpUri`` (its page under
+``checks/``); without the setting there is none, never an address that leads nowhere.
+A plugin's check has no page of ours, so no ``helpUri`` and its own words as help. A
 secret check's rule carries ``properties.security-severity`` and the ``security``
 tag, so code scanning ranks it with security alerts
 (:mod:`context_doctor.render.check_pages` says which checks those are).
@@ -20,9 +23,10 @@ from urllib.parse import quote
 from context_doctor.guards.escape import clean_json
 from context_doctor.pipeline.registry import CheckSpec
 from context_doctor.render.check_pages import (
-    HOMEPAGE,
     SECURITY_SEVERITY,
+    docs_home,
     is_security_check,
+    page_body,
     page_url,
 )
 from context_doctor.report.findings import FINGERPRINT_KEY, Severity, fingerprints
@@ -37,37 +41,58 @@ def _built_in(spec: CheckSpec) -> bool:
     return spec.module.startswith("context_doctor.")
 
 
-def _rule(spec: CheckSpec) -> dict[str, Any]:
-    page = f"\n\n[The check's page]({page_url(spec.name)})" if _built_in(spec) else ""
+def _help(spec: CheckSpec, docs_url: str | None) -> dict[str, str]:
+    """The rule's help: a built-in check's whole page, linked when it is published."""
+    if not _built_in(spec):
+        return {
+            "text": f"{spec.explanation}\n\nHow to fix: {spec.remedy}",
+            "markdown": f"{spec.explanation}\n\n**How to fix:** {spec.remedy}\n\n"
+            f"`context-doctor explain {spec.name}`",
+        }
+    markdown = page_body(spec)
+    page = page_url(spec.name, docs_url)
+    if page is not None:
+        markdown += f"\n[The check's page]({page})\n"
+    return {"text": _plain(markdown), "markdown": markdown}
+
+
+def _plain(markdown: str) -> str:
+    """The page as plain text: its headings and its first line's emphasis dropped (the rest
+    is prose with code spans, plain enough, and ``**`` inside a code span is the file's)."""
+    lines = []
+    for number, line in enumerate(markdown.splitlines()):
+        if line.startswith("## "):
+            line = line[3:] + ":"
+        lines.append(line.replace("**", "") if number == 0 else line)
+    return "\n".join(lines).strip() + "\n"
+
+
+def _rule(spec: CheckSpec, docs_url: str | None) -> dict[str, Any]:
     rule: dict[str, Any] = {
         "id": spec.name,
         "name": "".join(part.capitalize() for part in spec.name.split("-")),
         "shortDescription": {"text": spec.summary},
         "fullDescription": {"text": spec.explanation},
-        "help": {
-            "text": f"{spec.explanation}\n\nHow to fix: {spec.remedy}",
-            "markdown": f"{spec.explanation}\n\n**How to fix:** {spec.remedy}\n\n"
-            f"`context-doctor explain {spec.name}`{page}",
-        },
+        "help": _help(spec, docs_url),
         "defaultConfiguration": {"level": _LEVEL[spec.severity]},
         "properties": {"tags": [spec.group] if spec.group else []},
     }
-    if _built_in(spec):
-        rule["helpUri"] = page_url(spec.name)
+    page = page_url(spec.name, docs_url) if _built_in(spec) else None
+    if page is not None:
+        rule["helpUri"] = page
     if is_security_check(spec):
         rule["properties"]["tags"].append("security")
         rule["properties"]["security-severity"] = SECURITY_SEVERITY
     return rule
 
 
-def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "name": "context-doctor",
-        "informationUri": HOMEPAGE,
-        "version": __version__,
-        "semanticVersion": __version__,
-        "rules": rules,
-    }
+def _driver(rules: list[dict[str, Any]], docs_url: str | None = None) -> dict[str, Any]:
+    driver: dict[str, Any] = {"name": "context-doctor"}
+    home = docs_home(docs_url)
+    if home is not None:
+        driver["informationUri"] = home
+    driver.update({"version": __version__, "semanticVersion": __version__, "rules": rules})
+    return driver
 
 
 def _notification(problem: str, remedy: str, descriptor: str) -> dict[str, Any]:
@@ -120,8 +145,10 @@ def _artifact(path: str) -> dict[str, str]:
     return {"uri": quote(path, errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
-def sarif_document(report: Report, checks: Sequence[CheckSpec]) -> dict[str, Any]:
-    rules = [_rule(spec) for spec in sorted(checks, key=lambda spec: spec.name)]
+def sarif_document(
+    report: Report, checks: Sequence[CheckSpec], docs_url: str | None = None
+) -> dict[str, Any]:
+    rules = [_rule(spec, docs_url) for spec in sorted(checks, key=lambda spec: spec.name)]
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     results: list[dict[str, Any]] = []
     for finding, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True):
@@ -161,7 +188,7 @@ def sarif_document(report: Report, checks: Sequence[CheckSpec]) -> dict[str, Any
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": _driver(rules)},
+                "tool": {"driver": _driver(rules, docs_url)},
                 "results": results,
                 "invocations": [invocation],
             }
@@ -169,7 +196,6 @@ def sarif_document(report: Report, checks: Sequence[CheckSpec]) -> dict[str, Any
     }
 
 
-def render_sarif(report: Report, checks: Sequence[CheckSpec]) -> str:
-    return (
-        json.dumps(clean_json(sarif_document(report, checks)), indent=2, ensure_ascii=False) + "\n"
-    )
+def render_sarif(report: Report, checks: Sequence[CheckSpec], docs_url: str | None = None) -> str:
+    document = clean_json(sarif_document(report, checks, docs_url))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,4 +1,5 @@
-"""Every registered check has its docs page (``docs/checks/<check>.md``), the SARIF ``helpUri``."""
+"""Every registered check has its docs page (``docs/checks/<check>.md``): what SARIF carries as
+each rule's help, and its ``helpUri`` when ``[output] docs_url`` says where the pages are."""
 
 from __future__ import annotations
 
@@ -30,13 +31,24 @@ def test_a_page_says_what_explain_says() -> None:
     page = render_page(checks["secret-in-context"])
     assert "**Security**" in page
     assert "## How to fix" in page and checks["secret-in-context"].remedy in page
-    assert page_url("context-budget").endswith("/docs/checks/context-budget.md")
 
 
-def test_the_home_is_the_one_the_package_declares() -> None:
-    import tomllib
+# -- no borrowed home: the project's URLs are one setting, `[output] docs_url` (#39) -------
 
-    from context_doctor.render.check_pages import HOMEPAGE
+BORROWED = "synthesisengineering/context-doctor"
 
-    declared = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert declared["project"]["urls"]["Homepage"] == HOMEPAGE
+
+def test_the_package_names_no_home_it_does_not_have() -> None:
+    """No repository of that name exists: the package must not claim it as its home."""
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert BORROWED not in text
+    for module in (REPO_ROOT / "context_doctor").rglob("*.py"):
+        assert BORROWED not in module.read_text(encoding="utf-8"), module
+
+
+def test_a_page_url_is_built_only_from_the_setting() -> None:
+    assert page_url("context-budget", None) is None
+    assert (
+        page_url("context-budget", "https://docs.example.org/context-doctor/")
+        == "https://docs.example.org/context-doctor/checks/context-budget.md"
+    )

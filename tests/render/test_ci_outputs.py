@@ -20,7 +20,7 @@ from support import Doctor, MakeRepo, template_tail
 from syrupy.assertion import SnapshotAssertion
 
 from context_doctor.pipeline.registry import load_checks
-from context_doctor.render.check_pages import HOMEPAGE, page_url
+from context_doctor.render.check_pages import page_url, render_page
 from context_doctor.render.github import render_github
 from context_doctor.report.findings import Finding, Severity
 from context_doctor.report.report import Report
@@ -79,14 +79,16 @@ def test_one_rule_per_selected_check_with_help(
     assert [rule["id"] for rule in rules] == sorted(registry)
     for rule in rules:
         spec = registry[rule["id"]]
-        assert rule["help"]["text"].startswith(spec.explanation)
+        assert spec.explanation in rule["help"]["text"]
         assert spec.remedy in rule["help"]["text"]
         assert rule["shortDescription"]["text"] == spec.summary
         assert rule["defaultConfiguration"]["level"] in ("error", "warning")
-        # As GitHub code scanning documents them (SPEC §6): a page per rule, Markdown help.
-        assert rule["helpUri"] == page_url(spec.name)
+        # As GitHub code scanning documents them: Markdown help, the rule's whole page (no
+        # link without `[output] docs_url`: no address of ours is published, #39).
+        assert "helpUri" not in rule
         assert spec.remedy in rule["help"]["markdown"]
-        assert f"]({page_url(spec.name)})" in rule["help"]["markdown"]
+        assert render_page(spec).partition("\n\n")[2] in rule["help"]["markdown"]
+        assert "](http" not in rule["help"]["markdown"]
         secret = "secret" in spec.name.split("-")
         assert ("security" in rule["properties"]["tags"]) is secret
         assert ("security-severity" in rule["properties"]) is secret
@@ -96,7 +98,37 @@ def test_one_rule_per_selected_check_with_help(
         r["id"] for r in rules if "security" in r["properties"]["tags"]
     }
     driver = document["runs"][0]["tool"]["driver"]
-    assert driver["informationUri"] == HOMEPAGE
+    assert "informationUri" not in driver
+    assert "synthesisengineering" not in json.dumps(document)
+
+
+def test_docs_url_links_the_driver_and_every_built_in_rule(
+    scenario_repo: Callable[[str], Path],
+    doctor: Doctor,
+    sarif_validator: Draft4Validator,
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "context-doctor.toml"
+    config.write_text('[output]\ndocs_url = "https://docs.example.org/cd/"\n', encoding="utf-8")
+    document = sarif(doctor, scenario_repo("demo"), "--config", str(config))
+    sarif_validator.validate(document)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://docs.example.org/cd"
+    for rule in driver["rules"]:
+        page = f"https://docs.example.org/cd/checks/{rule['id']}.md"
+        assert rule["helpUri"] == page == page_url(rule["id"], "https://docs.example.org/cd")
+        assert f"]({page})" in rule["help"]["markdown"]
+
+
+@pytest.mark.parametrize("value", ['"docs.example.org"', '""', "3", '"https://a b"'])
+def test_a_docs_url_that_is_no_web_address_is_refused(
+    scenario_repo: Callable[[str], Path], doctor: Doctor, tmp_path: Path, value: str
+) -> None:
+    config = tmp_path / "context-doctor.toml"
+    config.write_text(f"[output]\ndocs_url = {value}\n", encoding="utf-8")
+    run = doctor("check", "--source", str(scenario_repo("demo")), "--config", str(config))
+    assert run.exit_code == 2, run.stdout
+    assert "output.docs_url" in run.stderr
 
 
 def test_rules_follow_the_selection(
