@@ -191,27 +191,89 @@ def single_project_id(
     return layout.name or pushed or origin_name(repository) or repository.toplevel.name
 
 
-def _source_for_path(path: Path, what: str) -> Source:
-    """A PATH argument: a source or project directory, or what holds a file or folder.
+def _source_for_path(path: Path, what: str, *, one_project: bool = False) -> Source:
+    """A PATH argument, a ``--project`` or a file: the source holding it, narrowed to the
+    project it lies in (docs/layouts.md "One path, one project").
 
-    ``check FILE`` (or a folder inside a project, such as ``sessions/``) audits the
-    project holding it; a file in a source but in no project audits that source.
+    ``check DIR``, ``check --project DIR`` and ``check DIR/CONTEXT.md`` find one project the
+    same way: walk up from the folder to the layout that holds it (a declared ``[layout]``,
+    the nearest ``projects/index.yaml``, the repository root's detected layout), then keep
+    the project the path lies in. A subfolder of a corpus is never a single-project
+    repository of its own; only a folder no layout above holds is audited by its own
+    record (a monorepo's tool keeping its ``CONTEXT.md``). A file or folder in a source but
+    in no project audits that source; ``one_project`` (``--project``) refuses it instead.
     """
-    if path.is_dir() and (
-        (path / DEFAULT_PROJECTS_DIR).is_dir() or _declared(path) or detect(path) is not None
-    ):
-        return _source_for_directory(path, what)
     start = path if path.is_dir() else path.parent
-    found = _holder(start, repository_for(start).toplevel)
-    if found is None and path.is_dir():
-        return _source_for_directory(path, what)  # says what a directory should hold
-    if found is None:
+    if (
+        one_project
+        and (start / DEFAULT_PROJECTS_DIR).is_dir()
+        and not (start / "CONTEXT.md").exists()
+    ):
+        raise DoctorError(
+            f"{what} {path} is a knowledge repository (it holds projects/), not one project",
+            f"use --source {path}, or --project {path / DEFAULT_PROJECTS_DIR}/<id>",
+        )
+    top = repository_for(start).toplevel
+    source = _holding_source(start, top)
+    if source is None:
+        if path.is_dir():
+            return _source_for_directory(path, what)  # says what a directory should hold
         raise DoctorError(
             f"{what} {path} is in no project and no source (no projects/index.yaml at or "
-            "above it, no CONTEXT.md at its repository root)",
+            "above it, no layout at its repository root)",
             "point at a knowledge repository, a project, or a file inside one",
         )
-    return found
+    _narrow(source, start)
+    if one_project and source.only is None and not source.is_single_project:
+        raise DoctorError(
+            f"{what} {path} is in source {source.root} but in none of its projects",
+            f"use --source {source.root}, or name a project folder inside {source.projects_path}",
+        )
+    return source
+
+
+def _holding_source(start: Path, top: Path) -> Source | None:
+    """The source whose layout holds ``start``: declared, else the nearest corpus at or
+    above it, else the repository root's layout, else the nearest folder whose own record
+    is a layout (when nothing above holds it)."""
+    declared = _declared(start)
+    if declared is not None:
+        return declared
+    if (start / DEFAULT_PROJECTS_DIR).is_dir():
+        return _source(start.name, start, DEFAULT_PROJECTS_DIR)
+    upwards = _up_to(start, top)
+    for directory in upwards:
+        parent = directory.parent
+        is_project = not directory.name.startswith((".", "_")) and directory != top
+        if is_project and (parent / "index.yaml").is_file():  # a project, CONTEXT.md or not
+            return _source(parent.parent.name, parent.parent, parent.name)
+        if (directory / DEFAULT_PROJECTS_DIR / "index.yaml").is_file():
+            return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
+    if top in upwards:
+        if (top / DEFAULT_PROJECTS_DIR).is_dir():
+            return _source(top.name, top, DEFAULT_PROJECTS_DIR)
+        detected = detect(top)
+        if detected is not None:
+            return _layout_source(top, detected, repository_for(top))
+    for directory in upwards:
+        if directory == top:
+            break
+        detected = detect(directory)
+        if detected is not None:
+            return _layout_source(directory, detected, repository_for(directory))
+    return None
+
+
+def _narrow(source: Source, start: Path) -> None:
+    """Narrow a many-project source to the project ``start`` lies in, if it lies in one."""
+    if source.is_single_project:
+        return
+    folder = source.projects_path
+    if start == folder or not start.is_relative_to(folder):
+        return
+    name = start.relative_to(folder).parts[0]
+    if not name.startswith((".", "_")):
+        source.only = {name}
 
 
 def _source_for_working_directory(here: Path) -> Source:
@@ -255,47 +317,6 @@ def _up_to(start: Path, top: Path) -> list[Path]:
     if not start.is_relative_to(top):
         return [start]
     return [start, *[parent for parent in start.parents if parent.is_relative_to(top)]]
-
-
-def _holder(start: Path, top: Path) -> Source | None:
-    """The project holding ``start`` (narrowed source), else the source holding it."""
-    for directory in _up_to(start, top):
-        parent = directory.parent
-        is_project = not directory.name.startswith((".", "_")) and directory != top
-        if is_project and (parent / "index.yaml").is_file():  # a project, CONTEXT.md or not
-            return _source(parent.parent.name, parent.parent, parent.name, only={directory.name})
-        if (directory / DEFAULT_PROJECTS_DIR / "index.yaml").is_file():
-            return _source(directory.name, directory, DEFAULT_PROJECTS_DIR)
-        if directory == top:
-            declared = _declared(directory)
-            if declared is not None:
-                return declared
-            detected = detect(directory)
-            if detected is not None:
-                return _layout_source(directory, detected, repository_for(directory))
-    return None
-
-
-def _project_source(path: Path, what: str) -> Source:
-    """One project: inside a projects directory, or a single-project repository."""
-    parent = path.parent
-    repository = repository_for(path)
-    if (path / DEFAULT_PROJECTS_DIR).is_dir() and not (path / "CONTEXT.md").exists():
-        raise DoctorError(
-            f"{what} {path} is a knowledge repository (it holds projects/), not one project",
-            f"use --source {path}, or --project {path / DEFAULT_PROJECTS_DIR}/<id>",
-        )
-    if not (parent / "index.yaml").is_file() and repository.toplevel == path:
-        declared = _declared(path)
-        if declared is not None:
-            return declared
-        detected = detect(path)
-        if detected is None:
-            raise no_layout_error(path, what)
-        return _layout_source(path, detected, repository)
-    if not (path / "CONTEXT.md").exists() and not (parent / "index.yaml").is_file():
-        raise no_layout_error(path, what)
-    return _source(parent.parent.name, parent.parent, parent.name, only={path.name})
 
 
 NO_PROJECTS_DIR = "no projects_dir"
@@ -647,7 +668,9 @@ def _discover(
     for raw in sources:
         found.append(_source_for_directory(_existing_directory(raw, "source"), "source"))
     for raw in projects:
-        found.append(_project_source(_existing_directory(raw, "project"), "project"))
+        found.append(
+            _source_for_path(_existing_directory(raw, "project"), "project", one_project=True)
+        )
     for raw in paths:
         path = _existing_path(raw, "path")
         if path.is_dir() and is_vault(path) and not _holds_projects(path):
