@@ -6,9 +6,11 @@ extra ``[mcp]``), the installer :mod:`context_doctor.mcp.clients`.
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import shlex
+import sys
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import click
 
@@ -27,15 +29,60 @@ from context_doctor.mcp.clients import (
 )
 from context_doctor.write import repository_root
 
-EXTRA = "pip install 'context-doctor[mcp]'"
+PACKAGE = "context-doctor"
+
+
+def install_extra_command() -> str:
+    """The command that installs the ``[mcp]`` extra where this doctor runs.
+
+    The project is not on PyPI, so ``pip install 'context-doctor[mcp]'`` finds nothing:
+    the extra comes from where the doctor itself was installed from, as pip recorded it
+    (``direct_url.json``: a checkout, or a git URL), else from this package's own checkout,
+    into this interpreter (``python -m pip``: the environment that runs the doctor, a
+    pipx one included).
+    """
+    python = shlex.quote(sys.executable or "python3")
+    origin = _installed_from()
+    if origin is not None and origin.startswith("git+"):
+        requirement = f"{PACKAGE}[mcp] @ {origin}"
+    else:
+        requirement = f"{origin or '/path/to/your/context-doctor/checkout'}[mcp]"
+    return f"{python} -m pip install {shlex.quote(requirement)}"
+
+
+def _installed_from() -> str | None:
+    """The checkout (a folder) or ``git+URL`` this package was installed from, if known."""
+    from importlib import metadata
+
+    try:
+        recorded = metadata.distribution(PACKAGE).read_text("direct_url.json")
+        direct = json.loads(recorded) if recorded else {}
+    except (metadata.PackageNotFoundError, ValueError, OSError):
+        direct = {}
+    url = direct.get("url") if isinstance(direct, dict) else None
+    if isinstance(url, str):
+        parsed = urlparse(url)
+        vcs = direct.get("vcs_info")
+        if isinstance(vcs, dict) and vcs.get("vcs") == "git":
+            return f"git+{url}"
+        if parsed.scheme == "file" and Path(unquote(parsed.path)).is_dir():
+            return unquote(parsed.path)
+    checkout = Path(__file__).resolve().parent.parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "context_doctor").is_dir():
+        return str(checkout)
+    return None
 
 
 def _require_sdk() -> None:
-    if importlib.util.find_spec("mcp") is None:
+    """Exit 2 unless the MCP SDK imports (present is not enough: a broken install raises)."""
+    try:
+        import mcp.server  # noqa: F401
+        import mcp_types  # noqa: F401
+    except ImportError:
         raise DoctorError(
-            "the MCP server needs the official MCP Python SDK, which is not installed here",
-            f"install the optional extra: {EXTRA}",
-        )
+            "the MCP server needs the official MCP Python SDK, which does not import here",
+            f"install the optional extra `[mcp]` from the checkout: `{install_extra_command()}`",
+        ) from None
 
 
 @click.group("mcp", invoke_without_command=True)
@@ -50,7 +97,8 @@ def mcp_group(ctx: click.Context, allow_writes: bool) -> None:
 
     Tools: check (the structured report), explain, status; with --allow-writes also
     edit and log_add. `mcp install CLIENT` registers the server in a client's config.
-    Needs the optional extra: pip install 'context-doctor[mcp]'.
+    Needs the optional extra `[mcp]` (the project is not on PyPI: install it from
+    your checkout, `pip install '/path/to/checkout[mcp]'`).
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -97,7 +145,7 @@ def install_command(
     not own; refuses (exit 1, nothing written) a file that is not a JSON object or is a
     symlink. Exit 2 when the client's config directory does not exist, when --scope
     project runs outside a git repository or names claude-desktop (it has no project
-    file), or when the MCP SDK is not installed.
+    file), or when the MCP SDK does not import (--print included).
     """
     with guarded(False, False):
         project = scope == "project"
@@ -108,10 +156,11 @@ def install_command(
             project_config_path(client, Path.cwd())  # DoctorError: the client has no project file
             repository = _repository()
             path = project_config_path(client, repository)
+        # The entry starts a server this installation must be able to run, printed or not.
+        _require_sdk()
         if print_entry:
             click.echo(json.dumps({SERVERS_KEY[client]: {SERVER_NAME: entry}}, indent=2))
             return
-        _require_sdk()
         done = install(client, path, entry, repository=repository)
         if not done.changed:
             click.echo(escape_text(f"{client}: {SERVER_NAME} is already registered in {done.path}"))

@@ -1,6 +1,6 @@
 """``context-doctor mcp``: the doctor's tools over the Model Context Protocol (stdio).
 
-Built on the official Python SDK (the optional extra ``context-doctor[mcp]``).
+Built on the official Python SDK (the optional extra ``[mcp]``).
 Tools: ``check`` (the structured docs/output.md report), ``explain``, ``status``; with
 ``--allow-writes`` also ``edit`` (the fail-closed editor) and ``log_add``.
 
@@ -20,6 +20,7 @@ a write. A relative or missing path resolves against the client's roots
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -235,6 +236,13 @@ class DoctorServer(MCPServer[Any]):
             ) from None
 
 
+def prose(docstring: str) -> str:
+    """A docstring as a client shows it: each paragraph one line, its source indentation and
+    line breaks gone (a description is text, not the layout of this file)."""
+    paragraphs = (" ".join(block.split()) for block in re.split(r"\n\s*\n", docstring))
+    return "\n\n".join(paragraph for paragraph in paragraphs if paragraph)
+
+
 def build(*, allow_writes: bool) -> DoctorServer:
     tool_list: list[Tool] = []
     chosen: Sequence[tuple[Callable[..., Awaitable[Any]], str]] = READ_TOOLS + (
@@ -245,6 +253,7 @@ def build(*, allow_writes: bool) -> DoctorServer:
         tool = Tool.from_function(
             function,
             title=title,
+            description=prose(function.__doc__ or ""),
             annotations=_WRITES if (function, title) in WRITE_TOOLS else _READS,
             structured_output=function is not explain,
         )

@@ -212,22 +212,50 @@ def test_writes_only_with_allow_writes(make_repo: MakeRepo, tmp_path: Path) -> N
     assert f"## {TODAY} — second session" in log.read_text()
 
 
-@pytest.mark.parametrize("missing", ["mcp"])
-def test_without_the_extra_the_server_says_how_to_install_it(
-    tmp_path: Path, doctor: Doctor, monkeypatch: pytest.MonkeyPatch, missing: str
-) -> None:
-    import importlib.util
+def _sdk_unimportable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDK as a broken installation leaves it: ``import mcp`` raises ImportError."""
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "mcp_types"))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "mcp", None)
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *args: None if name == missing else real(name, *args),
-    )
-    run = doctor("mcp")
-    assert run.exit_code == 2
-    assert "pip install 'context-doctor[mcp]'" in run.stderr
+
+@pytest.mark.parametrize(
+    "args", [("mcp",), ("mcp", "install", "claude-code", "--print")], ids=["serve", "print"]
+)
+def test_without_the_sdk_the_doctor_says_how_to_install_it_from_the_checkout(
+    doctor: Doctor, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    """The project is not on PyPI: the remedy installs the extra from where the doctor came
+    from (here the editable checkout the suite runs), into the interpreter that runs it."""
+    from conftest import REPO_ROOT
+
+    _sdk_unimportable(monkeypatch)
+    run = doctor(*args)
+    assert run.exit_code == 2, run.stdout
+    assert run.stdout == ""
+    assert f"-m pip install '{REPO_ROOT}[mcp]'" in run.stderr
+    assert "'context-doctor[mcp]'" not in run.stderr
     assert run.stderr.count("\n") == 1
+
+
+def test_print_with_the_sdk_prints_the_entry(doctor: Doctor) -> None:
+    import json
+
+    run = doctor("mcp", "install", "claude-code", "--print")
+    assert run.exit_code == 0, run.stderr
+    assert "context-doctor" in json.loads(run.stdout)["mcpServers"]
+
+
+def test_tool_descriptions_reach_the_client_as_prose(tmp_path: Path) -> None:
+    """A docstring's indentation is source layout, not text a client should show."""
+
+    async def body(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    for tool in session(tmp_path, "--allow-writes", body=body):
+        assert tool.description, tool.name
+        assert "\n " not in tool.description, (tool.name, tool.description)
+        assert tool.description == tool.description.strip()
 
 
 def test_tools_follow_the_protocols_conventions(tmp_path: Path) -> None:
