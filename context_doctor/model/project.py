@@ -23,7 +23,8 @@ from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions
 from context_doctor.model.currency import AsOfMarker, OpenItem, as_of_markers, open_items
-from context_doctor.model.documents import Document, HeaderField
+from context_doctor.model.document_facts import HeaderField
+from context_doctor.model.documents import Document
 from context_doctor.model.header import (
     completion_reading,
     fields_named,

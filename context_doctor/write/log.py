@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING
 from context_doctor.errors import DoctorError
 from context_doctor.guards.yamlio import careful_load
 from context_doctor.layouts import IN_CONTEXT
-from context_doctor.model.documents import Document, Heading
+from context_doctor.model.document_facts import Heading
+from context_doctor.model.documents import Document
 from context_doctor.model.header import fields_named, last_session_field, section_range
 from context_doctor.model.sessions import (
     ITEM,
