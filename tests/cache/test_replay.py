@@ -193,7 +193,7 @@ def test_a_run_soon_after_an_edit_and_one_later_share_the_key(
     path.write_text(path.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
     expected, replayed = audit(doctor, root)  # the edited file is racy now
     assert not replayed
-    monkeypatch.setattr(replay, "RACY_SECONDS", 0)  # "a minute later": nothing is racy
+    monkeypatch.setattr(keys, "RACY_SECONDS", 0)  # "a minute later": nothing is racy
     data, replayed = audit(doctor, root)
     assert replayed
     assert data == expected
@@ -313,10 +313,10 @@ def test_files_not_directories_count_towards_the_cap(
         (deep / f"d{number}").mkdir(parents=True)
     material = keys.Material(b"s" * 32)
     walk = keys.TreeWalk(material, {})
-    monkeypatch.setattr(replay, "MAX_ENTRIES", sum(1 for p in root.rglob("*") if p.is_file()))
+    monkeypatch.setattr(keys, "MAX_ENTRIES", sum(1 for p in root.rglob("*") if p.is_file()))
     walk.walk(root)  # every file fits, the 30 directories do not count
     assert walk.directories >= 30
-    monkeypatch.setattr(replay, "MAX_ENTRIES", walk.files - 1)
+    monkeypatch.setattr(keys, "MAX_ENTRIES", walk.files - 1)
     with pytest.raises(keys.Unkeyable):
         keys.TreeWalk(material, {}).walk(root)
 
