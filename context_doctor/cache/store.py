@@ -68,7 +68,7 @@ from context_doctor.cache.codec import (
 from context_doctor.cache.secret import machine_secret
 from context_doctor.errors import DoctorError
 from context_doctor.git import history as git_history
-from context_doctor.git.history import Commit, History, Scope
+from context_doctor.git.commits import Commit, History, Scope
 from context_doctor.git.repository import Repository
 from context_doctor.version import __version__
 from context_doctor.write import (

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
 
-from context_doctor.git.history import ProjectCommit
+from context_doctor.git.commits import ProjectCommit
 from context_doctor.model.currency import AsOfMarker, lags
 from context_doctor.model.header import fields_named
 from context_doctor.model.project import Project

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from context_doctor.errors import HistoryUnavailable
-from context_doctor.git.history import ProjectCommit
+from context_doctor.git.commits import ProjectCommit
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions

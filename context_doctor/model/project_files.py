@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
+from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.history import Scope
 from context_doctor.git.repository import Repository
 from context_doctor.guards.limits import kind_of, resolves_within
 from context_doctor.layouts import IN_CONTEXT, Layout
