@@ -44,19 +44,17 @@ from context_doctor.write.edit import (
     DecodedText,
     EditRefused,
     EditResult,
-    Gates,
     Splice,
     apply_splices,
     decode,
     decoded_text,
-    judge,
-    last_session,
     plan_delete_line,
     plan_insert_before,
     plan_replace,
     plan_set_field,
     unified_diff,
 )
+from context_doctor.write.gates import Gates, judge, last_session
 
 MAX_EDITS = 1000
 MAX_EDITS_BYTES = 16 << 20
