@@ -13,7 +13,7 @@ import msgspec
 
 from context_doctor.cache.codec import encode
 from context_doctor.cache.store import MAX_KEPT_DOCUMENTS, Entries, Store, decode_entry
-from context_doctor.freshness.grades import declares_in_bytes
+from context_doctor.freshness.files import declares_in_bytes
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.model import document_facts
 from context_doctor.model.document_facts import DocumentFacts

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from context_doctor.config.settings import find_config, validate_config
 from context_doctor.errors import DoctorError
-from context_doctor.freshness.grades import discover_files
+from context_doctor.freshness.files import discover_files
 from context_doctor.git.repository import (
     Repository,
     origin_name,
