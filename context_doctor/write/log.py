@@ -63,8 +63,9 @@ from context_doctor.model.sessions import (
 )
 from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.report.findings import SetEntryField
-from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
+from context_doctor.write.apply import ApplyResult, Batch, as_edit_refusal
 from context_doctor.write.edit import EditRefused, Splice
+from context_doctor.write.edits_file import Edit
 from context_doctor.write.fixes import NotApplicable, set_entry_field
 from context_doctor.write.gates import Gates
 
