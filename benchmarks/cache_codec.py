@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.cache.store import DOCUMENTS_FILE, HISTORY_FILE, Store
-from context_doctor.git.history import Scope
+from context_doctor.git.commits import Scope
 from context_doctor.git.repository import Repository
-from context_doctor.model.documents import DocumentFacts
+from context_doctor.model.document_facts import DocumentFacts
 
 
 def _median(rounds: int, step: Callable[[], object]) -> float:

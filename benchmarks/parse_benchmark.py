@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from context_doctor.model import documents
+from context_doctor.model import document_facts
 from context_doctor.model.plain_blocks import plain_blocks
 
 
@@ -32,21 +32,21 @@ def _files(folders: list[Path]) -> list[tuple[bytes, bool]]:
     return found
 
 
-def _parse_all(files: list[tuple[bytes, bool]]) -> tuple[float, list[documents.DocumentFacts]]:
+def _parse_all(files: list[tuple[bytes, bool]]) -> tuple[float, list[document_facts.DocumentFacts]]:
     started = time.process_time()
-    facts = [documents.facts_of_bytes(raw, links) for raw, links in files]
+    facts = [document_facts.facts_of_bytes(raw, links) for raw, links in files]
     return time.process_time() - started, facts
 
 
 def _markdown_it_only(
-    run: Callable[[], tuple[float, list[documents.DocumentFacts]]],
-) -> tuple[float, list[documents.DocumentFacts]]:
-    scan = documents.plain_blocks
-    documents.plain_blocks = lambda _text: None  # type: ignore[assignment]
+    run: Callable[[], tuple[float, list[document_facts.DocumentFacts]]],
+) -> tuple[float, list[document_facts.DocumentFacts]]:
+    scan = document_facts.plain_blocks
+    document_facts.plain_blocks = lambda _text: None  # type: ignore[assignment]
     try:
         return run()
     finally:
-        documents.plain_blocks = scan
+        document_facts.plain_blocks = scan
 
 
 def main() -> int:
@@ -55,11 +55,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     files = _files(args.folders)
-    documents.load_parsers()
+    document_facts.load_parsers()
     scanned = sum(
         1
         for raw, _ in files
-        if (text := documents.decode(raw)[0]) is not None and plain_blocks(text) is not None
+        if (text := document_facts.decode(raw)[0]) is not None and plain_blocks(text) is not None
     )
     times: dict[str, list[float]] = {"doctor": [], "markdown-it only": []}
     differ = 0

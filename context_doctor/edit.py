@@ -11,15 +11,10 @@ write path itself and keeps its flags.
 
 from context_doctor.write import apply as _apply
 from context_doctor.write import log as _log
-from context_doctor.write.apply import ApplyResult, Edit
-from context_doctor.write.edit import (
-    BODY_CURRENT,
-    BODY_LAGS,
-    BODY_UNVERIFIABLE,
-    EditRefused,
-    EditResult,
-    Gates,
-)
+from context_doctor.write.apply import ApplyResult
+from context_doctor.write.edit import EditRefused, EditResult
+from context_doctor.write.edits_file import Edit
+from context_doctor.write.gates import BODY_CURRENT, BODY_LAGS, BODY_UNVERIFIABLE, Gates
 from context_doctor.write.log import LogEntry
 from context_doctor.write.vocabulary import speaking_python
 

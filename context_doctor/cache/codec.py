@@ -23,7 +23,8 @@ from typing import Annotated, Any, TypeVar
 
 import msgspec
 
-from context_doctor.git.history import Commit, History, Scope, positions, shared_zone
+from context_doctor.git.commits import Commit, History, Scope, positions
+from context_doctor.git.history import shared_zone
 
 T = TypeVar("T")
 

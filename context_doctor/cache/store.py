@@ -68,7 +68,7 @@ from context_doctor.cache.codec import (
 from context_doctor.cache.secret import machine_secret
 from context_doctor.errors import DoctorError
 from context_doctor.git import history as git_history
-from context_doctor.git.history import Commit, History, Scope
+from context_doctor.git.commits import Commit, History, Scope
 from context_doctor.git.repository import Repository
 from context_doctor.version import __version__
 from context_doctor.write import (
@@ -80,7 +80,7 @@ from context_doctor.write import (
 )
 
 if TYPE_CHECKING:
-    from context_doctor.model.documents import DocumentFacts
+    from context_doctor.model.document_facts import DocumentFacts
 
 # 3: the bodies are msgspec's MessagePack, decoded against their types entry by entry
 # (2: every file carries a tag).  The header is part of the tag, so an older file is
@@ -363,7 +363,7 @@ class Store:
     # -- document facts ------------------------------------------------------
 
     def _documents_key(self) -> str:
-        from context_doctor.model.documents import DocumentFacts  # not needed to replay
+        from context_doctor.model.document_facts import DocumentFacts
 
         return cache_key(self.code, "documents " + ",".join(DocumentFacts._fields))
 

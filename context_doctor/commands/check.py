@@ -30,7 +30,7 @@ from context_doctor.report.report import Report, plural
 from context_doctor.write import USER_NAMED, WriteRefused
 
 if TYPE_CHECKING:
-    from context_doctor.cache.replay import Invocation
+    from context_doctor.cache.keys import Invocation
     from context_doctor.config.settings import Settings
     from context_doctor.model.source import Corpus
     from context_doctor.pipeline.registry import CheckSpec
@@ -333,7 +333,7 @@ def check_command(
                 print_settings(settings, group_checks, group, config)
             return
         # A run named by paths alone may get its stored report back before the corpus is
-        # even discovered (replay.Invocation); anything else discovers, then keys.
+        # even discovered (keys.Invocation); anything else discovers, then keys.
         invocation = direct_invocation(
             paths, sources, projects, today=today, readiness=readiness, select=select,
             ignore=ignore, config=config, baseline=baseline, allow_shallow=allow_shallow,
@@ -498,7 +498,7 @@ def direct_invocation(
     as the replay keys it before discovery; None for any other run."""
     if not (paths or sources or projects):
         return None  # discovery would read console.yaml and what lies above the directory
-    from context_doctor.cache.replay import Invocation
+    from context_doctor.cache.keys import Invocation
 
     asked = (paths, sources, projects, select, ignore, config, baseline, allow_shallow)
     return Invocation(

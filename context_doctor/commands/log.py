@@ -17,7 +17,8 @@ from context_doctor.commands.common import guarded, parse_today
 from context_doctor.commands.edit import gate_options, gates_of, report_batch, report_refusal
 from context_doctor.commands.text_input import TextSource, read_input, text_option
 from context_doctor.errors import DoctorError
-from context_doctor.write.edit import EditRefused, Gates
+from context_doctor.write.edit import EditRefused
+from context_doctor.write.gates import Gates
 from context_doctor.write.log import LogEntry, LogPlace, add_entry
 
 

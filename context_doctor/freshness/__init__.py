@@ -1,7 +1,9 @@
 """pai-freshness-v1: review-age grades of Markdown files, and the writers of their markers.
 
 * :mod:`.frontmatter` - the syntax on a file (frontmatter block, timestamps, slugs, markers);
+* :mod:`.files` - which files of a tree follow the convention, and each one's frontmatter;
 * :mod:`.grades` - thresholds, A-F grades, and the graded files of a tree;
+* :mod:`.remedies` - what a freshness finding proposes;
 * :mod:`.summary` - the ``freshness`` summary of paths and its statusline cache;
 * :mod:`.writers` - ``review``, ``touch``, ``review-section`` and ``migrate``.
 

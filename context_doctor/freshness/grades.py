@@ -10,32 +10,32 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import shlex
-import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from context_doctor.freshness.files import FileRead, discover_files, read_file
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
     SECTION_MARKER,
-    Frontmatter,
     Timestamp,
     parse_timestamp,
-    read_frontmatter,
     section_slug,
     slug_of,
     split_frontmatter,
 )
+from context_doctor.freshness.remedies import (
+    derived_reviewed_remedy,
+    malformed_remedy,
+    review_command,
+    review_remedy,
+    section_remedy,
+)
 from context_doctor.guards.contain import inside, repository_root
-from context_doctor.guards.limits import TooLarge, read_limited, resolves_within
-from context_doctor.guards.walk import Walk, walk_files
 from context_doctor.model.documents import Document
-from context_doctor.model.text import BOM
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
@@ -73,8 +73,6 @@ SECTION_THRESHOLDS: dict[str, int] = {
     **dict.fromkeys(("mission", "beliefs", "models", "frames", "wisdom", "ideal_state"), 90),
     **dict.fromkeys(("2036", "traumas", "wrong"), 365),
 }
-SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "Backups", "__pycache__", ".venv"})
-HEAD_BYTES = 4096  # the first look at a file: does its frontmatter name the convention?
 
 
 # -- grading ----------------------------------------------------------------
@@ -206,125 +204,6 @@ class GradedFile:
         return (-ratio, self.order, self.rel_path)
 
 
-@dataclass
-class _Read:
-    """One file's frontmatter as read, before derived files look at their sources."""
-
-    frontmatter: Frontmatter | None
-    problem: str | None
-    text: str | None
-
-
-def _read(path: Path) -> _Read:
-    try:
-        raw = read_limited(path)
-    except TooLarge as error:
-        return _Read(None, str(error), None)
-    except OSError as error:
-        return _Read(None, f"cannot be read ({error.strerror or error})", None)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return _Read(None, f"is not valid UTF-8 (byte {error.start})", None)
-    frontmatter, problem = read_frontmatter(text)
-    return _Read(frontmatter, problem, text)
-
-
-def declares_convention(path: Path | str) -> bool:
-    """Cheap first look: does the file open with a block that names the convention?"""
-    try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return False  # a FIFO would block the first read; _read reports it
-        head = os.read(handle, HEAD_BYTES)
-    except OSError:
-        return False
-    finally:
-        os.close(handle)
-    return _head_declares(head)
-
-
-def declares_in_bytes(raw: bytes) -> bool:
-    """:func:`declares_convention`'s answer for a file whose bytes (or first 4 KiB) are ``raw``."""
-    if not raw.startswith((b"---", b"\xef\xbb\xbf---")):
-        return False  # the common case, decided without decoding (or copying) anything
-    return _head_declares(raw[:HEAD_BYTES])
-
-
-def _head_declares(head: bytes) -> bool:
-    if not head.startswith((b"---", b"\xef\xbb\xbf---")):
-        return False  # the common case, decided without decoding anything
-    text = head.decode("utf-8", "replace").removeprefix(BOM)
-    try:
-        parts = split_frontmatter(text)
-    except ValueError:  # never closed (or longer than the first look): all of it is the block
-        return CONVENTION in text
-    # Only the leading block counts: another tool's frontmatter over a body that quotes
-    # the convention (documentation of it, say) does not make the file a graded one.
-    # A block declaring another freshness convention is looked at too, to be named.
-    return parts is not None and (CONVENTION in parts[1] or _declares_other(parts[1]))
-
-
-_CONVENTION_LINE = re.compile(r"^convention[ \t]*:[ \t]*(.*)$", re.MULTILINE)
-_REVIEW_KEY = re.compile(r"^last_(?:reviewed|updated)[ \t]*:", re.MULTILINE)
-
-
-def _declares_other(block: str) -> bool:
-    """A ``convention:`` other than pai-freshness-v1 on a block that is about freshness (its
-    value names freshness, or the block carries review dates); other tools' frontmatter is
-    not ours to judge."""
-    found = _CONVENTION_LINE.search(block)
-    if found is None:
-        return False
-    return "freshness" in found.group(1).lower() or _REVIEW_KEY.search(block) is not None
-
-
-def _markdown_files(root: Path) -> Walk:
-    """Every ``*.md`` name under ``root`` (dot and skipped directories pruned), in path
-    order (component by component, as ``Path`` sorts); those the walk did not reach as a
-    regular file without crossing a symlink are its ``irregular`` ones.
-
-    The doctor's one walk (:mod:`context_doctor.guards.walk`): a symlinked directory is never
-    entered, a directory that cannot be listed is passed over.  A regular file reached
-    that way lies inside ``root`` by construction, so it needs no ``realpath`` of its own.
-    """
-    return walk_files(
-        root,
-        wanted=lambda name: name.endswith(".md"),
-        enter=_entered,
-        regular_only=False,
-        order=lambda path: path.split("/"),
-    )
-
-
-def _entered(name: str) -> bool:
-    return not name.startswith(".") and name not in SKIPPED_DIRECTORIES
-
-
-def discover_files(root: Path, known: Mapping[str, bool] | None = None) -> Iterator[Path]:
-    """Markdown files under ``root`` that declare the convention (dot directories skipped).
-
-    In path order (component by component, as ``Path`` sorts).  A symlink out of the
-    tree is never opened: only a file reached through a symlink is resolved.  ``known``:
-    the answer for files whose bytes the run has already read (the tier files, read by
-    ``store.prepare``), by absolute path: they are not opened again.
-    """
-    known = known or {}
-    walk = _markdown_files(root)
-    for name in walk.files:
-        if name not in walk.irregular:
-            declares = known.get(name)
-            if declares if declares is not None else declares_convention(name):
-                yield Path(name)
-            continue
-        path = Path(name)
-        if path.is_file() and resolves_within(path, root) and declares_convention(path):
-            yield path
-
-
 def _days(today: date, day: date | None) -> int | None:
     return None if day is None else (today - day).days
 
@@ -395,12 +274,12 @@ def grade_files(
             seen.add(path.resolve())
             entries.append((None, path))
 
-    reads: dict[Path, _Read] = {}
+    reads: dict[Path, FileRead] = {}
 
-    def read_once(path: Path) -> _Read:
+    def read_once(path: Path) -> FileRead:
         key = path.resolve()
         if key not in reads:
-            reads[key] = _read(path)
+            reads[key] = read_file(path)
         return reads[key]
 
     graded: list[GradedFile] = []
@@ -432,7 +311,7 @@ def grade_files(
                     "freshness-malformed",
                     f"frontmatter: {read.problem}",
                     1,
-                    remedy=_malformed_remedy(item.rel_path),
+                    remedy=malformed_remedy(item.rel_path),
                 )
             )
             continue
@@ -444,7 +323,7 @@ def grade_files(
                     "freshness-never-reviewed",
                     "the file has no freshness frontmatter",
                     1,
-                    remedy=_review_remedy(item.rel_path, None, "Review it"),
+                    remedy=review_remedy(item.rel_path, None, "Review it"),
                 )
             )
             continue
@@ -482,7 +361,7 @@ def grade_files(
                     "freshness-malformed",
                     f"last_updated `{updated.raw}` is not a real date",
                     front.lines.get("last_updated"),
-                    remedy=_malformed_remedy(item.rel_path),
+                    remedy=malformed_remedy(item.rel_path),
                 )
             )
         item.age_days = _days(today, updated.day if updated else None)
@@ -503,7 +382,7 @@ def grade_files(
                         "freshness-derived-reviewed",
                         f"a derived file carries its own last_reviewed; reviews belong on {derived}",
                         reviewed_field_line,
-                        remedy=_derived_reviewed_remedy(
+                        remedy=derived_reviewed_remedy(
                             item.rel_path,
                             (rel(source_path), source_path)
                             if isinstance(source_path, Path)
@@ -578,18 +457,6 @@ def grade_files(
     return graded
 
 
-def _section_remedy(rel_path: str, slug: str) -> str:
-    if not slug:
-        return (
-            "Give the heading words outside its parentheses (its slug is empty, so "
-            "`freshness review-section` cannot name it), then review the section."
-        )
-    return (
-        "Review the section, then run `context-doctor freshness review-section "
-        f"{shlex.quote(rel_path)} {shlex.quote(slug)}`."
-    )
-
-
 def _section_problems(
     sections: list[SectionMark],
     today: date,
@@ -613,7 +480,7 @@ def _section_problems(
                     "section-freshness-overdue",
                     f"section `## {section.heading}` {what}",
                     section.line,
-                    _section_remedy(rel_path, section.slug),
+                    section_remedy(rel_path, section.slug),
                 )
             )
             continue
@@ -627,7 +494,7 @@ def _section_problems(
                     f"({section.marked}), over the {threshold}-day threshold for "
                     f"`{section.slug or '(no slug)'}`",
                     section.line,
-                    _section_remedy(rel_path, section.slug),
+                    section_remedy(rel_path, section.slug),
                 )
             )
     return found
@@ -675,62 +542,6 @@ def _resolve_source(root: Path, path: Path, derived: str) -> Path | _Outside | N
     return OUTSIDE if outside else None
 
 
-def review_command(
-    rel_path: str, data: Mapping[str, Any] | None, readable: bool = True
-) -> str | None:
-    """The command that records a review of ``rel_path``, or None when the writers refuse it.
-
-    ``data`` is the file's frontmatter (None: it has none). `freshness review` refuses a file
-    without the convention (migrate it first), one declaring another convention, and a
-    derived file: a remedy never proposes a command that would fail.
-    """
-    if not readable:
-        return None
-    quoted = shlex.quote(rel_path)
-    review = f"context-doctor freshness review {quoted}"
-    if data is None or data.get("convention") is None:
-        return f"context-doctor freshness migrate {quoted} && {review}"
-    if data.get("convention") != CONVENTION or data.get("derived_from"):
-        return None
-    return review
-
-
-def _review_remedy(
-    rel_path: str, data: Mapping[str, Any] | None, lead: str, readable: bool = True
-) -> str:
-    command = review_command(rel_path, data, readable)
-    if not readable:
-        return f"{_malformed_remedy(rel_path)[:-1]}; then review it with its owner."
-    if command is None:
-        return (
-            f"{lead} with its owner and record `last_reviewed` in {rel_path}'s frontmatter by "
-            f"hand (the doctor's writers refuse it: it is derived, or not {CONVENTION})."
-        )
-    return f"{lead} with its owner, then run `{command}`."
-
-
-def _derived_reviewed_remedy(
-    rel_path: str, source: tuple[str, Path] | None, read: Callable[[Path], _Read]
-) -> str:
-    drop = f"Remove `last_reviewed` from {rel_path}"
-    if source is None:
-        return f"{drop}; its source cannot be found, so point `derived_from` at it, then review it."
-    source_rel, source_path = source
-    source_read = read(source_path)
-    data = source_read.frontmatter.data if source_read.frontmatter else None
-    command = review_command(source_rel, data, source_read.problem is None)
-    if command is None:
-        return f"{drop} and review its source, {source_rel}, by hand."
-    return f"{drop} and review its source instead (`{command}`)."
-
-
-def _malformed_remedy(rel_path: str) -> str:
-    return (
-        f"Fix the frontmatter of {rel_path} by hand: a leading `---` YAML block whose dates are "
-        "ISO-8601 (a day, or a datetime with its offset)."
-    )
-
-
 def _judge_review(
     item: GradedFile,
     reviewed: Timestamp | None,
@@ -744,7 +555,7 @@ def _judge_review(
     file itself, or a derived file's source) and its frontmatter, for the remedies."""
     whose = f" (of its source {of_source})" if of_source else ""
     target_path, target_data, readable = target
-    review = _review_remedy(
+    review = review_remedy(
         target_path,
         target_data,
         "Review it" if of_source is None else f"Review {target_path}",
@@ -756,7 +567,7 @@ def _judge_review(
                 "freshness-malformed",
                 f"last_reviewed{whose} `{reviewed.raw}` is not a real date",
                 line,
-                remedy=_malformed_remedy(target_path),
+                remedy=malformed_remedy(target_path),
             )
         )
         reviewed = None

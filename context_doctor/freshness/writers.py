@@ -29,9 +29,7 @@ reads the clock.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import shlex
 import stat
 from collections.abc import Callable
@@ -42,10 +40,10 @@ from itertools import count
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.nodes import Node, ScalarNode
 
 from context_doctor.errors import DoctorError
+from context_doctor.freshness.block_edit import block_pairs, edit_block, node_shape, yaml_scalar
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
     SECTION_MARKER,
@@ -55,7 +53,6 @@ from context_doctor.freshness.frontmatter import (
 )
 from context_doctor.model.text import (
     BOM,
-    LINE_BREAK,
     decode_utf8,
     lines_with_ends,
     newline_of,
@@ -200,7 +197,7 @@ def _review_section(current: _File, path: Path, slug: str, by: str, now: datetim
     updates = {"last_updated": timestamp_text(now), "last_updated_by": by}
     if marker_unchanged and _holds(current, updates):
         return None
-    new_block = _edit_block(current, updates)
+    new_block = _block_edited(current, updates)
     new_body = "".join(lines)
     new_text = _assemble(current.bom, _new_head(current, new_block), new_body)
 
@@ -269,13 +266,15 @@ def _plan_migration(current: _File, now: datetime, by: str) -> _Migration | None
         updates["convention"] = CONVENTION
     if current.head is not None:
         new_text = _assemble(
-            current.bom, _new_head(current, _edit_block(current, updates)), current.body
+            current.bom, _new_head(current, _block_edited(current, updates)), current.body
         )
         injected = True
     else:
         _refuse_buried_block(current)
         nl = current.newline
-        block = "".join(f"{key}: {_scalar(key, value, None)}{nl}" for key, value in updates.items())
+        block = "".join(
+            f"{key}: {yaml_scalar(key, value, None)}{nl}" for key, value in updates.items()
+        )
         new_text = _assemble(current.bom, f"---{nl}{block}---{nl}", current.body)
         injected = False
 
@@ -434,38 +433,18 @@ def _present(data: dict[str, Any], key: str) -> bool:
     return data.get(key) not in (None, "")
 
 
-# -- frontmatter edits --------------------------------------------------------
+# -- frontmatter edits (freshness/block_edit.py) -----------------------------
 
 
-def _compose(block: str) -> MappingNode | None:
-    node = YAML(typ="rt").compose(block)
-    if node is None or isinstance(node, MappingNode):
-        return node
-    raise ValueError("the frontmatter is not a mapping of keys to values")
-
-
-def _pairs(block: str) -> list[tuple[str, Node]]:
-    node = _compose(block)
-    if node is None:
-        return []
-    return [(str(key.value), value) for key, value in node.value]
-
-
-def _shape(node: Node) -> Any:
-    """A comparable picture of a node: tag, style and value, recursively."""
-    if isinstance(node, ScalarNode):
-        return ("scalar", node.tag, node.style, node.value)
-    if isinstance(node, SequenceNode):
-        return ("sequence", node.tag, [_shape(item) for item in node.value])
-    if isinstance(node, MappingNode):
-        return ("mapping", node.tag, [(_shape(k), _shape(v)) for k, v in node.value])
-    return ("other", node.tag)
+def _block_edited(current: _File, updates: dict[str, str]) -> str:
+    assert current.block is not None
+    return edit_block(current.block, updates, shown=current.shown, newline=current.newline)
 
 
 def _holds(current: _File, updates: dict[str, str]) -> bool:
     """Do the frontmatter's values already read exactly as ``updates``?"""
     assert current.block is not None
-    values = dict(_pairs(current.block))
+    values = dict(block_pairs(current.block))
     return all(
         isinstance(values.get(key), ScalarNode) and values[key].value == value
         for key, value in updates.items()
@@ -476,7 +455,7 @@ def _set_fields(current: _File, updates: dict[str, str]) -> str | None:
     if _holds(current, updates):
         return None
     new_text = _assemble(
-        current.bom, _new_head(current, _edit_block(current, updates)), current.body
+        current.bom, _new_head(current, _block_edited(current, updates)), current.body
     )
 
     def verify(text: str) -> None:
@@ -492,82 +471,6 @@ def _new_head(current: _File, new_block: str) -> str:
     opening = _split_lines(current.head)[0]
     closing = current.head[len(opening) + len(current.block) :]
     return opening + new_block + closing
-
-
-def _edit_block(current: _File, updates: dict[str, str]) -> str:
-    """The block with each key's value span replaced, or a ``key: value`` line added."""
-    assert current.block is not None
-    block = current.block
-    path = current.shown
-    root = _compose(block)
-    pairs = list(root.value) if root is not None else []
-    if root is not None and root.flow_style:
-        raise DoctorError(
-            f"{path}'s frontmatter is a flow mapping (`{{...}}`)",
-            "rewrite it as one `key: value` per line, then rerun",
-        )
-    indent = " " * (pairs[0][0].start_mark.column if pairs else 0)
-    edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in block indices
-    for key, value in updates.items():
-        found = next(((k, v) for k, v in pairs if str(k.value) == key), None)
-        if found is not None:
-            key_node, node = found
-            if not isinstance(node, ScalarNode) or node.style not in (None, "'", '"'):
-                raise DoctorError(
-                    f"{path}: frontmatter `{key}` is not a single value",
-                    f"make `{key}` a plain one-line value by hand, then rerun",
-                )
-            text = _scalar(key, value, node.style)
-            start, end = node.start_mark.index, node.end_mark.index
-            if start == end and node.value == "":  # `key:` with nothing after it
-                colon = block.index(":", key_node.end_mark.index)
-                edits.append((colon + 1, colon + 1, " " + text))
-            else:
-                edits.append((start, end, text))
-            continue
-        line = f"{indent}{key}: {_scalar(key, value, None)}{current.newline}"
-        edits.append((_insertion_point(block, pairs, key), -1, line))
-    # Apply from the end so earlier indices stay valid; stable for additions at one point.
-    for _, (start, end, text) in sorted(
-        enumerate(edits), key=lambda item: (item[1][0], item[0]), reverse=True
-    ):
-        block = block[:start] + text + block[start if end < 0 else end :]
-    return block
-
-
-def _insertion_point(block: str, pairs: list[tuple[Node, Node]], key: str) -> int:
-    """Right after the partner key's line (``last_reviewed_by`` after ``last_reviewed``), else the end."""
-    partner = key.removesuffix("_by") if key.endswith("_by") else None
-    for key_node, node in pairs:
-        if partner is None or str(key_node.value) != partner:
-            continue
-        span = block[key_node.start_mark.index : node.end_mark.index]
-        if isinstance(node, ScalarNode) and not re.search(r"[\r\n]", span):
-            line_end = LINE_BREAK.search(block, node.end_mark.index)
-            if line_end is not None:
-                return line_end.end()
-    return len(block)
-
-
-def _scalar(key: str, value: str, style: str | None) -> str:
-    """``value`` as YAML text in the style the file used; plain only when it reads back the same."""
-    if style == "'":
-        return "'" + value.replace("'", "''") + "'"
-    if style == '"' or not _plain_reads_back(key, value):
-        return json.dumps(value, ensure_ascii=False)
-    return value
-
-
-def _plain_reads_back(key: str, value: str) -> bool:
-    try:
-        pairs = _pairs(f"{key}: {value}\n")
-    except Exception:
-        return False
-    if len(pairs) != 1 or not isinstance(pairs[0][1], ScalarNode):
-        return False
-    node = pairs[0][1]
-    wanted = "timestamp" if key in ("last_updated", "last_reviewed") else "str"
-    return node.style is None and node.value == value and str(node.tag).endswith(f":{wanted}")
 
 
 # -- sections -----------------------------------------------------------------
@@ -673,9 +576,9 @@ def _check_block(before: _File, after: _File, updates: dict[str, str]) -> None:
         old_pairs: list[tuple[str, Node]] = []
         new_pairs: list[tuple[str, Node]] = []
     else:
-        old_pairs = _pairs(before.block) if before.block is not None else []
-        new_pairs = _pairs(after.block)
-    old = {key: _shape(node) for key, node in old_pairs}
+        old_pairs = block_pairs(before.block) if before.block is not None else []
+        new_pairs = block_pairs(after.block)
+    old = {key: node_shape(node) for key, node in old_pairs}
     new = dict(new_pairs)
     if after.block is not None and after.data.get("convention") != CONVENTION:
         problems.append(f"convention is not {CONVENTION}")
@@ -688,7 +591,7 @@ def _check_block(before: _File, after: _File, updates: dict[str, str]) -> None:
         if not isinstance(node, ScalarNode) or node.value != value:
             problems.append(f"`{key}` does not read {value!r}")
     for key, shape in old.items():
-        if key not in updates and key in new and _shape(new[key]) != shape:
+        if key not in updates and key in new and node_shape(new[key]) != shape:
             problems.append(f"`{key}` changed")
     if problems:
         raise DoctorError(

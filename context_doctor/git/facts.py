@@ -14,12 +14,10 @@ from functools import cached_property
 from threading import Thread
 
 from context_doctor.errors import DoctorError
+from context_doctor.git.commits import History, PersistentStore, Scope
 from context_doctor.git.history import (
     _STATUS_SAFETY,
-    History,
     LogPass,
-    PersistentStore,
-    Scope,
     finish_log,
     head_commit,
     is_shallow,

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from context_doctor.guards.patterns import LazyPattern
-from context_doctor.model.documents import ATTRIBUTION_HINT, Document
+from context_doctor.model.document_facts import ATTRIBUTION_HINT
+from context_doctor.model.documents import Document
 
 REQUIRED_FIELDS = ("agent", "model", "effort", "scope", "verified", "ref")
 # `*Attribution — agent: …*` (or `_…_`); the dash may be an em/en dash, a hyphen or a colon.

@@ -5,7 +5,8 @@ reader uses while parsing)."""
 from __future__ import annotations
 
 from context_doctor.model.claims import HISTORY_TITLE, Label, Release, Version
-from context_doctor.model.documents import Document, Heading
+from context_doctor.model.document_facts import Heading
+from context_doctor.model.documents import Document
 
 
 def heading_chain(headings: list[Heading], line: int) -> list[Heading]:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
-from context_doctor.model.documents import HeaderField, field_of_line, first_of_each_name
+from context_doctor.model.document_facts import HeaderField, field_of_line, first_of_each_name
 from context_doctor.model.text import first_date
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from context_doctor.git.history import PersistentStore
+from context_doctor.git.commits import PersistentStore
 from context_doctor.guards.limits import MAX_YAML_FILE_BYTES
 from context_doctor.guards.yamlio import line_of, load_yaml_text, plain, read_text, validator
 from context_doctor.model.suppression_comments import SuppressionComment, yaml_suppressions

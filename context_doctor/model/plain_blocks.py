@@ -4,7 +4,7 @@ Most tier files are headings, one level of bullet items, paragraphs and blank li
 seed's templates, session logs, reference lists).  markdown-it's block pass costs about
 two thirds of parsing them (#32 item 5: a cold run at 2,000 projects is mostly parsing).
 For such a file the headings and list items follow from each line alone, so this scanner
-reads them in one pass and returns what :func:`context_doctor.model.documents._walk_blocks`
+reads them in one pass and returns what :func:`context_doctor.model.document_facts._walk_blocks`
 would return from markdown-it's tokens.
 
 It is exact only on a subset, and says so: any line outside it (indentation, tabs, code

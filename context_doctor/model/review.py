@@ -19,8 +19,8 @@ from functools import lru_cache
 
 from ruamel.yaml.error import YAMLError
 
+from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.history import Scope
 from context_doctor.guards.limits import MAX_YAML_FILE_BYTES
 from context_doctor.guards.patterns import LazyPattern
 from context_doctor.guards.yamlio import careful_load

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from context_doctor.model.documents import Document, Heading
+from context_doctor.model.document_facts import Heading
+from context_doctor.model.documents import Document
 
 _MILESTONES = re.compile(r"^\s*(?:completed\s+)?milestones\s*$", re.IGNORECASE)
 # The seed's archival decision tree: "completed milestones (<=10 lines) stay in CONTEXT.md".

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from context_doctor.guards.patterns import LazyPattern
-from context_doctor.model.documents import Document, Heading
+from context_doctor.model.document_facts import Heading
+from context_doctor.model.documents import Document
 from context_doctor.model.text import LEADING_DATE, ordinals, to_date
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
+from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.history import Scope
 from context_doctor.git.repository import Repository
 from context_doctor.guards.limits import resolves_within
 from context_doctor.layouts import Layout, seed, seed_single

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
-from context_doctor.cache import replay
+from context_doctor.cache import keys, replay
 from context_doctor.config.settings import Settings, find_config, resolve_settings
 from context_doctor.errors import DoctorError
 from context_doctor.pipeline.collector import paused_collection
@@ -51,7 +51,7 @@ def audit(
     config_baseline: bool = True,
     jobs: int | None = None,
     replayable: bool = False,
-    direct: replay.Invocation | None = None,
+    direct: keys.Invocation | None = None,
     tail: list[Callable[[], None]] | None = None,
 ) -> tuple[Report, Settings, Sequence[CheckSpec]]:
     """Run the selected checks, then the suppressions (docs/suppressions.md).
@@ -62,7 +62,7 @@ def audit(
     ``replayable``: a run whose every input is unchanged since a stored run gets
     that run's report back (:mod:`context_doctor.replay`); only for a run that
     needs the report alone, not the model (never ``--fix``, ``--diff``); ``direct``: the
-    run was named by paths alone, and is keyed by that (:class:`replay.Invocation`).
+    run was named by paths alone, and is keyed by that (:class:`keys.Invocation`).
     ``tail``: the last steps (storing the report for replay, then forgetting cache entries
     that name a file holding a secret) are appended there for the caller to run once it
     has let the model go, instead of being run here while the model is still held (#32:
@@ -100,7 +100,7 @@ def audit(
         # Without plugins the checks are the package's own, which the key covers by its
         # code digest, and the settings name the selection: the key is taken, and a
         # stored report replayed, before any check module is imported (#27, #32).
-        key = replay.run_key(
+        key = keys.run_key(
             corpus, settings=settings, checks=None, ctx=ctx, baseline=chosen, direct=direct
         )
         replayed = None if key is None else replay.recall(key)
@@ -116,7 +116,7 @@ def audit(
 
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     if plugins:
-        key = replay.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen)
+        key = keys.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen)
         replayed = None if key is None else replay.recall(key)
         if replayed is not None:
             return replayed, settings, checks

@@ -13,10 +13,11 @@ import msgspec
 
 from context_doctor.cache.codec import encode
 from context_doctor.cache.store import MAX_KEPT_DOCUMENTS, Entries, Store, decode_entry
-from context_doctor.freshness.grades import declares_in_bytes
+from context_doctor.freshness.files import declares_in_bytes
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.model import documents
-from context_doctor.model.documents import Document, DocumentFacts
+from context_doctor.model import document_facts
+from context_doctor.model.document_facts import DocumentFacts
+from context_doctor.model.documents import Document
 from context_doctor.model.source import Corpus
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ POOL_MIN_BYTES = 1 << 20
 
 def _parse(job: tuple[bytes, bool]) -> DocumentFacts:
     raw, links = job
-    return documents.facts_of_bytes(raw, links)
+    return document_facts.facts_of_bytes(raw, links)
 
 
 def _parse_packed(job: tuple[bytes, bool]) -> bytes:
@@ -42,7 +43,7 @@ def _parse_packed(job: tuple[bytes, bool]) -> bytes:
     and each document decodes its own when a check asks (``Document.keep_packed``, #32).
     """
     raw, links = job
-    return encode(documents.facts_of_bytes(raw, links))
+    return encode(document_facts.facts_of_bytes(raw, links))
 
 
 def _document_key(raw: bytes, links: bool) -> bytes:
@@ -72,7 +73,7 @@ def _start_parsing(
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    documents.load_parsers()  # once, here: every forked worker starts with them
+    document_facts.load_parsers()  # once, here: every forked worker starts with them
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
     chunk = max(8, len(todo) // (jobs * 8))
     return pool.map(_parse_packed, todo, chunksize=chunk), pool

@@ -34,7 +34,7 @@ from context_doctor.guards.yamlio import (
     nesting_depth,
     plain,
 )
-from context_doctor.model.documents import decode
+from context_doctor.model.document_facts import decode
 from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
 from context_doctor.model.text import lines as split_lines
 from context_doctor.vault import EMPTY, MEMORY, PLAIN, REJECTED, UNKNOWN_TYPE, UNREADABLE

@@ -14,7 +14,6 @@ from context_doctor.guards.contain import (
     repository_root,
 )
 from context_doctor.write.atomic import (
-    LOCK_TIMEOUT_SECONDS,
     UPDATE_ATTEMPTS,
     WRITER_WAIT_SECONDS,
     FileSnapshot,
@@ -30,6 +29,7 @@ from context_doctor.write.atomic import (
     write_file,
 )
 from context_doctor.write.batch import PlannedFile, commit_files
+from context_doctor.write.lock import LOCK_TIMEOUT_SECONDS
 
 __all__ = [
     "LOCK_TIMEOUT_SECONDS",

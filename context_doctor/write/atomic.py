@@ -46,25 +46,22 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import re
 import signal
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.contain import inside
 from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_descriptor
+from context_doctor.write.lock import TEMP_MARK, locked_directory
 
-LOCK_TIMEOUT_SECONDS = 30.0
 UPDATE_ATTEMPTS = 5
 WRITER_WAIT_SECONDS = 2.0
-_TEMP_MARK = "context-doctor"
-_ORPHAN = re.compile(rf"^\..*\.{_TEMP_MARK}-[0-9a-f]{{8}}\.tmp$", re.S)
 _CHUNK = 1 << 20
 
 
@@ -231,115 +228,6 @@ def _require_within(path: Path, within: Path | None) -> None:
         )
 
 
-# -- the lock -----------------------------------------------------------------
-
-
-@dataclass
-class _Locked:
-    path: Path
-    fd: int
-    depth: int = 1
-
-
-class _HeldLocks(threading.local):
-    """The directory locks one thread holds.
-
-    Per thread, not per process: the history is cached from a reader thread while the
-    main thread may write the same cache directory, and a lock one thread holds must
-    not let another in as if it were re-entering.  Each thread takes its own flock on
-    its own descriptor, and flock serialises two descriptors even within one process.
-    """
-
-    def __init__(self) -> None:
-        self.by_directory: dict[tuple[int, int], _Locked] = {}
-
-
-_held = _HeldLocks()
-
-
-@contextmanager
-def _locked_directory(directory: Path) -> Iterator[int]:
-    """An exclusive flock on ``directory`` (re-entrant within a thread); yields its fd.
-
-    The lock is on the directory itself, so no lock file is ever created. On
-    taking it, named temporary files left by a killed writer are removed: a live
-    writer holds this lock for as long as its temporary file exists.
-    """
-    try:
-        handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError as error:
-        raise DoctorError(
-            f"cannot open the directory {directory}: {error.strerror or error}",
-            "check that it exists and is readable",
-        ) from error
-    status = os.fstat(handle)
-    key = (status.st_dev, status.st_ino)
-    held_here = _held.by_directory
-    if key in held_here:
-        os.close(handle)
-        held = held_here[key]
-        held.depth += 1
-        try:
-            yield held.fd
-        finally:
-            held.depth -= 1
-        return
-    try:
-        locked = _acquire(handle, directory)
-    except BaseException:
-        os.close(handle)
-        raise
-    held_here[key] = _Locked(directory, handle)
-    try:
-        if locked:  # only under the lock is every temporary file here an orphan
-            _remove_orphans(handle)
-        yield handle
-    finally:
-        del held_here[key]
-        os.close(handle)  # closing the last descriptor releases the flock
-
-
-def _acquire(handle: int, directory: Path) -> bool:
-    """Take the lock; False where the filesystem has no flock (some network and FUSE mounts).
-
-    Without the lock, writes still refuse a file changed since it was read; only
-    the serialisation of two doctor writers (and the orphan sweep) is lost.
-    """
-    deadline = time.monotonic() + LOCK_TIMEOUT_SECONDS
-    delay = 0.001
-    while True:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except OSError as error:
-            if error.errno in (errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOSYS):
-                return False
-            if not isinstance(error, BlockingIOError):
-                raise DoctorError(
-                    f"cannot lock {directory} for writing: {error.strerror or error}",
-                    "check the directory",
-                ) from error
-            if time.monotonic() > deadline:
-                raise DoctorError(
-                    f"another context-doctor writer has held the lock on {directory} for "
-                    f"{LOCK_TIMEOUT_SECONDS:g} s",
-                    "wait for it to finish, or find the stuck process",
-                ) from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-
-
-def _remove_orphans(directory: int) -> None:
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for name in names:
-        if _ORPHAN.match(name):
-            with suppress(OSError):
-                os.unlink(name, dir_fd=directory)
-
-
 # -- writing ------------------------------------------------------------------
 
 
@@ -369,7 +257,7 @@ def _create_temporary(
 
 
 def _temporary_name(target_name: str) -> str:
-    return f".{target_name}.{_TEMP_MARK}-{os.urandom(4).hex()}.tmp"
+    return f".{target_name}.{TEMP_MARK}-{os.urandom(4).hex()}.tmp"
 
 
 def _open_temporary(directory: int, target_name: str) -> _Temporary:
@@ -469,7 +357,7 @@ def _changed(path: Path) -> WriteRefused:
 def replace_file(snapshot: FileSnapshot, new_data: bytes, *, within: Path | None) -> None:
     """Replace the file read as ``snapshot`` with ``new_data``, refusing if it changed since."""
     _require_within(snapshot.path, within)
-    with _locked_directory(_parent(snapshot.path)) as directory:
+    with locked_directory(_parent(snapshot.path)) as directory:
         _replace_locked(directory, snapshot, new_data)
 
 
@@ -586,7 +474,7 @@ def update_file(
     bytes unchanged (nothing written).
     """
     _require_within(path, within)
-    with _locked_directory(_parent(path)) as directory:
+    with locked_directory(_parent(path)) as directory:
         for _ in range(max(attempts, 1)):
             snapshot = _snapshot_at(directory, path)
             new_data = transform(snapshot.data)
@@ -620,7 +508,7 @@ def write_file(
     refuse (rule ``exists``) when the file already exists.
     """
     _require_within(path, within)
-    with _locked_directory(_parent(path)) as directory:
+    with locked_directory(_parent(path)) as directory:
         try:
             existing = os.stat(path.name, dir_fd=directory, follow_symlinks=False)
         except FileNotFoundError:
@@ -672,7 +560,7 @@ def append_file(path: Path, data: bytes, *, within: Path | None) -> None:
     created when missing; a symlinked target is refused.
     """
     _require_within(path, within)
-    with _locked_directory(_parent(path)) as directory:
+    with locked_directory(_parent(path)) as directory:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             handle = os.open(path.name, flags, default_mode(), dir_fd=directory)
@@ -752,7 +640,7 @@ def move_aside(path: Path, destination: Path, *, within: Path | None) -> None:
     if _parent(destination).resolve() != _parent(path).resolve():
         raise ValueError("move_aside keeps the file in its directory")
     _require_within(path, within)
-    with _locked_directory(_parent(path)) as directory:
+    with locked_directory(_parent(path)) as directory:
         try:
             os.link(
                 path.name,
@@ -776,7 +664,7 @@ def remove_file(path: Path, *, within: Path | None) -> None:
     already removed.
     """
     _require_within(path, within)
-    with _locked_directory(_parent(path)) as directory:
+    with locked_directory(_parent(path)) as directory:
         try:
             os.unlink(path.name, dir_fd=directory)
         except FileNotFoundError:

@@ -38,7 +38,6 @@ from context_doctor.write.atomic import (
     _discard,
     _fsync_directory,
     _identity,
-    _locked_directory,
     _open_target,
     _parent,
     _require_within,
@@ -50,6 +49,7 @@ from context_doctor.write.atomic import (
     replace_file,
     write_file,
 )
+from context_doctor.write.lock import locked_directory
 
 _JOURNAL = re.compile(r"^\.context-doctor-apply-([0-9a-f]{8})\.journal$")
 _STAGED_MARK = "context-doctor-apply"
@@ -116,7 +116,7 @@ def commit_files(files: list[PlannedFile], *, journal_dir: Path, within: Path | 
     directories = sorted({os.path.abspath(_parent(p.path)) for p in files} | {str(journal_dir)})
     with ExitStack() as stack:
         handles = {
-            directory: stack.enter_context(_locked_directory(Path(directory)))
+            directory: stack.enter_context(locked_directory(Path(directory)))
             for directory in directories
         }
         _recover_locked(journal_dir, handles, within)
@@ -256,7 +256,7 @@ def recover(journal_dir: Path, *, within: Path | None) -> list[Path]:
         return []
     if not any(_JOURNAL.match(name) for name in names):
         return []
-    with _locked_directory(journal_dir) as directory:
+    with locked_directory(journal_dir) as directory:
         return _recover_locked(journal_dir, {str(journal_dir): directory}, within)
 
 
@@ -276,7 +276,7 @@ def _recover_locked(journal_dir: Path, handles: dict[str, int], within: Path | N
             for target, _ in targets:
                 key = os.path.abspath(_parent(target))
                 if key not in handles:
-                    handles = {**handles, key: stack.enter_context(_locked_directory(Path(key)))}
+                    handles = {**handles, key: stack.enter_context(locked_directory(Path(key)))}
             for (target, staged), entry in zip(targets, journal["files"], strict=True):
                 fd = handles[os.path.abspath(_parent(target))]
                 if not journal["committed"]:

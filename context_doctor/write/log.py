@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING
 from context_doctor.errors import DoctorError
 from context_doctor.guards.yamlio import careful_load
 from context_doctor.layouts import IN_CONTEXT
-from context_doctor.model.documents import Document, Heading
+from context_doctor.model.document_facts import Heading
+from context_doctor.model.documents import Document
 from context_doctor.model.header import fields_named, last_session_field, section_range
 from context_doctor.model.sessions import (
     ITEM,
@@ -62,9 +63,11 @@ from context_doctor.model.sessions import (
 )
 from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.report.findings import SetEntryField
-from context_doctor.write.apply import ApplyResult, Batch, Edit, as_edit_refusal
-from context_doctor.write.edit import EditRefused, Gates, Splice
+from context_doctor.write.apply import ApplyResult, Batch, as_edit_refusal
+from context_doctor.write.edit import EditRefused, Splice
+from context_doctor.write.edits_file import Edit
 from context_doctor.write.fixes import NotApplicable, set_entry_field
+from context_doctor.write.gates import Gates
 
 if TYPE_CHECKING:
     from context_doctor.layouts import Layout

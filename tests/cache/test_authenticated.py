@@ -17,7 +17,7 @@ from support import Doctor, MakeRepo, forge_cache, read_cache
 
 from context_doctor.cache import replay, store
 from context_doctor.cache.secret import SECRET_BYTES, secret_path
-from context_doctor.model.documents import facts_of_bytes
+from context_doctor.model.document_facts import facts_of_bytes
 
 TODAY = "2026-06-02"
 HEADER = "# Alpha\n\n**Status:** Active\n**Last session:** 2026-06-01\n\n## Current State\n"

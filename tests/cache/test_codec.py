@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from support import Doctor, MakeRepo, read_cache, write_cache
 
 from context_doctor.cache import codec, replay, store
-from context_doctor.git.history import Commit, Scope
-from context_doctor.model.documents import (
+from context_doctor.git.commits import Commit, Scope
+from context_doctor.model.document_facts import (
     AsOfLine,
     DocumentFacts,
     HeaderField,

@@ -17,7 +17,7 @@ import pytest
 from support import Doctor, MakeRepo, read_cache, run_in_a_process, write_cache
 from test_store import TODAY, a_context, cache_dir, git
 
-from context_doctor.cache import replay
+from context_doctor.cache import keys, replay
 from context_doctor.config.settings import resolve_settings
 from context_doctor.pipeline.audit import audit as run_audit
 from context_doctor.pipeline.discover import discover
@@ -177,9 +177,9 @@ def test_without_a_usable_secret_nothing_is_replayed_and_the_run_is_right(
 def test_a_file_written_during_the_audit_keeps_its_report_from_being_stored(
     root: Path,
 ) -> None:
-    key = replay.RunKey(b"k" * 32, b"s" * 32, store=None, watched={})  # type: ignore[arg-type]
+    key = keys.RunKey(b"k" * 32, b"s" * 32, store=None, watched={})  # type: ignore[arg-type]
     path = a_context(root)
-    key.watched[os.fsencode(path)] = replay.signature_of(path.stat())
+    key.watched[os.fsencode(path)] = keys.signature_of(path.stat())
     assert key.unchanged()
     path.write_text(path.read_text(encoding="utf-8") + "x", encoding="utf-8")
     assert not key.unchanged()
@@ -193,7 +193,7 @@ def test_a_run_soon_after_an_edit_and_one_later_share_the_key(
     path.write_text(path.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
     expected, replayed = audit(doctor, root)  # the edited file is racy now
     assert not replayed
-    monkeypatch.setattr(replay, "RACY_SECONDS", 0)  # "a minute later": nothing is racy
+    monkeypatch.setattr(keys, "RACY_SECONDS", 0)  # "a minute later": nothing is racy
     data, replayed = audit(doctor, root)
     assert replayed
     assert data == expected
@@ -206,7 +206,7 @@ def test_a_racy_file_whose_bytes_moved_keeps_the_report_from_being_stored(root: 
     settings = resolve_settings([source.root for source in corpus.sources], None, None, None)
     ctx = Context(today=date.fromisoformat(TODAY), readiness="local", settings=settings)
     checks = list(load_checks().values())
-    key = replay.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=None)
+    key = keys.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=None)
     assert key is not None
     assert os.fsencode(path) in key.racy  # written a moment ago
     key.racy[os.fsencode(path)] = b"not the bytes it holds"  # as if rewritten within the tick
@@ -299,7 +299,7 @@ def test_every_variable_the_doctor_reads_is_keyed() -> None:
     unkeyed = {
         name
         for name in read - _RENDERING_ONLY
-        if name not in replay.KEYED_VARIABLES and not name.startswith(replay.KEYED_PREFIXES)
+        if name not in keys.KEYED_VARIABLES and not name.startswith(keys.KEYED_PREFIXES)
     }
     assert unkeyed == set()
 
@@ -311,14 +311,14 @@ def test_files_not_directories_count_towards_the_cap(
     deep = root / "archive"
     for number in range(30):
         (deep / f"d{number}").mkdir(parents=True)
-    material = replay._Material(b"s" * 32)
-    walk = replay._TreeWalk(material, {})
-    monkeypatch.setattr(replay, "MAX_ENTRIES", sum(1 for p in root.rglob("*") if p.is_file()))
+    material = keys.Material(b"s" * 32)
+    walk = keys.TreeWalk(material, {})
+    monkeypatch.setattr(keys, "MAX_ENTRIES", sum(1 for p in root.rglob("*") if p.is_file()))
     walk.walk(root)  # every file fits, the 30 directories do not count
     assert walk.directories >= 30
-    monkeypatch.setattr(replay, "MAX_ENTRIES", walk.files - 1)
-    with pytest.raises(replay._Unkeyable):
-        replay._TreeWalk(material, {}).walk(root)
+    monkeypatch.setattr(keys, "MAX_ENTRIES", walk.files - 1)
+    with pytest.raises(keys.Unkeyable):
+        keys.TreeWalk(material, {}).walk(root)
 
 
 # -- the direct key: a run named by paths is keyed before its corpus is discovered -----

@@ -19,7 +19,7 @@ from support import IDENTITY, Doctor, MakeRepo, read_cache, write_cache
 
 from context_doctor.cache import codec, replay, store
 from context_doctor.git import history as git_history
-from context_doctor.git.history import Scope
+from context_doctor.git.commits import Scope
 from context_doctor.git.repository import Repository
 from context_doctor.git.run import git_environment
 from context_doctor.pipeline import prepare

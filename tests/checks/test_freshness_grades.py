@@ -22,7 +22,7 @@ from conftest import Run
 from jsonschema import Draft202012Validator
 from support import Doctor, MakeRepo, load_report_validator, write_files
 
-from context_doctor.freshness.grades import declares_in_bytes, discover_files
+from context_doctor.freshness.files import declares_in_bytes, discover_files
 
 TODAY = "2026-06-20"
 NOW = "2026-06-20T07:30:00+00:00"

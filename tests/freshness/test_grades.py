@@ -28,7 +28,7 @@ from context_doctor.freshness import (
     summarize,
     threshold_for_slug,
 )
-from context_doctor.freshness.grades import discover_files
+from context_doctor.freshness.files import discover_files
 from context_doctor.freshness.summary import CACHE_LIMIT, statusline_cache
 from context_doctor.guards.yamlio import nesting_depth
 

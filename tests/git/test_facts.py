@@ -17,8 +17,9 @@ import support
 from support import MakeRepo, head
 
 from context_doctor.errors import DoctorError
+from context_doctor.git.commits import Commit, History, Scope
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.history import LOG_FIELDS, Commit, History, Scope, is_shallow, read_history
+from context_doctor.git.history import LOG_FIELDS, is_shallow, read_history
 from context_doctor.git.repository import Repository, repository_for
 from context_doctor.git.run import git_environment
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from context_doctor.git import history as history_module
-from context_doctor.git.history import History, ProjectCommit, Scope, is_bot, read_history
+from context_doctor.git.commits import History, ProjectCommit, Scope, is_bot
+from context_doctor.git.history import read_history
 from context_doctor.git.repository import Repository
 from context_doctor.git.run import git_environment
 

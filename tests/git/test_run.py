@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from support import Doctor, MakeRepo, run_git
 
+from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
-from context_doctor.git.history import Scope, read_history
+from context_doctor.git.history import read_history
 from context_doctor.git.repository import Repository
 
 TODAY = "2026-06-15"

@@ -13,10 +13,7 @@ from markdown_it.token import Token
 
 from context_doctor.cache import codec
 from context_doctor.model.currency import as_of_markers, open_items
-from context_doctor.model.documents import (
-    _RECENT,
-    RECENT_FACTS,
-    Document,
+from context_doctor.model.document_facts import (
     DocumentFacts,
     Link,
     ListItem,
@@ -28,6 +25,7 @@ from context_doctor.model.documents import (
     facts_of_text,
     load_parsers,
 )
+from context_doctor.model.documents import _RECENT, RECENT_FACTS, Document
 from context_doctor.model.secrets import _known_formats
 
 SAMPLE = """# Title

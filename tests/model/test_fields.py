@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_doctor.model.documents import Document, field_of_line
+from context_doctor.model.document_facts import field_of_line
+from context_doctor.model.documents import Document
 from context_doctor.model.header import (
     DEFAULT_LAST_SESSION_NAMES,
     fields_named,

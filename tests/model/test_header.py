@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from context_doctor.model.documents import Document, HeaderField
+from context_doctor.model.document_facts import HeaderField
+from context_doctor.model.documents import Document
 from context_doctor.model.header import completion_reading, pause_reading, value_verdict
 
 

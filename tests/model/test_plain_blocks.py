@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from context_doctor.model import documents
+from context_doctor.model import document_facts
 from context_doctor.model.plain_blocks import plain_blocks
 
 # Lines the scan reads, lines it must refuse, and the neighbours that change how a line is
@@ -108,8 +108,8 @@ document = st.tuples(st.lists(line, max_size=14), st.booleans()).map(
 
 
 def _markdown_it(text: str) -> tuple[object, object, object, object]:
-    tokens = documents._block_parser().parse(text, {})
-    return documents._walk_blocks(tokens)
+    tokens = document_facts._block_parser().parse(text, {})
+    return document_facts._walk_blocks(tokens)
 
 
 def _scanned(text: str) -> tuple[object, object, object, object] | None:
@@ -118,8 +118,8 @@ def _scanned(text: str) -> tuple[object, object, object, object] | None:
         return None
     headings, items, code = plain
     return (
-        tuple(documents.Heading(level, content, line) for level, line, content in headings),
-        documents._list_items(items),
+        tuple(document_facts.Heading(level, content, line) for level, line, content in headings),
+        document_facts._list_items(items),
         code,
         (),
     )
@@ -181,9 +181,9 @@ def test_anything_outside_the_subset_goes_to_markdown_it(text: str) -> None:
 def test_a_plain_file_and_markdown_it_give_the_same_facts(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "# P\n\n**Status:** active\n\n## Next\n\n- [ ] do it\n\n```\nStatus: x\n```\n"
     assert plain_blocks(text) is not None
-    scanned = documents.facts_of_text(text, links=True)
-    monkeypatch.setattr(documents, "plain_blocks", lambda _text: None)
-    assert documents.facts_of_text(text, links=True) == scanned
+    scanned = document_facts.facts_of_text(text, links=True)
+    monkeypatch.setattr(document_facts, "plain_blocks", lambda _text: None)
+    assert document_facts.facts_of_text(text, links=True) == scanned
 
 
 def test_a_last_line_of_spaces_is_no_line_to_either() -> None:
@@ -196,7 +196,7 @@ def test_a_plain_file_is_never_given_to_markdown_it(monkeypatch: pytest.MonkeyPa
     def no_markdown_it() -> None:
         raise AssertionError("markdown-it parsed a plain file")
 
-    monkeypatch.setattr(documents, "_block_parser", no_markdown_it)
-    facts = documents.facts_of_text("# P\n\n- [x] done\n\n---\ntitle\n---\n", links=False)
+    monkeypatch.setattr(document_facts, "_block_parser", no_markdown_it)
+    facts = document_facts.facts_of_text("# P\n\n- [x] done\n\n---\ntitle\n---\n", links=False)
     assert [item.checked for item in facts.list_items] == [True]
     assert [(h.level, h.text) for h in facts.headings] == [(1, "P"), (2, "title")]

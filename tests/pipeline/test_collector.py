@@ -34,11 +34,12 @@ def test_letting_the_audit_go_empties_the_last_documents_facts(tmp_path: Path) -
     """The recent-facts cache holds views of the documents cache file: it goes with the model."""
     from context_doctor.cache.codec import encode
     from context_doctor.model import documents
+    from context_doctor.model.document_facts import facts_of_text
 
     path = tmp_path / "CONTEXT.md"
     path.write_text("# P\n\n- [ ] item\n", encoding="utf-8")
     document = documents.Document(path, "CONTEXT.md")
-    document.keep_packed(encode(documents.facts_of_text(path.read_text(encoding="utf-8"))))
+    document.keep_packed(encode(facts_of_text(path.read_text(encoding="utf-8"))))
     assert document.list_items
     assert any(held is document for held, _ in documents._RECENT.values())
     collector.release_audit()

@@ -205,7 +205,7 @@ def test_edits_that_cannot_be_read_are_doctor_errors(tmp_path: Path, edits: Any,
 
 
 def _parse(edits: Any) -> None:
-    from context_doctor.write.apply import parse_edits
+    from context_doctor.write.edits_file import parse_edits
 
     parse_edits(edits)
 

@@ -38,6 +38,7 @@ from context_doctor.write import (
     write_file,
 )
 from context_doctor.write import atomic as write_module
+from context_doctor.write.lock import locked_directory
 
 FORK = multiprocessing.get_context("fork")
 ORPHAN = re.compile(r"^\..*\.context-doctor-[0-9a-f]{8}\.tmp$")
@@ -469,7 +470,7 @@ def test_two_threads_writing_one_directory_each_take_the_lock(tmp_path: Path) ->
 
     def writer(number: int) -> None:
         for round_number in range(40):
-            with write_module._locked_directory(tmp_path):
+            with locked_directory(tmp_path):
                 with guard:
                     inside.append(number)
                     if len(inside) > 1:

@@ -655,7 +655,7 @@ def test_every_refusal_rule_has_a_byte_identical_test_on_lf_and_crlf() -> None:
     package = Path(edit.__file__).parent / "write"
     raised = {
         rule
-        for name in ("edit.py", "apply.py", "log.py")
+        for name in ("edit.py", "gates.py", "apply.py", "log.py")
         for rule in re.findall(r'EditRefused\(\s*"([a-z-]+)"', (package / name).read_text())
     }
     covered = {rule for _, rule, _ in REFUSALS} | {rule for _, _, rule, _ in NEW_RULES}
