@@ -15,7 +15,12 @@ from context_doctor.checks.structure import log_for
 from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
-from context_doctor.model.sessions import SessionEntry
+from context_doctor.model.sessions import (
+    MIXED,
+    SessionEntry,
+    against_order,
+    log_order,
+)
 from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 from context_doctor.report.findings import Issue, Severity
 
@@ -194,12 +199,15 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
     skips=(NO_LOG_FILES,),
     summary="a session-log file is misnamed, or its entries are outside its month or out of order",
     remedy="Name each log file after its month (`2026-06.md` for June 2026), keep each entry in its month's file, and "
-    "append entries in date order.",
+    "keep each file in one date order.",
     explanation="""
-        The episodic tier is monthly files named `YYYY-MM.md`, appended chronologically
+        The episodic tier is monthly files named `YYYY-MM.md`, each kept in one date order
         (`README.md` and `INDEX.md` are not logs). A file with another name is hard to find
-        by date; an entry dated outside its file's month is in the wrong file; entries whose
-        dates go backwards break the append-only order the newest-entry reading relies on.
+        by date; an entry dated outside its file's month is in the wrong file. A file whose
+        entries run consistently newest first, or oldest first, keeps its own convention
+        (`log add` writes a new entry at its top, or its end); a file that mixes both
+        is reported, naming the first entry out of oldest-first order (the order `log add`
+        keeps in a mixed file).
         One finding per file and problem, naming the first offending entry and how many
         there are. An entry dated after `--today` cannot be true and is reported too.
         Impossible dates are `freshness-unverifiable`'s, not this check's. Skipped
@@ -243,19 +251,18 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
                 remedy=f"Correct the entry's date in {log.rel_path} to the day the session "
                 "happened.",
             )
-        newest: date | None = None
-        backwards: list[tuple[SessionEntry, date, date]] = []
-        for entry, day in entries:
-            if newest is not None and day < newest:
-                backwards.append((entry, day, newest))
-            newest = day if newest is None else max(newest, day)
-        if backwards:
-            first_entry, day, before = backwards[0]
-            more = f" ({len(backwards)} entries out of order)" if len(backwards) > 1 else ""
+        if log_order([entry for entry, _ in entries]) != MIXED:
+            continue  # one order, newest or oldest first: the log's own convention
+        against = against_order([entry for entry, _ in entries], None)
+        if against:
+            first_entry, before = against[0]
+            assert first_entry.date is not None
+            more = f" ({len(against)} entries out of order)" if len(against) > 1 else ""
             yield Issue(
-                f"entry dated {day} comes after one dated {before}: the log is not in "
-                f"chronological order{more}",
+                f"entry dated {first_entry.date} comes after one dated {before}: the log "
+                f"mixes newest-first and oldest-first entries{more}",
                 log.rel_path,
                 first_entry.line,
-                remedy="Keep the log append-only: reorder the entries oldest first.",
+                remedy="Keep the log in one order: move the entries out of order so that it "
+                "runs oldest first (or all of it newest first).",
             )

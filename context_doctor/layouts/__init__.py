@@ -40,6 +40,14 @@ ANOTHER_LAYOUT: Final = "another layout"
 NOT_WORKING_MEMORY: Final = "not working memory"
 """The not-applicable reason of every check on a file that is not working memory (docs/layouts.md)."""
 
+NEWEST_FIRST: Final = "newest-first"
+OLDEST_FIRST: Final = "oldest-first"
+ORDERS: Final = (NEWEST_FIRST, OLDEST_FIRST)
+"""``[layout] order``: how the log's entries are ordered (docs/layouts.md "Order")."""
+NEAR: Final = "near the layouts table"
+"""How the verdict line names a layout detected off the layouts table (docs/layouts.md
+"Near misses"): ``layout SESSION_LOG.md, detected (near the layouts table)``."""
+
 DEFAULT_LAST_SESSION: Final = ("Last session", "Last updated", "Updated")
 DEFAULT_STATUS: Final = ("Status",)
 DEFAULT_PHASE: Final = ("Phase",)
@@ -64,7 +72,9 @@ class Layout:
     None (no log). ``origin`` says where it came from (the config file declaring it, or
     the probe that found it); ``matched`` what each key matched, for ``context-doctor
     layout``. ``working_memory`` is False only for a root ``CONTEXT.md`` found by the seed's
-    name that holds none of the fields and no dated entry (a glossary).
+    name that holds none of the fields and no dated entry (a glossary). ``near``: detected
+    off the layouts table (:data:`NEAR`). ``order``: the log's declared order
+    (:data:`ORDERS`; None: read from the log itself).
     """
 
     kind: str
@@ -80,6 +90,8 @@ class Layout:
     origin: str = ""
     matched: tuple[tuple[str, str], ...] = ()
     working_memory: bool = True
+    near: bool = False
+    order: str | None = None
 
     @property
     def is_seed(self) -> bool:
@@ -91,7 +103,9 @@ class Layout:
 
     @property
     def how(self) -> str:
-        return "declared" if self.declared else "detected"
+        if self.declared:
+            return "declared"
+        return f"detected ({NEAR})" if self.near else "detected"
 
     def describe(self) -> str:
         """``layout docs/STATUS.md, detected``: the verdict line's and --show-settings' words."""
@@ -139,6 +153,8 @@ class Layout:
             rows.append(("name", _quote(self.name)))
         if self.budget:
             rows.append(("budget", str(self.budget)))
+        if self.order is not None:
+            rows.append(("order", _quote(self.order)))
         if self.work_ignore:
             rows.append(("work_ignore", "[" + ", ".join(_quote(g) for g in self.work_ignore) + "]"))
         lines = ["[layout]"]

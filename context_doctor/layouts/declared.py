@@ -122,6 +122,7 @@ def declared_layout(data: dict[str, Any], origin: Path, toplevel: Path) -> Layou
         name=name,
         budget=int(table.get("budget", 0)),
         work_ignore=tuple(str(glob) for glob in table.get("work_ignore", ())),
+        order=table.get("order"),
         fields=LayoutFields(
             last_session=_names(fields, "last_session", DEFAULT_LAST_SESSION),
             status=_names(fields, "status", DEFAULT_STATUS),

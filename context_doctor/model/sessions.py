@@ -18,17 +18,17 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from context_doctor.guards.patterns import LazyPattern
+from context_doctor.layouts import NEWEST_FIRST, OLDEST_FIRST
+from context_doctor.layouts.words import NOT_ENTRY_LEADS
+from context_doctor.model.dates import entry_date
 from context_doctor.model.document_facts import Heading
 from context_doctor.model.documents import Document
-from context_doctor.model.text import LEADING_DATE, ordinals, to_date
+from context_doctor.model.text import ordinals
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})
 # docs/layouts.md: the seed's entries are `##` and `###` headings.  docs/layouts.md: any heading.
 SEED_HEADING_LEVELS = (2, 3)
 EVERY_HEADING_LEVEL = (1, 2, 3, 4, 5, 6)
-# The later day of a span written after a slash: `/14`, `/06-02`, `/2026-06-02`.
-_SPAN = re.compile(r"/(?:(\d{4})-)?(?:(\d{2})-)?(\d{2})(?!\d)")
-_LEADING_EMPHASIS = "*_ \t"
 
 
 @dataclass(frozen=True)
@@ -51,39 +51,19 @@ class SessionEntry:
 
 
 def session_date(text: str) -> tuple[str, dt.date | None] | None:
-    """The date ``text`` starts with, as spelled and as a day (None: impossible); else None.
+    """The date ``text`` (a heading, a list item, a table cell) is dated by as a session
+    entry, as spelled and as a day (None: impossible); else None.
 
-    Leading emphasis is skipped (``**2026-07-20**``).  A span ``2026-05-13/14`` is the later
-    day, 2026-05-14; a later part that is not after the first rolls over (``2026-05-31/01``
-    is 2026-06-01, ``2026-12-31/01-02`` is 2027-01-02); a part that names no real day makes
-    the whole date impossible, so it is reported rather than guessed.
+    One reader for every layout (:func:`context_doctor.model.dates.entry_date`): the date
+    stands in its first words, bare or decorated (``**2026-07-20**``, ``[2026-08-21]``,
+    ``Session 12 — 2026-08-21``, ``Session: 2026-02-15 18:02``, ``🧭 Resume — …``); a
+    field's label or a status heading before it (``Last updated: …``) makes it no entry. A
+    span ``2026-05-13/14`` is the later day, 2026-05-14; a later part that is not after the
+    first rolls over (``2026-05-31/01`` is 2026-06-01, ``2026-12-31/01-02`` is 2027-01-02);
+    a part that names no real day makes the whole date impossible, so it is reported rather
+    than guessed.
     """
-    body = text.lstrip(_LEADING_EMPHASIS)
-    match = LEADING_DATE.match(body)
-    if match is None:
-        return None
-    year, month, day = match.groups()
-    first = to_date(year, month, day)
-    span = _SPAN.match(body, match.end())
-    if span is None:
-        return match.group(0).strip(), first
-    spelled = body[match.start() : span.end()].strip()
-    if first is None:
-        return spelled, None
-    return spelled, _later_day(first, span.group(1), span.group(2), span.group(3))
-
-
-def _later_day(first: dt.date, year: str | None, month: str | None, day: str) -> dt.date | None:
-    later = to_date(year or str(first.year), month or f"{first.month:02}", day)
-    if later is None or later > first:
-        return later
-    if year is not None:  # a whole date not after the first: the first is the later day
-        return first
-    # `/01` after the 31st is the next month; `/01-02` after December the next year.
-    if month is None:
-        next_year, next_month = divmod(first.month, 12)
-        return to_date(str(first.year + next_year), f"{next_month + 1:02}", day)
-    return to_date(str(first.year + 1), month, day)
+    return entry_date(text, not_leads=NOT_ENTRY_LEADS)
 
 
 def entries_of(
@@ -153,6 +133,55 @@ def newest(entries: list[SessionEntry]) -> SessionEntry | None:
     """Greatest date; ties go to the later file, then the later line."""
     dated = [entry for entry in entries if entry.date is not None]
     return max(dated, key=SessionEntry.order_key) if dated else None
+
+
+MIXED = "mixed"
+"""A log whose dates both rise and fall (:func:`log_order`)."""
+
+
+def log_order(entries: Sequence[SessionEntry]) -> str | None:
+    """How one log file orders its dated entries (docs/layouts.md "Order"), read from the
+    entries themselves: ``newest-first`` when their dates never rise and fall at least
+    once, ``oldest-first`` when they never fall and rise at least once, :data:`MIXED` when
+    they do both; None with fewer than two different dates (any order holds). Same-day
+    entries in either order (`2026-04-15b` above `2026-04-15`) keep it."""
+    rises = falls = 0
+    previous: dt.date | None = None
+    for entry in entries:
+        if entry.date is None:
+            continue
+        if previous is not None:
+            rises += entry.date > previous
+            falls += entry.date < previous
+        previous = entry.date
+    if rises and falls:
+        return MIXED
+    if falls:
+        return NEWEST_FIRST
+    if rises:
+        return OLDEST_FIRST
+    return None
+
+
+def against_order(
+    entries: Sequence[SessionEntry], order: str | None
+) -> list[tuple[SessionEntry, dt.date]]:
+    """The entries against ``order`` (None: oldest first, the order ``log add`` keeps in a
+    log that mixes both), each with the date of the entry it should not follow: the newest
+    before it (newest first: the oldest before it)."""
+    against: list[tuple[SessionEntry, dt.date]] = []
+    bound: dt.date | None = None
+    for entry in entries:
+        if entry.date is None:
+            continue
+        newest_first = order == NEWEST_FIRST
+        if bound is not None and (entry.date > bound if newest_first else entry.date < bound):
+            against.append((entry, bound))
+        if bound is None:
+            bound = entry.date
+        else:
+            bound = min(bound, entry.date) if newest_first else max(bound, entry.date)
+    return against
 
 
 # -- how a new entry is spelled (``log add`` writes it, a remedy shows it) -----------------

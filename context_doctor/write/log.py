@@ -40,13 +40,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.yamlio import careful_load
-from context_doctor.layouts import IN_CONTEXT
+from context_doctor.layouts import IN_CONTEXT, NEWEST_FIRST
 from context_doctor.model.document_facts import Heading
 from context_doctor.model.documents import Document
 from context_doctor.model.header import fields_named, last_session_field, section_range
@@ -57,6 +56,7 @@ from context_doctor.model.sessions import (
     entries_of,
     is_month_file,
     layout_entries,
+    log_order,
     log_section,
     new_entry_form,
     new_file_form,
@@ -106,6 +106,7 @@ class LogPlace:
     anywhere: bool = False
     seed: bool = False
     section: str | None = None  # the heading the record lives under (``## Current status``)
+    order: str | None = None  # ``[layout] order``; None: the log's own (docs/layouts.md "Order")
 
     @classmethod
     def of_seed(cls, project: Path) -> LogPlace:
@@ -123,6 +124,7 @@ class LogPlace:
             last_session=layout.fields.last_session,
             anywhere=True,
             section=layout.section,
+            order=layout.order,
         )
 
 
@@ -281,11 +283,15 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
     entries = _entries(document, place)
     rows = {row.line: row for row in document.dated_rows}
     if entries and all(entry.line in rows for entry in entries):
-        _insert_row(batch, held.body, held.decoded, path, document, entries, day, title, text)
+        _insert_row(
+            batch, held.body, held.decoded, path, document, entries, day, title, text, place.order
+        )
         return
     level, separator = new_entry_form(document, entries, in_context=path == place.context)
     if level == ITEM:
-        _insert_item(batch, held.body, held.decoded, path, document, entries, day, title, text)
+        _insert_item(
+            batch, held.body, held.decoded, path, document, entries, day, title, text, place.order
+        )
         return
     headings = [entry for entry in entries if entry.line not in rows]
     heading_text = f"{day.isoformat()}{separator}{title}"
@@ -303,7 +309,7 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
     block = f"{'#' * level} {heading_text}\n{_paragraph(text)}"
     if not headings and section is None and path == place.context:
         block = f"## Session Log\n\n{block}"
-    before = _before_line(document, headings, day, section)
+    before = _before_line(document, headings, day, section, place.order)
     body = held.body
     if before is not None:
         offset = sum(len(line) for line in _with_ends(body)[: before - 1])
@@ -317,15 +323,19 @@ def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: L
 
 
 def _before_line(
-    document: Document, headings: list[SessionEntry], day: date, section: Heading | None
+    document: Document,
+    headings: list[SessionEntry],
+    day: date,
+    section: Heading | None,
+    order: str | None,
 ) -> int | None:
     """The line the new entry goes before (None: the end of the file).
 
-    Date order as the log keeps it (newest first when its dates never rise); after the
+    Date order as the log keeps it (``order``, else newest first when its dates never rise); after the
     last entry, the entry ends that entry's section (the next heading of its level or
     above), so a log in the middle of a file stays in its section.
     """
-    before = _entry_dated_after(headings, day)
+    before = _entry_dated_after(headings, day, order)
     if before is not None:
         return before
     last = headings[-1] if headings else None
@@ -338,17 +348,17 @@ def _before_line(
     return next((h.line for h in document.headings if h.line > anchor and h.level <= level), None)
 
 
-def _entry_dated_after(entries: list[SessionEntry], day: date) -> int | None:
-    """The line of the first entry the new one precedes in the log's own order: the first
-    dated later, or, in a log written newest first (its dates never rise), the first dated
-    earlier.  None: the new entry comes after them all."""
-    days = [(entry.date, entry.line) for entry in entries if entry.date is not None]
-    newest_first = (
-        len(days) >= 2 and days[0][0] > days[-1][0] and all(a >= b for a, b in pairwise(days))
-    )
-    for when, line in days:
-        if (when < day) if newest_first else (when > day):
-            return line
+def _entry_dated_after(entries: list[SessionEntry], day: date, order: str | None) -> int | None:
+    """The line of the first entry the new one precedes in the log's own order (``order``
+    when the layout declares it, else :func:`log_order`'s reading of the log): the first
+    dated later, or, in a log kept newest first, the first dated earlier, so a new entry
+    of a newest-first log goes at its top.  None: the new entry comes after them all."""
+    newest_first = (order or log_order(entries)) == NEWEST_FIRST
+    for entry in entries:
+        if entry.date is None:
+            continue
+        if (entry.date < day) if newest_first else (entry.date > day):
+            return entry.line
     return None
 
 
@@ -373,6 +383,7 @@ def _insert_row(
     day: date,
     title: str,
     text: str,
+    order: str | None,
 ) -> None:
     """A new row of the table log, in date order, with the cells the table has."""
     sample = document.lines[entries[-1].line - 1]
@@ -396,7 +407,7 @@ def _insert_row(
     escaped = [value.replace("|", "\\|") for value in values]
     row = " | ".join(escaped)
     row = f"| {row} |" if sample.lstrip().startswith("|") else row
-    splice = _line_splice(body, decoded, entries, day, row, entries[-1].line)
+    splice = _line_splice(body, decoded, entries, (day, order), row, entries[-1].line)
     batch.change(path, [splice], "the new row")
 
 
@@ -412,11 +423,17 @@ def _one_line(text: str, path: Path, kept_as: str) -> str:
 
 
 def _line_splice(
-    body: str, decoded: TextFile, entries: list[SessionEntry], day: date, new: str, last: int
+    body: str,
+    decoded: TextFile,
+    entries: list[SessionEntry],
+    when: tuple[date, str | None],
+    new: str,
+    last: int,
 ) -> Splice:
-    """The one-line entry ``new`` in date order: before the entry it precedes, else after
-    line ``last`` (the last entry's last line)."""
-    before = _entry_dated_after(entries, day)
+    """The one-line entry ``new`` of day ``when[0]`` in the log's order (``when[1]``, the
+    declared one): before the entry it precedes, else after line ``last`` (the last
+    entry's last line)."""
+    before = _entry_dated_after(entries, *when)
     starts = _with_ends(body)
     if before is not None:
         offset = sum(len(line) for line in starts[: before - 1])
@@ -439,6 +456,7 @@ def _insert_item(
     day: date,
     title: str,
     text: str,
+    order: str | None,
 ) -> None:
     """A new item of a log kept as dated list items, in date order, marked and separated
     as the log's first item is; the item is one line, so --text must be one line too."""
@@ -456,7 +474,8 @@ def _insert_item(
     lead = marker.group(0) if marker else "- "
     item = f"{lead}{day.isoformat()}{separator}{title}" + (f" {note}" if note else "")
     # After the last item's own lines: an item's continuation lines stay with it.
-    splice = _line_splice(body, decoded, entries, day, item, _item_end(lines, entries[-1].line))
+    end = _item_end(lines, entries[-1].line)
+    splice = _line_splice(body, decoded, entries, (day, order), item, end)
     batch.change(path, [splice], "the new item")
 
 

@@ -121,6 +121,12 @@ def test_long_milestones_section_gets_no_exception(corpus: Run, root: Path) -> N
 # -- session-log-layout --------------------------------------------------------------------
 
 
+def test_a_log_kept_newest_first_is_its_own_convention(corpus: Run) -> None:
+    """Dates that only fall (same-day suffixes aside) are an order, not a fault: only a log
+    that mixes both orders is told to reorder."""
+    assert corpus.findings("session-log-layout", "hy-newest-first") == []
+
+
 def test_log_layout_problems_one_per_file_and_kind(corpus: Run, root: Path) -> None:
     log = "projects/hy-logs/sessions/2026-06.md"
     found = {
@@ -137,8 +143,8 @@ def test_log_layout_problems_one_per_file_and_kind(corpus: Run, root: Path) -> N
             line_of(root, log, "## 2026-05-28"),
         ): "entry dated 2026-05-28 is outside 2026-06.md's month",
         (log, line_of(root, log, "## 2026-06-03")): (
-            "entry dated 2026-06-03 comes after one dated 2026-06-10: the log is not in "
-            "chronological order (2 entries out of order)"
+            "entry dated 2026-06-03 comes after one dated 2026-06-10: the log mixes "
+            "newest-first and oldest-first entries (2 entries out of order)"
         ),
     }
 

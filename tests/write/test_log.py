@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -257,6 +258,28 @@ def test_one_log_file_written_newest_first_gets_the_entry_on_top(tmp_path: Path,
     add(root, place(root, "HANDOFF.md", "LOG.md"), date(2026, 5, 20), "import", "Moved.\n")
     expected = log.replace("### 2026-05-14", "### 2026-05-20: import\n\nMoved.\n\n### 2026-05-14")
     assert (root / "LOG.md").read_bytes() == expected.replace("\n", nl).encode()
+
+
+def test_a_declared_newest_first_log_gets_its_second_entry_on_top(tmp_path: Path) -> None:
+    """One entry says nothing of the order: `[layout] order = "newest-first"` does."""
+    log = "# Log\n\n## 2026-05-01 — start\n"
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n\nUpdated: 2026-05-01\n", "LOG.md": log})
+    where = replace(place(root, "HANDOFF.md", "LOG.md"), order="newest-first")
+    add(root, where, date(2026, 5, 20), "import")
+    assert (root / "LOG.md").read_text() == (
+        "# Log\n\n## 2026-05-20 — import\n\n## 2026-05-01 — start\n"
+    )
+    add(root, replace(where, order=None), date(2026, 5, 22), "later")  # now read from the log
+    assert (root / "LOG.md").read_text().startswith("# Log\n\n## 2026-05-22 — later\n\n")
+
+
+def test_a_log_of_dated_items_kept_newest_first_grows_at_its_top(tmp_path: Path) -> None:
+    log = "# Log\n\n- 2026-05-14 — export\n- 2026-05-01 — start\n"
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n", "LOG.md": log})
+    add(root, place(root, "HANDOFF.md", "LOG.md"), date(2026, 5, 20), "import")
+    assert (root / "LOG.md").read_text() == (
+        "# Log\n\n- 2026-05-20 — import\n- 2026-05-14 — export\n- 2026-05-01 — start\n"
+    )
 
 
 @NEWLINES
