@@ -42,25 +42,23 @@ COMMANDS: dict[str, str] = {
 """Every subcommand: name -> ``module:attribute`` of its click command."""
 
 SHORT_HELP: dict[str, str] = {
-    "check": "Audit a corpus.",
-    "explain": "What a check means, why it matters, how to fix it and what skips it.",
-    "layout": "Print the [layout] table the doctor would use here, with what each key matched.",
-    "demo": "Build the bundled demo knowledge base (or memory vault) in a temporary directory "
-    "and audit it.",
-    "freshness": "A-F review-age grades of pai-freshness-v1 files (no projects needed), "
-    "and their writers.",
+    "check": "Audit a repository's working memory against its git history.",
+    "explain": "Explain a check: what it finds, why, and how to fix it.",
+    "layout": "Print the [layout] table the doctor would use here.",
+    "demo": "Build the demo knowledge base and audit it.",
+    "freshness": "Grade pai-freshness-v1 files by review age (A-F).",
     "hook": "Install git hooks that run the doctor.",
-    "report": "Summary of the cached last report, for fast surfaces such as a session-start hook.",
-    "status": "One line from a cached report, for a session-start hook or a status line.",
-    "sweep": "Day-start sweep of the console.yaml corpus: report-only, writes the report cache.",
-    "state": "Structured state: CURRENT_STATE.json and the block it compiles into CONTEXT.md.",
-    "edit": "Fail-closed edits of durable context files: refuse rather than assert a false change.",
-    "log": "The session log: entries in sessions/YYYY-MM.md, written through the fail-closed "
-    "editor.",
+    "report": "Summarise the cached last report, without auditing.",
+    "status": "One line from the cached last report, for hooks.",
+    "sweep": "Audit the console.yaml corpus and save the report cache.",
+    "state": "Structured state: CURRENT_STATE.json and its CONTEXT.md block.",
+    "edit": "Fail-closed edits of context files: refuse, never guess.",
+    "log": "Log a session, through the fail-closed editor.",
     "mcp": "Serve the doctor over the Model Context Protocol on stdio.",
     "console": "Connect the doctor to the Synthesis Console (1.x and 2.x).",
 }
-"""Each command's one-line help as ``--help`` lists it (its docstring's first sentence).
+"""Each command's one-line help as ``--help`` lists it (its docstring's first sentence,
+whole: at most 63 characters, so that it fits its line at 80 columns).
 
 ``--help`` reads it here instead of importing all the command modules;
 ``tests/test_cli.py`` compares it with the commands' own. A command missing here is
@@ -87,8 +85,19 @@ def _group() -> click.Group:
     """The click group, built on first use (importing click costs more than ``status`` itself)."""
     import click
 
-    class LazyGroup(click.Group):
-        """A group whose subcommands are imported on first use (``--help`` imports none)."""
+    from context_doctor.commands.help_format import (
+        WHOLE,
+        DoctorGroup,
+        command_path,
+        doctor_usage_error,
+    )
+
+    class LazyGroup(DoctorGroup):
+        """A group whose subcommands are imported on first use (``--help`` imports none).
+
+        Every usage error, this group's or a subcommand's, leaves it in the doctor's words
+        (``commands/help_format.py``): one line, with "did you mean" for a mistyped name.
+        """
 
         def list_commands(self, ctx: click.Context) -> list[str]:
             return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
@@ -104,13 +113,21 @@ def _group() -> click.Group:
             from context_doctor.render.terminal import keep_words_whole_in_help
 
             keep_words_whole_in_help()
-            return super().make_context(info_name, args, parent, **extra)
+            try:
+                return super().make_context(info_name, args, parent, **extra)
+            except click.UsageError as error:
+                raise doctor_usage_error(error) from None
 
         def invoke(self, ctx: click.Context) -> object:
+            # What the command line named, before click consumes it: a parse error names no
+            # command of its own.
+            given = [*getattr(ctx, "_protected_args", ()), *ctx.args]
             try:
                 return super().invoke(ctx)
             except BrokenPipeError:  # before click's own handler, which would exit 1 ("defects")
                 _closed_pipe()
+            except click.UsageError as error:
+                raise doctor_usage_error(error, command_path(ctx, given)) from None
 
         def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
             if cmd_name in COMMANDS and cmd_name not in self.commands:
@@ -118,20 +135,19 @@ def _group() -> click.Group:
             return super().get_command(ctx, cmd_name)
 
         def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-            # click's own listing, but a command not imported yet is listed from SHORT_HELP
-            # (shortened by a stand-in command, as click shortens the real one's).
-            rows: list[tuple[str, click.Command]] = []
+            # Every summary whole, as DoctorGroup lists them, but a command not imported
+            # yet is listed from SHORT_HELP.
+            rows: list[tuple[str, str]] = []
             for name in self.list_commands(ctx):
                 if name in SHORT_HELP and name not in self.commands:
-                    rows.append((name, click.Command(name, help=SHORT_HELP[name])))
+                    rows.append((name, SHORT_HELP[name]))
                     continue
                 command = self.get_command(ctx, name)
                 if command is not None and not command.hidden:
-                    rows.append((name, command))
+                    rows.append((name, command.get_short_help_str(WHOLE)))
             if rows:
-                limit = formatter.width - 6 - max(len(name) for name, _ in rows)
                 with formatter.section("Commands"):
-                    formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in rows])
+                    formatter.write_dl(rows)
 
     def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         if not value or ctx.resilient_parsing:
@@ -140,6 +156,7 @@ def _group() -> click.Group:
         ctx.exit()
 
     @click.group(
+        "context-doctor",
         cls=LazyGroup,
         help=GROUP_HELP,
         # click caps help at 80 columns; the terminal's width (COLUMNS) is the cap instead.
@@ -201,26 +218,6 @@ def _fill(text: str, width: int, indent: str = "", subsequent: str | None = None
     )
 
 
-def _short_help(text: str, limit: int) -> str:
-    """A command's help cut as click lists it: its first sentence, shortened to ``limit``
-    at a word with ``...``."""
-    words = text.partition("\n\n")[0].split()
-    for position, word in enumerate(words):
-        if word.endswith(".") and (
-            position == len(words) - 1 or not words[position + 1][0].islower()
-        ):
-            words = words[: position + 1]
-            break
-    shortened = " ".join(words)
-    if len(shortened) <= limit:
-        return shortened
-    if limit < len("..."):
-        return "..."
-    import textwrap
-
-    return textwrap.shorten(shortened, limit, placeholder="...", break_on_hyphens=False)
-
-
 def _definitions(rows: list[tuple[str, str]], width: int, indent: int = 2) -> str:
     """click's two-column list of ``rows`` (terms no wider than 30 columns)."""
     column = min(max(len(term) for term, _ in rows), 30) + 2
@@ -234,7 +231,7 @@ def _definitions(rows: list[tuple[str, str]], width: int, indent: int = 2) -> st
 
 def plain_help(width: int) -> str:
     """``context-doctor --help`` as click prints it at ``width``, without importing click
-    or a command (#32): each command's line is its :data:`SHORT_HELP`.
+    or a command (#32): each command's line is its :data:`SHORT_HELP`, whole and wrapped.
 
     ``tests/test_cli.py`` compares it with click's own page at every width; the layout is
     click 8.5's (an older click, which the dependency allows, words the ``--help`` it
@@ -243,8 +240,7 @@ def plain_help(width: int) -> str:
     prefix = "Usage: context-doctor "
     usage = _fill("[OPTIONS] COMMAND [ARGS]...", width, prefix, " " * len(prefix))
     summary = _fill(GROUP_HELP, width, "  ")
-    limit = width - 6 - max(len(name) for name in SHORT_HELP)
-    commands = [(name, _short_help(SHORT_HELP[name], limit)) for name in sorted(SHORT_HELP)]
+    commands = [(name, SHORT_HELP[name]) for name in sorted(SHORT_HELP)]
     return (
         f"{usage}\n\n{summary}\n\nOptions:\n{_definitions(list(HELP_OPTIONS), width)}\n\n"
         f"Commands:\n{_definitions(commands, width)}\n"
@@ -363,7 +359,8 @@ def main(args: list[str] | None = None) -> None:
             from context_doctor.render.output import emit_error
 
             output = _option_value(argv, "-o", "--output-file")
-            problem = DoctorError(error.format_message(), "see `context-doctor --help`")
+            remedy = getattr(error, "remedy", "see `context-doctor --help`")
+            problem = DoctorError(error.format_message(), remedy)
             with contextlib.suppress(DoctorError):  # the usage error below is what matters
                 emit_error(problem, wanted, Path(output) if output else None)
         error.show()

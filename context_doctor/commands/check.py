@@ -19,6 +19,7 @@ from context_doctor.cache.report_file import (
     write_repository_report,
 )
 from context_doctor.commands.common import guarded, output_options, split_names
+from context_doctor.commands.help_format import SectionedCommand
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 from context_doctor.pipeline.collector import release_audit
@@ -89,7 +90,23 @@ def print_settings(
 RELEASE_MODEL_PROJECTS = 500
 
 
-@click.command("check")
+OUTPUT_OPTIONS = (
+    *("output_format", "as_json", "quiet", "statistics", "show_coverage", "output_file"),
+    *("color", "show_settings"),
+)
+CHECK_SECTIONS = (
+    ("Sources", ("sources", "projects", "vaults", "floors", "config", "pre_push")),
+    ("Selection", ("select", "ignore", "baseline", "write_baseline")),
+    ("Output", OUTPUT_OPTIONS),
+    ("Fixes", ("apply_fixes", "unsafe_fixes", "show_diff")),
+    ("Caches", ("no_cache", "report_cache", "no_report_cache")),
+    ("Readiness", ("readiness", "today", "allow_shallow", "warnings_as_defects", "exit_zero")),
+    ("Other", ("jobs", "debug", "help")),
+)
+"""``check --help`` in sections, as ruff groups its options; the last takes any other."""
+
+
+@click.command("check", cls=SectionedCommand, sections=CHECK_SECTIONS)
 @click.argument("paths", nargs=-1, type=str)
 @click.option(
     "--source",
@@ -109,7 +126,7 @@ RELEASE_MODEL_PROJECTS = 500
 @click.option(
     "--floors",
     type=click.Path(path_type=Path, dir_okay=False),
-    metavar="PATH",
+    metavar="FILE",
     help="Bastra's floors file (default $BASTRA_FLOORS_PATH, else ~/.bastra/floors.json); its "
     "act log is read from $BASTRA_FLOOR_ACTS_PATH, else floor-acts.jsonl beside it.",
 )
@@ -127,13 +144,17 @@ RELEASE_MODEL_PROJECTS = 500
     "projects the pushed commits change.",
 )
 @click.option(
-    "--no-report-cache", is_flag=True, help="Do not write the report cache of a console.yaml run."
+    "--no-report-cache",
+    is_flag=True,
+    help="Do not save the report cache (the last report, what status and report read) of a "
+    "console.yaml run.",
 )
 @click.option(
     "--report-cache",
     "report_cache",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the JSON report here (any run), instead of $SYNTHESIS_HOME/context-doctor/.",
+    metavar="FILE",
+    help="Save the report cache here (any run), instead of $SYNTHESIS_HOME/context-doctor/.",
 )
 @click.option(
     "--baseline",
@@ -176,7 +197,11 @@ RELEASE_MODEL_PROJECTS = 500
     is_flag=True,
     help="Print the fixes as a unified diff and write nothing (exit 1 when there is one).",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the persistent cache.")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the cache (parsed files, history, unchanged runs).",
+)
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
@@ -217,7 +242,9 @@ def check_command(
     config: Path | None,
     debug: bool,
 ) -> None:
-    """Audit a corpus. Exit 0 healthy, 1 defects, 2 ground truth not established."""
+    """Audit a repository's working memory against its git history.
+
+    Exit 0 healthy, 1 defects, 2 ground truth not established."""
     output_format = "json" if as_json else output_format
     with (
         guarded(

@@ -170,8 +170,11 @@ color_option = click.option(
     expose_value=False,
     is_eager=True,
     callback=_set_color,
+    metavar="WHEN",
     help="Colour in the human outputs: auto (a terminal, unless NO_COLOR is set), always, never.",
 )
+# One metavar style: a placeholder is one upper-case word (`--color WHEN`, `--output-format
+# FORMAT`), a choice's values are said in its help, never `[auto|always|never]`.
 
 
 def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -188,7 +191,8 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(["local", "remote"]),
             default="local",
             show_default=True,
-            help="remote: durability problems are defects.",
+            metavar="LEVEL",
+            help="local or remote (before switching machines: durability problems are defects).",
         ),
         click.option(
             "--select",
@@ -209,6 +213,7 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(list(FORMATS)),
             default="human",
             show_default=True,
+            metavar="FORMAT",
             help=formats_help(),
         ),
         click.option("--json", "as_json", is_flag=True, help="Alias of --output-format json."),
@@ -221,7 +226,10 @@ def output_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--exit-zero", is_flag=True, help="Exit 0 even with defects (2 still means 2)."
         ),
         click.option(
-            "--config", type=click.Path(path_type=Path), help="Configuration file to use."
+            "--config",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Configuration file to use.",
         ),
         click.option(
             "--debug",

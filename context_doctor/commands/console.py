@@ -36,13 +36,14 @@ from context_doctor.commands.console_launcher import (
     is_launcher,
     launcher_text,
 )
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.config.synthesis import console_home
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
 
-@click.group("console")
+@click.group("console", cls=DoctorGroup)
 def console_group() -> None:
     """Connect the doctor to the Synthesis Console (1.x and 2.x)."""
 

@@ -72,12 +72,14 @@ def run_demo(
     type=click.Choice(list(FORMATS)),
     default="human",
     show_default=True,
+    metavar="FORMAT",
     help=formats_help(),
 )
 @color_option
 @click.option(
     "--keep",
     type=click.Path(path_type=Path, file_okay=False),
+    metavar="DIR",
     help="Build the demo corpus here and keep it, instead of a temporary directory.",
 )
 @click.option(
@@ -87,8 +89,11 @@ def run_demo(
     "README.md).",
 )
 def demo_command(today: str | None, output_format: str, keep: Path | None, vault: bool) -> None:
-    """Build the bundled demo knowledge base (or memory vault) in a temporary directory and
-    audit it."""
+    """Build the demo knowledge base and audit it.
+
+    Or the demo memory vault, with --vault. Exit 1 is expected: the demo's records carry
+    planted faults.
+    """
     with guarded(output_format == "json", False):
         code = run_demo(today=today, output_format=output_format, keep=keep, vault=vault)
     sys.exit(code)

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from context_doctor.commands.common import guarded
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.commands.text_input import (
     TextSource,
     read_file,
@@ -96,9 +97,12 @@ def gates_of(options: dict[str, Any]) -> dict[str, Any]:
     return {name: options[name] for name in names}
 
 
-@click.group("edit")
+@click.group("edit", cls=DoctorGroup)
 def edit_group() -> None:
-    """Fail-closed edits of durable context files: refuse rather than assert a false change.
+    """Fail-closed edits of context files: refuse, never guess.
+
+    An edit that cannot prove it changed only what was asked is refused, and nothing is
+    written.
 
     Every text option also takes `-` (read from stdin) and has a `--…-file`
     twin that reads a file byte for byte (trailing spaces, tabs, CRLF kept).

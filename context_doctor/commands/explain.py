@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from context_doctor.commands.common import complete_check_names, guarded
-from context_doctor.errors import DoctorError
 from context_doctor.pipeline.registry import (
+    GROUPS,
     CheckSpec,
     load_checks,
     resolve_names,
@@ -67,11 +67,35 @@ def explain_text(spec: CheckSpec, width: int | None = None) -> str:
     )
 
 
+def check_list(registry: dict[str, CheckSpec], width: int | None = None) -> str:
+    """Every check, by group, in one screen: a group and its checks wrapped under it."""
+    columns = width or terminal_width(EXPLAIN_WIDTH)
+    by_group: dict[str, list[str]] = {}
+    for name, spec in sorted(registry.items()):
+        by_group.setdefault(spec.group, []).append(name)
+    lines = wrap(
+        "Checks by group. `context-doctor explain NAME` explains a check, or each check of "
+        "a group; `--all` explains every check.",
+        columns,
+    )
+    lines.append("")
+    for group in [*GROUPS, *sorted(set(by_group) - set(GROUPS))]:
+        if group in by_group:
+            heading = f"{group} — {GROUPS[group]}" if group in GROUPS else group
+            text = f"{heading}: {', '.join(by_group[group])}"
+            lines += wrap(text, columns, subsequent="    ")
+    return "\n".join(lines)
+
+
 @click.command("explain")
 @click.argument("name", required=False, shell_complete=complete_check_names)
 @click.option("--all", "show_all", is_flag=True, help="Explain every check.")
 def explain_command(name: str | None, show_all: bool) -> None:
-    """What a check means, why it matters, how to fix it and what skips it."""
+    """Explain a check: what it finds, why, and how to fix it.
+
+    NAME is a check or a group of checks (`context-doctor explain currency`); with no NAME
+    the checks are listed by group.
+    """
     with guarded(False, False):
         registry = load_checks()
         if show_all:
@@ -79,7 +103,6 @@ def explain_command(name: str | None, show_all: bool) -> None:
         elif name:
             names = resolve_names([name], registry, "the command line")
         else:
-            raise DoctorError(
-                "explain needs a check NAME or --all", "run `context-doctor explain --all`"
-            )
+            click.echo(check_list(registry))
+            return
         click.echo("\n\n".join(explain_text(registry[item]) for item in names))

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from context_doctor.commands.common import guarded, parse_now, parse_today
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import section_slug
 from context_doctor.freshness.grades import GradedFile, summarize
@@ -44,7 +45,7 @@ from context_doctor.guards.escape import clean_json, escape_text
 from context_doctor.write import USER_NAMED
 
 
-class FreshnessGroup(click.Group):
+class FreshnessGroup(DoctorGroup):
     """``freshness [PATH ...]`` runs the summary; ``freshness review FILE`` and friends write."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -73,7 +74,9 @@ class FreshnessGroup(click.Group):
 
 @click.group("freshness", cls=FreshnessGroup, invoke_without_command=False)
 def freshness_group() -> None:
-    """A-F review-age grades of pai-freshness-v1 files (no projects needed), and their writers.
+    """Grade pai-freshness-v1 files by review age (A-F).
+
+    No projects needed; the subcommands are the grades' writers.
 
     `context-doctor freshness [PATH ...]` prints the grades; `review`, `touch`,
     `review-section` and `migrate` change markers, never content.
@@ -274,7 +277,7 @@ def touch_command(file: Path, by: str, now: datetime, config: Path | None) -> No
 def review_section_command(
     file: Path, slug: str, by: str, now: datetime, config: Path | None
 ) -> None:
-    """Update a `##` section's `<!-- updated: ... -->` marker and the file's last_updated."""
+    """Update a `##` section's `<!-- updated: DATE -->` marker and the file's last_updated."""
     with guarded(False, False):
         marker = marker_text(now.date().isoformat(), by)
         cache = configured_statusline(file, config)  # refused before any write

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from context_doctor.commands.common import guarded
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.commands.hook_install import (
     audited_path,
     hook_block,
@@ -17,7 +18,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 
 
-@click.group("hook")
+@click.group("hook", cls=DoctorGroup)
 def hook_group() -> None:
     """Install git hooks that run the doctor."""
 

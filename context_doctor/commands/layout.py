@@ -57,7 +57,10 @@ def layout_text(source: Source) -> str:
 )
 @click.option("--debug", is_flag=True, hidden=True)
 def layout_command(path: Path | None, config: Path | None, debug: bool) -> None:
-    """Print the [layout] table the doctor would use here, with what each key matched."""
+    """Print the [layout] table the doctor would use here.
+
+    Each key is commented with what it matched.
+    """
     with guarded(False, debug):
         corpus = discover((str(path),) if path is not None else (), config=config)
         if not corpus.sources:

@@ -15,6 +15,7 @@ import click
 
 from context_doctor.commands.common import guarded, parse_today
 from context_doctor.commands.edit import gate_options, gates_of, report_batch, report_refusal
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.commands.text_input import TextSource, read_input, text_option
 from context_doctor.errors import DoctorError
 from context_doctor.write.edit import EditRefused
@@ -39,9 +40,12 @@ def layout_place(project: Path) -> LogPlace | None:
     return LogPlace.of_layout(found[0].directory, found[0].layout)
 
 
-@click.group("log")
+@click.group("log", cls=DoctorGroup)
 def log_group() -> None:
-    """The session log: entries in sessions/YYYY-MM.md, written through the fail-closed editor."""
+    """Log a session, through the fail-closed editor.
+
+    Entries go to sessions/YYYY-MM.md, or the log the project's layout keeps.
+    """
 
 
 @log_group.command("add")

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 import click
 
 from context_doctor.commands.common import guarded
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 from context_doctor.mcp.clients import (
@@ -85,7 +86,7 @@ def _require_sdk() -> None:
         ) from None
 
 
-@click.group("mcp", invoke_without_command=True)
+@click.group("mcp", cls=DoctorGroup, invoke_without_command=True)
 @click.option(
     "--allow-writes",
     is_flag=True,

@@ -11,6 +11,7 @@ import click
 
 from context_doctor.cache.report_file import REPORT_CACHE_NAME, read_cached_report, report_age_hours
 from context_doctor.commands.common import guarded
+from context_doctor.commands.help_format import AliasedOption
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 from context_doctor.pipeline.discover import synthesis_home
@@ -26,10 +27,14 @@ from context_doctor.report.report import Report
     help="Exit 2 when the cached report is older than this.",
 )
 @click.option(
+    "--report-cache",
     "--cache",
     "cache",
+    cls=AliasedOption,
+    hidden_aliases=("--cache",),  # its name before the report cache had one word
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Read this cache file instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
+    metavar="FILE",
+    help="Read this report cache instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
 )
 @click.option(
     "--now",
@@ -42,7 +47,9 @@ from context_doctor.report.report import Report
 def report_command(
     max_age: float | None, cache: Path | None, now_text: str | None, as_json: bool
 ) -> None:
-    """Summary of the cached last report, for fast surfaces such as a session-start hook.
+    """Summarise the cached last report, without auditing.
+
+    For fast surfaces such as a session-start hook.
 
     Exits like `check` would have (0 healthy, 1 defects) and 2 when the cache is
     missing, unreadable or older than --max-age.

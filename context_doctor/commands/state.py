@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from context_doctor.commands.common import guarded, parse_now
+from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.commands.text_input import TextSource, read_input, text_option
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.guards.contain import repository_root
@@ -34,9 +35,12 @@ _NOW = click.option(
 )
 
 
-@click.group("state")
+@click.group("state", cls=DoctorGroup)
 def state_group() -> None:
-    """Structured state: CURRENT_STATE.json and the block it compiles into CONTEXT.md."""
+    """Structured state: CURRENT_STATE.json and its CONTEXT.md block.
+
+    The block is what `state compile` writes into CONTEXT.md from the JSON.
+    """
 
 
 def _project(path: Path) -> Project:

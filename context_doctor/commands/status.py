@@ -1,7 +1,8 @@
 """``context-doctor status``: one line from a report cache, for a session-start hook (docs/surfaces.md).
 
 ``context: 2 defects, 5 warnings in 14 projects, 3 h ago (repository report)``. No
-audit and no git. It reads, in order, ``--cache FILE``; else the current
+audit and no git. It reads, in order, ``--report-cache FILE`` (``--cache``, its old name,
+still works); else the current
 repository's cache, ``<git-common-dir>/context-doctor/last-report.json`` (what a
 whole-repository ``check`` writes; the git directory is found by reading ``.git``,
 not by running git); else the console's, ``$SYNTHESIS_HOME/context-doctor/last-report.json``
@@ -11,7 +12,7 @@ a hook that runs it at every session start stays cheap; the report's schema
 validation (``report`` does it) is left out on purpose, and the few fields the line
 needs are checked one by one instead. A cache that is a symlink (in the git
 directory), a FIFO or anything but a regular file is refused unread. A plain
-``status [--json] [--strict] [--cache FILE]`` does not even import click
+``status [--json] [--strict] [--report-cache FILE]`` does not even import click
 (:func:`run_plain`, called by the console script); its click command is built
 on first use, for ``--help``, ``--now`` and a mistyped option.
 
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 CACHE_NAME = "last-report.json"
 MAX_BYTES = 256 * 1024 * 1024  # a report of tens of thousands of findings is far below this
 GIVEN, REPOSITORY, CONSOLE = "given", "repository", "console"
-"""Where a report was read: ``--cache FILE``, the current repository's, the console's."""
+"""Where a report was read: ``--report-cache FILE``, the current repository's, the console's."""
 
 
 def _join(*parts: str) -> str:
@@ -193,7 +194,7 @@ class Place:
         if kind == CONSOLE and self.sweepable:
             return "run `context-doctor sweep` to refresh it"
         if kind == GIVEN:
-            return "rewrite it, or name another report with --cache"
+            return "rewrite it, or name another report with --report-cache"
         return "rerun the audit that wrote it"
 
 
@@ -303,7 +304,7 @@ def _count(report: dict[str, Any], key: str) -> int | None:
 
 
 def choose_cache(given: str | None, place: Place) -> tuple[str | None, str]:
-    """The report to read and its kind: ``--cache``, else the repository's when it has
+    """The report to read and its kind: ``--report-cache``, else the repository's when it has
     one (any entry there, even one that will be refused), else the console's when it
     exists; (None, CONSOLE) when there is none."""
     if given is not None:
@@ -390,8 +391,9 @@ def output_line(found: Status, as_json: bool) -> str:
 def run_plain(args: list[str]) -> int | None:
     """``status`` without click: the exit status, or None when ``args`` need click.
 
-    Reads only ``--json``, ``--strict`` and ``--cache FILE``/``--cache=FILE`` (each as
-    click reads it: a flag given twice is given, the last ``--cache`` wins); anything else
+    Reads only ``--json``, ``--strict`` and ``--report-cache FILE`` (or ``=FILE``, or its old
+    name ``--cache``; each as click reads it: a flag given twice is given, the last file
+    named wins); anything else
     (``--help``, ``--now``, a typo, a value click might read otherwise) is left to click.
     """
     as_json = strict = False
@@ -404,11 +406,11 @@ def run_plain(args: list[str]) -> int | None:
             as_json = True
         elif arg == "--strict":
             strict = True
-        elif arg == "--cache" and position + 1 < len(args):
+        elif arg in ("--report-cache", "--cache") and position + 1 < len(args):
             position += 1
             value = args[position]
-        elif arg.startswith("--cache="):
-            value = arg.removeprefix("--cache=")
+        elif arg.startswith(("--report-cache=", "--cache=")):
+            value = arg.partition("=")[2]
         else:
             return None
         if value is not None:
@@ -435,6 +437,8 @@ def _status_command() -> click.Command:
 
     import click
 
+    from context_doctor.commands.help_format import AliasedOption
+
     @click.command("status")
     @click.option("--json", "as_json", is_flag=True, help="Print the status as one JSON object.")
     @click.option(
@@ -444,9 +448,14 @@ def _status_command() -> click.Command:
         "(default: always exit 0).",
     )
     @click.option(
+        "--report-cache",
         "--cache",
+        "cache",
+        cls=AliasedOption,
+        hidden_aliases=("--cache",),  # its name before the report cache had one word
         type=click.Path(path_type=Path),
-        help="Read this report (default: the current repository's "
+        metavar="FILE",
+        help="Read this report cache (default: the current repository's "
         f"<git-common-dir>/context-doctor/{CACHE_NAME}, else $SYNTHESIS_HOME/context-doctor/"
         f"{CACHE_NAME}).",
     )
@@ -456,9 +465,11 @@ def _status_command() -> click.Command:
     def status_command(
         as_json: bool, strict: bool, cache: Path | None, now_text: str | None
     ) -> None:
-        """One line from a cached report, for a session-start hook or a status line.
+        """One line from the cached last report, for hooks.
 
-        Reads --cache FILE, else the current repository's report (a whole-repository
+        For a session-start hook or a status line.
+
+        Reads --report-cache FILE, else the current repository's report (a whole-repository
         `check` writes it), else the console's ($SYNTHESIS_HOME; `sweep` writes it), and
         names the one it read. No audit and no git. Exit 0 unless --strict.
         """

@@ -35,14 +35,21 @@ from context_doctor.render.text import console_for, coverage_lines, render_stati
     metavar="YYYY-MM-DD",
     help="The date to judge freshness against (default: the local date).",
 )
-@click.option("--config", type=click.Path(path_type=Path), help="Configuration file to use.")
+@click.option(
+    "--config", type=click.Path(path_type=Path), metavar="FILE", help="Configuration file to use."
+)
 @click.option(
     "--report-cache",
     "report_cache",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the JSON report here instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
+    metavar="FILE",
+    help="Save the report cache here instead of $SYNTHESIS_HOME/context-doctor/last-report.json.",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the persistent cache.")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the cache (parsed files, history, unchanged runs).",
+)
 @click.option(
     "--debug",
     is_flag=True,
@@ -52,7 +59,9 @@ from context_doctor.render.text import console_for, coverage_lines, render_stati
 def sweep_command(
     today: date, config: Path | None, report_cache: Path | None, no_cache: bool, debug: bool
 ) -> None:
-    """Day-start sweep of the console.yaml corpus: report-only, writes the report cache.
+    """Audit the console.yaml corpus and save the report cache.
+
+    The day-start sweep: report-only.
 
     Exit 0 whatever the findings; 2 when ground truth could not be established.
     """

@@ -270,7 +270,7 @@ def test_stdin_and_file_twins_carry_exact_bytes_in_the_files_line_ending(
             b"",
             "cannot both",
         ),
-        (["--replacement", "x"], b"", "Missing option '--anchor'"),
+        (["--replacement", "x"], b"", "missing option '--anchor'"),
         (["--anchor-file", "missing.txt", "--replacement", "x"], b"", "missing.txt"),
     ],
     ids=["not-utf8", "stdin-twice", "both", "neither", "missing-file"],
@@ -396,7 +396,7 @@ def test_set_field_takes_the_seeds_file_option(doctor: Doctor, tmp_path: Path) -
 
 @pytest.mark.parametrize(
     ("twice", "says"),
-    [(True, "FILE given twice"), (False, "Missing FILE")],
+    [(True, "FILE given twice"), (False, "missing FILE")],
     ids=["both", "neither"],
 )
 def test_set_field_wants_file_exactly_once(

@@ -95,7 +95,7 @@ def test_color_always_colours_a_pipe_and_wins_over_no_color(demo: Path, doctor: 
     assert ESCAPE not in doctor(*base).stdout  # a pipe: no colour by default
     always = doctor(*base, "--color", "always", env={"NO_COLOR": "1"})
     assert ESCAPE in always.stdout
-    assert "--color [auto|always|never]" in doctor("check", "--help").stdout
+    assert "--color WHEN" in doctor("check", "--help").stdout
 
 
 # -- progress -------------------------------------------------------------------
