@@ -7,6 +7,7 @@ A scenario is YAML::
     commits:
       - date: 2026-06-01T10:00:00+02:00   # author date; committer_date defaults to it
         committer_date: 2026-06-02T09:00:00+00:00
+        author: "dependabot[bot] <support@github.com>"   # default: Scenario Author
         message: start alpha
         files:
           projects/alpha/CONTEXT.md: |
@@ -123,10 +124,14 @@ def build_scenario(source: str | Path | Mapping[str, Any], destination: Path) ->
         author = _stamp(commit["date"])
         committer = _stamp(commit.get("committer_date", commit["date"]))
         _git(["add", "-A"], destination)
+        stamps = {"GIT_AUTHOR_DATE": author, "GIT_COMMITTER_DATE": committer}
+        if commit.get("author"):
+            name, _, email = str(commit["author"]).rpartition(" <")
+            stamps |= {"GIT_AUTHOR_NAME": name.strip(), "GIT_AUTHOR_EMAIL": email.rstrip(">")}
         _git(
             ["commit", "-q", "--allow-empty", "-m", str(commit.get("message", f"commit {number}"))],
             destination,
-            {"GIT_AUTHOR_DATE": author, "GIT_COMMITTER_DATE": committer},
+            stamps,
         )
     if scenario.get("remote"):
         _add_remote(destination, scenario)

@@ -125,6 +125,25 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
     )
 
 
+def work_after_record(project: Project) -> list[ProjectCommit]:
+    """The session commits authored after the record's own last commit, oldest first.
+
+    A record with no date field claims nothing (docs/layouts.md): its last commit shows how
+    far it was brought, to the minute, so every later session commit is work it does not
+    reflect, later the same day included.
+    """
+    committed = project.record_commit
+    if committed is None or not project.history_available:
+        return []
+    since = committed.commit.authored
+    found = [
+        entry
+        for entry in project.commits
+        if entry.commit.is_session and entry.commit.authored > since
+    ]
+    return sorted(found, key=lambda entry: entry.commit.authored)
+
+
 def session_commits_since(project: Project, day: date) -> list[ProjectCommit]:
     """Session commits (not bulk, merge or maintenance) touching the project on or after ``day``,
     oldest first."""

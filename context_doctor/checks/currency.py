@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from context_doctor.checks._session_evidence import markers_behind_with_header, newest_day_ordinals
-from context_doctor.checks.session_freshness import NO_LOG
+from context_doctor.checks.session_freshness import NO_DATED_LOG, NO_LOG
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.currency import header_lag as header_lag_of
 from context_doctor.model.document_facts import HeaderField, Heading
@@ -48,7 +48,7 @@ def _first_field(project: Project, name: str) -> HeaderField | None:
     "header-currency",
     layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
-    skips=(NO_LOG, NO_ORDINALS),
+    skips=(NO_LOG, NO_DATED_LOG, NO_ORDINALS),
     summary="a header field names an older round than the session log has reached",
     remedy="Advance the header field to the newest session's ordinal (e.g. `round 11`).",
     explanation="""

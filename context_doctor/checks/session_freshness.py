@@ -9,7 +9,7 @@ after the newest entry that nobody logged.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import date, timedelta
+from datetime import date
 
 from context_doctor.checks._session_evidence import (
     MAX_NAMED,
@@ -19,7 +19,10 @@ from context_doctor.checks._session_evidence import (
     log_session_remedy,
     markers_behind_with_header,
     session_commits_since,
+    work_after_record,
 )
+from context_doctor.git.commits import ProjectCommit
+from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.pipeline.registry import (
     DORMANT,
@@ -42,10 +45,24 @@ NO_LAST_SESSION = SkipRule(
     lambda p: p.index_last_session is None,
     shape=True,
 )
+
+
+def _keeps_undated_log(project: Project) -> bool:
+    """A log is there (a file, a folder's files, the record itself) but holds no dated entry;
+    the seed's projects/ layout keeps its one `no log` reason."""
+    return project.layout.kind != SEED and bool(project.session_logs)
+
+
 NO_LOG = SkipRule(
     "no log",
-    "the project has no dated session-log entry",
-    lambda p: p.newest_session is None,
+    "the project keeps no session log (in the seed's projects/ layout: no dated entry in one)",
+    lambda p: p.newest_session is None and not _keeps_undated_log(p),
+)
+NO_DATED_LOG = SkipRule(
+    "no dated log",
+    "the project's log holds no dated entry, so nothing dates its sessions: freshness is "
+    "judged from git alone (docs/layouts.md)",
+    lambda p: p.newest_session is None and _keeps_undated_log(p),
 )
 
 
@@ -215,7 +232,14 @@ def _no_evidence_of_work(project: Project) -> bool:
         settle a disagreement), this one finding names it too. A header with no readable date
         cannot be verified and is reported as such; a missing header on a project with no
         log and no session commit is freshness-unverifiable's one finding, which names it
-        (one root cause, one finding). Skipped for dormant projects.""",
+        (one root cause, one finding). In a layout other than the seed's, a record with no
+        date field is dated by its own last commit, which claims nothing: it is never ahead
+        of anything, and once a newest log entry, else the newest session commit, is more
+        than a day after that commit's day, the warning counts every session commit authored
+        after the record's own, later the same day included, and names the newest. A bot's
+        commit that changes no code (data, rendered pages, prose, dependency manifests, lock
+        files, CI configuration) is never a session here: it neither supports nor dates a
+        record. Skipped for dormant projects.""",
     severities=(
         (Severity.DEFECT, "the `**Last session:**` header disagrees with the session evidence"),
         (Severity.WARNING, "the header has no readable date, so its freshness cannot be verified"),
@@ -295,39 +319,55 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     )
 
 
+def _since_record(later: list[ProjectCommit], recorded: date) -> str:
+    """``25 commits (…) changed the project after it (23 of them later on 2026-05-19)``."""
+    same_day = sum(1 for entry in later if entry.commit.work_date == recorded)
+    also = f" ({same_day} of them later on {recorded})" if same_day and len(later) > 1 else ""
+    return f"{commits_phrase(later)} changed the project after it{also}"
+
+
 def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
-    """A record with no date field, dated by its own last commit (docs/layouts.md): only a record
-    *behind* the evidence is reported (more than a day behind the newest log entry, else the
-    newest work); a commit date is no claim, so it is never "ahead" of anything."""
+    """A record with no date field, dated by its own last commit (docs/layouts.md): it claims
+    nothing, so it is never "ahead" of anything, and every later session commit is work it
+    does not reflect.
+
+    It fires as a dated record would, when the evidence is more than a day after its
+    commit's day (a newest log entry, else the newest session commit: one day's tail of the
+    same session is no lag), and then counts by commit time: every session commit authored
+    after the record's last commit, later the same day included. With a dated log, the work
+    after the log's newest entry is unlogged-session's finding, not this one's.
+    """
     path = project.context.rel_path
     committed = project.record_commit
     assert committed is not None
     own = f"{path} (no date field; last changed by commit {committed.commit.short} of {recorded})"
+    later = work_after_record(project)
     newest = project.newest_session
     if newest is not None and newest.date is not None:
         if (newest.date - recorded).days > 1:
+            since = f"; {_since_record(later, recorded)}" if later else ""
             yield Issue(
                 f"{own} is behind the newest session-log entry {newest.date} "
-                f"({newest.path}:{newest.line})",
+                f"({newest.path}:{newest.line}){since}",
                 path,
                 severity=Severity.WARNING,  # inferred from git: the record claims no date
                 remedy=f"Re-read {path} and bring it up to the session of {newest.date}, then "
                 f"commit it (a `Last updated: {newest.date}` line dates it from then on).",
             )
         return
-    latest = project.newest_session_commit if project.history_available else None
-    if latest is None or (latest.commit.work_date - recorded).days <= 1:
+    if not later:
         return
-    work_date = latest.commit.work_date
-    later = session_commits_since(project, recorded + timedelta(days=2))
+    latest = max(later, key=lambda entry: entry.commit.authored).commit
+    if (latest.work_date - recorded).days <= 1:
+        return
     yield Issue(
-        f"{own} lags the newest work: {commits_phrase(later)} changed the project after "
-        f"it, the newest {latest.commit.short} of {work_date}",
+        f"{own} lags the newest work: {_since_record(later, recorded)}, the newest "
+        f"{latest.short} of {latest.work_date}",
         path,
         severity=Severity.WARNING,
-        remedy=f"Re-read {path} and bring it up to the work of {work_date} (commit "
-        f"{latest.commit.short}), then commit it; log those sessions in "
-        f"{project.log_place(work_date)}.",
+        remedy=f"Re-read {path} and bring it up to the work of {latest.work_date} (commit "
+        f"{latest.short}), then commit it; log those sessions in "
+        f"{project.log_place(latest.work_date)}.",
     )
 
 
@@ -385,9 +425,15 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         "session today)." + header_too
     )
     if not recent:
+        # Set-aside commits (a bot's, work_ignore's) touched it, but they are no one's session.
+        aside = (
+            f" but the {project.set_aside} set aside (bot authors, work_ignore)"
+            if project.set_aside
+            else ""
+        )
         yield Issue(
-            f"there is no session log{none} and no commit touches the project: freshness "
-            "cannot be verified",
+            f"there is no session log{none} and no commit{aside} touches the project: "
+            "freshness cannot be verified",
             project.context.rel_path,
             remedy=start_log,
         )
@@ -409,7 +455,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
 @check(
     "unlogged-session",
     severity=Severity.WARNING,
-    skips=(DORMANT, NO_LOG),
+    skips=(DORMANT, NO_LOG, NO_DATED_LOG),
     summary="the project was worked after the newest session-log entry without logging it",
     remedy="Add an entry headed by that session's date to its month's file in sessions/.",
     explanation="""
@@ -420,8 +466,12 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         (trailer `Context-Doctor: maintenance`) are ignored, and so are the commits a record
         ahead of the log already names as the session the log lacks (a `Last session` header
         or an index last_session on or before their day: context-header-freshness or
-        last-session-freshness reports them, once). Skipped for dormant projects and
-        projects without a session log.""",
+        last-session-freshness reports them, once). The count starts at the newest log entry
+        or a record's stated date, never at a commit date: a record with no date field claims
+        no day. A bot's commit that changes no code (a dependency bump, a scheduled job's
+        data or pages) is set aside, not counted. Skipped for dormant projects, projects
+        without a session log (`no log`), and logs that hold no dated entry (`no dated
+        log`).""",
 )
 def unlogged_session(project: Project, ctx: Context) -> Iterator[Issue]:
     newest = project.newest_session
@@ -456,7 +506,9 @@ def _claimed_by_a_record(project: Project, newest: date) -> date | None:
     """The day from which a record ahead of the log (the `Last session` header, else the
     index's last_session) already names the commits as the session the log lacks: those
     commits are that record's finding, reported once (docs/checks.md context-header-freshness)."""
-    header = project.header_last_session
+    # A record dated only by its own commit claims nothing (docs/layouts.md): its commit's
+    # day never takes work out of the log's count.
+    header = None if project.last_session_from_git else project.header_last_session
     days = [
         day
         for day in (header[1] if header else None, project.index_last_session)

@@ -65,7 +65,7 @@ class Commit:
     projects_touched: int
     outside_files: int  # files outside every projects directory
     maintenance: bool = False  # `Context-Doctor: maintenance` trailer: a fix or archive pass
-    bot: bool = False  # authored by a bot (`name[bot]`, GitHub Actions): generated, not work
+    bot: bool = False  # authored by a bot: work only when it changes code (model/work.py)
 
     @property
     def short(self) -> str:
@@ -214,10 +214,14 @@ def is_maintenance(trailer_values: str) -> bool:
     )
 
 
-_BOT_NAMES = frozenset({"github-actions", "github action", "github actions", "dependabot"})
+_BOT_NAMES = frozenset(
+    {"github-actions", "github action", "github actions", "dependabot", "renovate", "renovate bot"}
+)
 
 
-_BOT_EMAILS = frozenset({"action@github.com", "actions@github.com", "github-actions@github.com"})
+_BOT_EMAILS = frozenset(
+    {"action@github.com", "actions@github.com", "github-actions@github.com", "bot@renovateapp.com"}
+)
 
 
 def is_bot(author: str) -> bool:

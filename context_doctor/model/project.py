@@ -39,7 +39,7 @@ from context_doctor.model.sessions import (
     spell_entry,
 )
 from context_doctor.model.state_file import STATE_FILE, StructuredState
-from context_doctor.model.work import WorkFilter
+from context_doctor.model.work import WorkFilter, bots_own_job
 
 
 class Project(ProjectFiles):
@@ -219,14 +219,15 @@ class Project(ProjectFiles):
     @cached_property
     def record_commit(self) -> ProjectCommit | None:
         """The newest commit touching the context file that is a session (not a bulk sweep,
-        merge or maintenance pass); None without history or such a commit."""
+        merge or maintenance pass) and not a bot's; None without history or such a commit."""
         if not self.history_available:
             return None
         inner = self.layout.inner(self.layout.context) or ""
         touching = [
             entry
+            # A bot's edit is no one bringing the record up to date: it never dates it.
             for entry in self._all_commits or []
-            if entry.commit.is_session and entry.touched(inner)
+            if entry.commit.is_session and not entry.commit.bot and entry.touched(inner)
         ]
         return max(touching, key=lambda entry: entry.commit.authored, default=None)
 
@@ -416,19 +417,26 @@ class Project(ProjectFiles):
     def _commits(self) -> list[ProjectCommit] | None:
         """The seed's layouts: every commit touching the project. Any other layout: its
         *work* (docs/layouts.md), commits touching a file besides its own records and
-        ``work_ignore``."""
+        ``work_ignore``. In every layout a bot's commit that changes no code is set aside
+        (:func:`context_doctor.model.work.bots_own_job`, the one rule for bots)."""
         found = self._all_commits
-        if found is None or self.layout.is_seed:
+        if found is None:
             return found
+        if self.layout.is_seed:
+            if not any(entry.commit.bot for entry in found):
+                return found
+            return [entry for entry in found if not _bots_own(entry)]
         return [entry for entry in found if self._work.is_work(entry.files, entry.commit.bot)]
 
     @cached_property
     def set_aside(self) -> int:
         """How many commits ``work_ignore`` (or a bot's authorship) kept from counting as
-        work: the verdict line says so."""
+        work: the verdict line says so (never of a file that is not working memory)."""
         found = self._all_commits
-        if found is None or self.layout.is_seed:
+        if found is None or not self.layout.working_memory:
             return 0
+        if self.layout.is_seed:
+            return sum(1 for entry in found if _bots_own(entry))
         return sum(1 for entry in found if self._work.set_aside(entry.files, entry.commit.bot))
 
     def touches_log(self, entry: ProjectCommit) -> bool:
@@ -497,3 +505,8 @@ _RELEASED = (
     "post_close_review",
     "shape_problems",
 )
+
+
+def _bots_own(entry: ProjectCommit) -> bool:
+    """A bot's commit that changes no code: set aside in the seed's layouts too."""
+    return entry.commit.bot and bots_own_job(entry.files)

@@ -47,27 +47,46 @@ def glob_pattern(globs: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{part})" for part in parts))
 
 
-DATA_SUFFIXES = frozenset(
+GENERATED_SUFFIXES = frozenset(
     {
         ".json", ".jsonl", ".ndjson", ".geojson", ".csv", ".tsv", ".xml", ".rss", ".atom",
-        ".ics", ".txt", ".parquet", ".sqlite", ".db", ".yaml", ".yml", ".svg", ".png",
+        ".ics", ".txt", ".parquet", ".sqlite", ".db", ".yaml", ".yml", ".svg", ".png", ".jpg",
+        ".jpeg", ".gif", ".webp", ".xlsx", ".html", ".htm", ".md", ".toml", ".cfg", ".ini",
+        ".lock", ".lockb", ".sum", ".mod",
     }
 )  # fmt: skip
-"""What a scheduled job's generated data is made of: a bot's commit of only these is set
-aside; a bot that changes code (an AI coding agent's pull request) did work."""
+"""What a bot writes without anyone working: data and the pages a job renders, prose, and
+dependency manifests, lock files and configuration (what dependabot and renovate bump)."""
+GENERATED_NAMES = frozenset({"dockerfile", "gemfile", "pipfile", "podfile", "makefile"})
+GENERATED_FOLDERS = frozenset({".github", ".gitlab", ".circleci"})
+"""CI configuration: a bot bumping an action's version did no work on the project."""
 
 
-def _is_data(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return "." in name and name[name.rindex(".") :].lower() in DATA_SUFFIXES
+def bot_generated(path: str) -> bool:
+    """A file a bot's commit may touch and still be no one's work (docs/layouts.md)."""
+    *folders, name = path.split("/")
+    if not GENERATED_FOLDERS.isdisjoint(folders):
+        return True
+    name = name.lower()
+    if name in GENERATED_NAMES:
+        return True
+    return "." in name and name[name.rindex(".") :] in GENERATED_SUFFIXES
+
+
+def bots_own_job(files: Iterable[str]) -> bool:
+    """The one rule for bots (docs/layouts.md): a bot's commit is set aside when every file
+    it touches is data, prose, a dependency manifest, a lock file or CI configuration; a
+    bot that changes code (an AI coding agent's pull request) did work."""
+    return all(map(bot_generated, files))
 
 
 class WorkFilter:
     """Answers, for a commit's project-relative files: is it work, was it set aside?
 
-    A bot's commit (``name[bot]``, GitHub Actions) of data files only (:data:`DATA_SUFFIXES`)
-    is generated too: never work, and set aside like ``work_ignore``'s (a daily data job is
-    never cited as the newest work). A bot that changes code did work.
+    A bot's commit (``name[bot]``, GitHub Actions, dependabot, renovate) that touches no code
+    (:func:`bots_own_job`) is generated too: never work, and set aside like
+    ``work_ignore``'s (a daily data job or a dependency bump is never cited as the newest
+    work). A bot that changes code did work.
     """
 
     def __init__(self, layout: Layout, log_inner: str | None, extra: tuple[str, ...] = ()) -> None:
@@ -87,7 +106,7 @@ class WorkFilter:
 
     def is_work(self, files: Iterable[str], bot: bool = False) -> bool:
         others = self._others(files)
-        if bot and others and all(map(_is_data, others)):
+        if bot and others and bots_own_job(others):
             return False
         if self.ignored is None:
             return bool(others)
@@ -97,7 +116,7 @@ class WorkFilter:
         """Work but for ``work_ignore`` or a bot: it touched a non-record file, and every
         such file is ignored (or a bot wrote them)."""
         others = self._others(files)
-        if bot and others and all(map(_is_data, others)):
+        if bot and others and bots_own_job(others):
             return True
         if self.ignored is None or not others:
             return False

@@ -1,9 +1,9 @@
-"""Work in a layout other than the seed's (SPEC §10): records, work_ignore and bots apart."""
+"""Work in a layout other than the seed's (docs/layouts.md): records, work_ignore and bots apart."""
 
 from __future__ import annotations
 
 from context_doctor.layouts import IN_CONTEXT, SINGLE_FILE, Layout
-from context_doctor.model.work import WorkFilter, glob_pattern
+from context_doctor.model.work import WorkFilter, bots_own_job, glob_pattern
 
 LAYOUT = Layout(
     kind=SINGLE_FILE,
@@ -34,6 +34,26 @@ def test_a_bots_data_is_never_work_but_a_bots_code_is() -> None:
     assert work.set_aside(["public/feed.json"], bot=True)
     assert work.is_work(["src/app.py"], bot=True)  # an AI agent's pull request is work
     assert not work.set_aside(["src/app.py", "public/feed.json"], bot=True)
+    assert work.is_work(["public/feed.json"])  # a person's commit of the same file is work
+
+
+def test_a_dependency_bump_or_a_rendered_page_is_a_bots_own_job() -> None:
+    """The one rule for bots (docs/layouts.md), both sides: what dependabot, renovate and a
+    scheduled job write is set aside; code is work, whoever wrote it."""
+    for bump in (
+        [".github/workflows/ci.yml"],
+        ["uv.lock", "pyproject.toml"],
+        ["package.json", "package-lock.json"],
+        ["go.mod", "go.sum"],
+        ["Cargo.toml", "Cargo.lock"],
+        ["Dockerfile"],
+        ["constraints/linux.txt"],
+        ["docs/grader/index.html", "docs/grader/history.json"],
+        ["CHANGELOG.md"],
+    ):
+        assert bots_own_job(bump), bump
+    for change in (["src/app.py"], ["Sources/Chart.swift"], ["web/app.ts", "package.json"]):
+        assert not bots_own_job(change), change
 
 
 def test_glob_pattern() -> None:

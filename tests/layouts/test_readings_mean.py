@@ -1,0 +1,240 @@
+"""What the readings of a layout mean (docs/layouts.md): an undated record claims nothing,
+a bot's commit is work only when it changes code.
+
+Each shape is built as a real repository with commits at chosen times, in two twins: a
+planted stale record that must fire, naming the true lag, and a current one that must stay
+silent. The files are written here, in the shapes people write; nothing is copied.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import Run
+from support import Doctor, MakeRepo, short_sha_of
+
+Files = dict[str, str]
+FRESHNESS = frozenset({"context-header-freshness", "unlogged-session", "last-session-freshness"})
+
+DEPENDABOT = "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>"
+GRADER = "Nightly Grader <actions@github.com>"
+AGENT = "coding-agent[bot] <210000+coding-agent[bot]@users.noreply.github.com>"
+
+
+def commit(when: str, message: str, files: Files, *, author: str | None = None) -> dict[str, Any]:
+    """``when`` is ``YYYY-MM-DD`` (10:00 UTC) or ``YYYY-MM-DDTHH:MM``."""
+    stamp = f"{when}T10:00" if "T" not in when else when
+    made: dict[str, Any] = {"date": f"{stamp}:00+00:00", "message": message, "files": files}
+    if author is not None:
+        made["author"] = author
+    return made
+
+
+def code(when: str, what: str, **options: Any) -> dict[str, Any]:
+    return commit(when, what, {"src/app.py": f"# {what}\n"}, **options)
+
+
+def audit(doctor: Doctor, root: Path, today: str) -> Run:
+    run = doctor("check", str(root), "--today", today, "--json")
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    return run
+
+
+def freshness(run: Run) -> list[dict[str, Any]]:
+    return [f for f in run.json["findings"] if f["check"] in FRESHNESS]
+
+
+def everything_said(run: Run) -> str:
+    return " ".join(f"{f['message']} {f.get('remedy') or ''}" for f in run.json["findings"])
+
+
+# -- a memory bank whose progress.md holds no dated entry ----------------------------------
+
+
+def bank(focus: str) -> Files:
+    return {
+        "memory-bank/activeContext.md": f"# Active Context\n\n## Current Focus\n\n- {focus}\n\n"
+        "## Next Steps\n\n- Wire the exporter into the nightly job.\n",
+        "memory-bank/progress.md": "# Progress\n\n## What Works\n\n- Import.\n\n"
+        "## What's Left\n\n- Export.\n",
+        "memory-bank/projectbrief.md": "# Project Brief\n\nA small import/export tool.\n",
+    }
+
+
+def undated_bank(stale: bool) -> dict[str, Any]:
+    """The bank is written at 09:00 on 2026-05-19; work follows it that day and two days on."""
+    history = [
+        commit("2026-05-19T09:00", "import and the bank", {"src/app.py": "v1\n", **bank("Import")}),
+        code("2026-05-19T11:30", "exporter skeleton"),
+        code("2026-05-19T16:45", "exporter columns"),
+        code("2026-05-21", "exporter done"),
+    ]
+    if not stale:
+        history.append(commit("2026-05-21T18:00", "bank: export done", bank("Export")))
+    return {"commits": history, "remote": True}
+
+
+def test_an_undated_record_counts_every_later_commit_same_day_too(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(undated_bank(stale=True))
+    run = audit(doctor, root, "2026-05-31")
+    (finding,) = freshness(run)
+    assert finding["check"] == "context-header-freshness"
+    assert finding["path"] == "memory-bank/activeContext.md"
+    message = finding["message"]
+    # Three commits after the bank's own (09:00): two later that day, one two days on.
+    assert "3 commits" in message and "(2 of them later on 2026-05-19)" in message, message
+    assert short_sha_of(root, "exporter done") in message
+    assert short_sha_of(root, "exporter skeleton") in message  # same-day work is named
+
+
+def test_a_current_undated_record_is_silent_and_coverage_says_no_dated_log(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    run = audit(doctor, make_repo(undated_bank(stale=False)), "2026-05-31")
+    assert run.json["findings"] == []
+    assert run.json["coverage"]["unlogged-session"]["reasons"] == {"no dated log": 1}
+    text = doctor("check", str(make_repo(undated_bank(stale=False))), "--today", "2026-05-31")
+    assert "no dated log" in text.stdout  # printed beside HEALTHY, never silent
+
+
+def test_the_same_days_tail_alone_is_no_lag(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """Decision (docs/layouts.md): an undated record fires as a dated one would, when work
+    is more than a day after its commit's day; then every later commit is counted."""
+    history = undated_bank(stale=True)["commits"][:3]
+    run = audit(doctor, make_repo({"commits": history, "remote": True}), "2026-05-31")
+    assert freshness(run) == []
+
+
+# -- a hand-off file with its log inside, dated entries, no date field -----------------------
+
+
+def hand_off(entries: list[str], note: str) -> str:
+    log = "".join(f"### {day} — session\n\n- Worked.\n\n" for day in entries)
+    return f"# Hand-off\n\n## Where things are\n\n- {note}\n\n## Session Log\n\n{log}"
+
+
+def test_unlogged_work_counts_from_the_newest_entry_never_from_a_commit_date(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """The record was last committed on 2026-03-20 without a new entry: that commit's date
+    is no claim, so every later work commit is unlogged, not only those before it."""
+    history = [
+        commit(
+            "2026-03-02",
+            "start",
+            {"src/app.py": "v1\n", "HANDOFF.md": hand_off(["2026-03-02"], "v1")},
+        ),
+        code("2026-03-10", "parser"),
+        commit("2026-03-20", "hand-off note", {"HANDOFF.md": hand_off(["2026-03-02"], "v2")}),
+        *(code(day, f"work of {day}") for day in ("2026-04-07", "2026-05-12", "2026-08-18")),
+    ]
+    root = make_repo({"commits": history, "remote": True})
+    run = audit(doctor, root, "2026-08-31")
+    (unlogged,) = run.findings("unlogged-session")
+    assert unlogged["message"].startswith("4 commits"), unlogged["message"]
+    assert short_sha_of(root, "work of 2026-08-18") in unlogged["message"]
+
+
+# -- bots: work only when they change code ----------------------------------------------------
+
+STATUS_ACTIVE = "# Status\n\n**Last updated:** {day}\n**Status:** active\n\n## Now\n\n- {what}\n"
+
+
+def with_bots(bots: list[dict[str, Any]], *, agent_work: bool = False) -> dict[str, Any]:
+    history = [
+        commit(
+            "2026-07-01",
+            "status",
+            {"src/app.py": "v1\n", "STATUS.md": STATUS_ACTIVE.format(day="2026-07-01", what="v1")},
+        ),
+        *bots,
+    ]
+    if agent_work:
+        history.append(code("2026-07-20", "agent: implement the exporter", author=AGENT))
+    return {"commits": sorted(history, key=lambda c: c["date"]), "remote": True}
+
+
+DEPENDENCY_BUMPS = [
+    commit(
+        "2026-07-14",
+        "chore(deps): bump actions/checkout from 4 to 5",
+        {".github/workflows/ci.yml": "uses: actions/checkout@v5\n"},
+        author=DEPENDABOT,
+    ),
+    commit(
+        "2026-07-21",
+        "chore(deps): bump certifi",
+        {"uv.lock": "certifi 2026.7\n", "pyproject.toml": "[project]\nname='x'\n"},
+        author=DEPENDABOT,
+    ),
+]
+GRADER_RUNS = [
+    commit(
+        day,
+        f"Auto: grader {day}",
+        {"docs/grader/history.json": f'["{day}"]\n', "docs/grader/index.html": f"<p>{day}</p>\n"},
+        author=GRADER,
+    )
+    for day in ("2026-07-10", "2026-07-17", "2026-07-24")
+]
+
+
+def test_dependency_bumps_and_a_graders_runs_are_set_aside(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(with_bots(DEPENDENCY_BUMPS + GRADER_RUNS))
+    run = audit(doctor, root, "2026-07-31")
+    assert freshness(run) == [], freshness(run)
+    assert run.json["source_details"][0]["set_aside"] == 5
+    text = doctor("check", str(root), "--today", "2026-07-31").stdout
+    assert "5 commits set aside" in text
+
+
+def test_a_coding_agents_pull_request_is_work(make_repo: MakeRepo, doctor: Doctor) -> None:
+    root = make_repo(with_bots(DEPENDENCY_BUMPS + GRADER_RUNS, agent_work=True))
+    run = audit(doctor, root, "2026-07-31")
+    (finding,) = freshness(run)
+    assert short_sha_of(root, "agent: implement the exporter") in finding["message"]
+    assert "bump" not in everything_said(run) and "grader" not in everything_said(run)
+    assert run.json["source_details"][0]["set_aside"] == 5
+
+
+def seed_single(bot_day: str) -> dict[str, Any]:
+    """The seed's single project whose header claims a day only a bot's run touched."""
+    context = (
+        "# Headlines\n\n**Status:** active\n**Last session:** 2026-04-18\n\n"
+        "## Current State\n\n- Grader live.\n\n## What's Next\n\n- [ ] Weekly digest.\n"
+    )
+    history = [
+        commit(
+            "2026-04-15",
+            "grader",
+            {
+                "src/app.py": "v1\n",
+                "CONTEXT.md": context.replace("2026-04-18", "2026-04-15"),
+                "sessions/2026-04.md": "# April 2026\n\n### 2026-04-15 — grader\n\n- Built.\n",
+            },
+        ),
+        commit("2026-04-17", "context", {"CONTEXT.md": context}),
+        commit(
+            bot_day,
+            f"Auto: grader {bot_day}",
+            {"docs/grader/index.html": "<p>run</p>\n"},
+            author=GRADER,
+        ),
+    ]
+    return {"commits": history, "remote": True}
+
+
+def test_a_bots_run_never_supports_a_records_claim(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """The header claims 2026-04-18; only the grader committed that day: no session backs it,
+    and no finding cites the grader's commit."""
+    root = make_repo(seed_single("2026-04-18"))
+    run = audit(doctor, root, "2026-04-30")
+    (header,) = run.findings("context-header-freshness")
+    assert "2026-04-18" in header["message"] and "2026-04-15" in header["message"]
+    assert short_sha_of(root, "Auto: grader 2026-04-18") not in everything_said(run)
+    assert run.json["source_details"][0]["set_aside"] == 1
