@@ -122,8 +122,12 @@ def _group() -> click.Group:
             # What the command line named, before click consumes it: a parse error names no
             # command of its own.
             given = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+            from context_doctor.guards.escape import inert_streams
+
             try:
-                return super().invoke(ctx)
+                # Every line any command prints is inert in a CI log (guards/escape.py).
+                with inert_streams():
+                    return super().invoke(ctx)
             except BrokenPipeError:  # before click's own handler, which would exit 1 ("defects")
                 _closed_pipe()
             except click.UsageError as error:
@@ -331,6 +335,13 @@ def main(args: list[str] | None = None) -> None:
         _closed_pipe()
     if quick is not None:
         sys.exit(quick)
+    from context_doctor.guards.escape import inert_streams
+
+    with inert_streams():  # every line printed is inert in a CI log (guards/escape.py)
+        _through_click(argv)
+
+
+def _through_click(argv: list[str]) -> NoReturn:
     # After the quick answers, which start no process a signal would have to stop.
     _exit_on_termination()
     if argv[:1] and argv[0] not in LIGHT_COMMANDS and argv[0] not in ("-h", "--help"):
@@ -389,6 +400,8 @@ def _without_click(argv: list[str]) -> int | None:
         return 0
     if argv[:1] == ["status"]:
         from context_doctor.commands.status import run_plain
+        from context_doctor.guards.escape import inert_streams
 
-        return run_plain(argv[1:])
+        with inert_streams():  # the line names projects (guards/escape.py)
+            return run_plain(argv[1:])
     return None

@@ -299,7 +299,7 @@ def check_command(
                 select=split_names(select),
                 ignore=split_names(ignore),
                 config=config,
-                baseline=_baseline_path(baseline, corpus),
+                baseline=baseline_path(baseline, corpus),
                 config_baseline=write_baseline is None,
                 jobs=jobs,
                 # --fix and --diff plan from the model, --write-baseline records it fresh
@@ -391,7 +391,7 @@ def check_command(
             if write_baseline is not None:
                 from context_doctor.pipeline.suppress import findings_for_baseline
 
-                written = _baseline_path(write_baseline, corpus)
+                written = baseline_path(write_baseline, corpus)
                 assert written is not None
                 # The bare flag's default lies in the first source's repository; a named FILE is
                 # the user's choice.
@@ -577,7 +577,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() == "true"
 
 
-def _baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
+def baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
     """``--baseline``/``--write-baseline``: None when absent, the default file when given bare."""
     if raw is None:
         return None

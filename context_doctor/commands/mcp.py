@@ -17,7 +17,7 @@ import click
 from context_doctor.commands.common import guarded
 from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.errors import DoctorError
-from context_doctor.guards.escape import escape_text
+from context_doctor.guards.escape import escape_text, plain_streams
 from context_doctor.mcp.clients import (
     CLIENTS,
     SCOPES,
@@ -107,7 +107,8 @@ def mcp_group(ctx: click.Context, allow_writes: bool) -> None:
         _require_sdk()
         from context_doctor.mcp.server import serve
 
-        serve(allow_writes=allow_writes)
+        with plain_streams():  # stdout is the protocol's: JSON-RPC, never a CI log's lines
+            serve(allow_writes=allow_writes)
 
 
 @mcp_group.command("install")

@@ -123,6 +123,11 @@ def _block_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
 
 
+def block_tokens(text: str) -> list[Token]:
+    """markdown-it's block tokens of ``text``, as the documents read it (no inline pass)."""
+    return _block_parser().parse(text, {})
+
+
 def load_parsers() -> None:
     """Import and build everything parsing uses, now rather than on first use.
 

@@ -54,6 +54,8 @@ class OutputFormat:
     render: Renderer
     render_error: ErrorRenderer | None = None
     machine: bool = True  # a document for a program (stdout holds nothing else), not for a person
+    # Its exit-2 document is one of the doctor's own CI workflow commands (guards/escape.py).
+    error_is_command: bool = False
 
 
 def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
@@ -105,10 +107,10 @@ def _sarif_error(problem: str, remedy: str) -> str:
     return render_sarif_error(problem, remedy)
 
 
-def _github(report: Report, options: RenderOptions) -> str:
-    from context_doctor.render.github import render_github
+def _github(report: Report, options: RenderOptions, stream: IO[str]) -> None:
+    from context_doctor.render.github import write_github
 
-    return render_github(report)
+    write_github(report, stream)
 
 
 def _github_error(problem: str, remedy: str) -> str:
@@ -151,8 +153,9 @@ FORMATS: dict[str, OutputFormat] = {
         OutputFormat(
             "github",
             "GitHub Actions annotations and job summary",
-            _document(_github),
+            _github,
             _github_error,
+            error_is_command=True,
         ),
         OutputFormat(
             "gitlab",

@@ -10,8 +10,9 @@ summary (``$GITHUB_STEP_SUMMARY``, which lists every finding) holds them.
 from __future__ import annotations
 
 import re
+from typing import IO
 
-from context_doctor.guards.escape import escape_text
+from context_doctor.guards.escape import escape_text, write_command
 from context_doctor.render.text import verdict_text
 from context_doctor.report.findings import Finding, Severity
 from context_doctor.report.report import Report, plural
@@ -43,6 +44,20 @@ def _error_command(problem: str, remedy: str) -> str:
 
 
 def render_github(report: Report) -> str:
+    return "".join(line for _, line in github_lines(report))
+
+
+def write_github(report: Report, stream: IO[str]) -> None:
+    """The GitHub format on ``stream``: its annotations as the doctor's own commands."""
+    for command, line in github_lines(report):
+        if command:
+            write_command(stream, line)
+        else:
+            stream.write(line)
+
+
+def github_lines(report: Report) -> list[tuple[bool, str]]:
+    """Each line of the GitHub format (with its newline), and whether it is a command."""
     lines: list[str] = []
     left: dict[Severity, int] = {}
     for severity in (Severity.DEFECT, Severity.WARNING):
@@ -64,8 +79,7 @@ def render_github(report: Report) -> str:
     if unreachable is not None:
         # A partial sweep exits 2: the job log says which sources went unaudited (docs/output.md).
         lines.append(_error_command(*unreachable))
-    lines.append(verdict_text(report))
-    return "\n".join(lines) + "\n"
+    return [(True, f"{line}\n") for line in lines] + [(False, f"{verdict_text(report)}\n")]
 
 
 def render_github_error(problem: str, remedy: str) -> str:

@@ -12,12 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 import click
 
 from context_doctor.errors import DoctorError
-from context_doctor.guards.escape import escape_text
+from context_doctor.guards.escape import InertStream, escape_text, inert_text, write_command
 from context_doctor.render.formats import FORMATS, RenderOptions
 from context_doctor.report.report import Report
 from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
@@ -81,8 +81,9 @@ def emit(
         write_step_summary(report)
     if rendered is not None:
         if output_file is not None:
-            write_output(output_file, rendered)
+            write_output(output_file, inert_bytes(rendered))
             return
+        # Through the inert stream of the moment, when there is one (its buffer filters too).
         stdout = getattr(sys.stdout, "buffer", None)
         if stdout is None:  # a text-only stream stands in for stdout
             sys.stdout.write(rendered.decode("utf-8"))
@@ -97,12 +98,22 @@ def emit(
             show_coverage=show_coverage, docs_url=docs_url,
         )  # fmt: skip
         return
+    # -o holds what stdout would: its lines as inert as the printed ones (guards/escape.py).
     buffer = io.StringIO()
+    inert = InertStream(buffer)
     render_report(
-        report, output_format, checks, buffer, quiet=quiet, statistics=statistics,
-        show_coverage=show_coverage, docs_url=docs_url,
+        report, output_format, checks, cast("IO[str]", inert), quiet=quiet,
+        statistics=statistics, show_coverage=show_coverage, docs_url=docs_url,
     )  # fmt: skip
+    inert.release()
     write_output(output_file, buffer.getvalue())
+
+
+def inert_bytes(rendered: bytes | bytearray) -> bytes | bytearray:
+    """A rendered UTF-8 document (JSON) with its lines inert, unchanged when it needs nothing."""
+    text = rendered.decode("utf-8")
+    inert = inert_text(text)
+    return rendered if inert == text else inert.encode("utf-8")
 
 
 def write_output(path: Path, text: str | bytes | bytearray) -> None:
@@ -144,6 +155,13 @@ def emit_error(error: DoctorError, output_format: str, output_file: Path | None)
     if renderer is None:
         return
     text = renderer(error.problem, error.remedy)
+    if FORMATS[output_format].error_is_command:  # the doctor's own ::error:: stays one
+        if output_file is None:
+            write_command(sys.stdout, text)
+            sys.stdout.flush()
+            return
+    else:
+        text = inert_text(text)
     if output_file is None:
         click.echo(text, nl=False)
         return

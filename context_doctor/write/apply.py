@@ -326,6 +326,12 @@ class Batch:
         """Judge every file, then write them all (or, with ``dry_run``, none)."""
         states = self.judge(gates)
         touched = self.touched
+        if dry_run:  # the preview refuses what the write would (write/readable.py)
+            for held in touched.values():
+                old = held.snapshot.data if held.snapshot is not None else None
+                atomic.refuse_unreadable(
+                    held.path, old, held.decoded.encode(held.body), held.within
+                )
         results = [
             EditResult(
                 held.path,

@@ -354,9 +354,22 @@ def _changed(path: Path) -> WriteRefused:
     )
 
 
+def refuse_unreadable(
+    path: Path, old: bytes | None, new: bytes | bytearray, within: Path | None
+) -> None:
+    """The readability gate (:mod:`context_doctor.write.readable`), before any byte moves:
+    :class:`WriteRefused` when ``new`` over ``old`` would leave a record unreadable."""
+    from context_doctor.write.readable import judge_record
+
+    refused = judge_record(path, old, new, within=within)
+    if refused is not None:
+        raise WriteRefused(*refused)
+
+
 def replace_file(snapshot: FileSnapshot, new_data: bytes, *, within: Path | None) -> None:
     """Replace the file read as ``snapshot`` with ``new_data``, refusing if it changed since."""
     _require_within(snapshot.path, within)
+    refuse_unreadable(snapshot.path, snapshot.data, new_data, within)
     with locked_directory(_parent(snapshot.path)) as directory:
         _replace_locked(directory, snapshot, new_data)
 
@@ -480,6 +493,7 @@ def update_file(
             new_data = transform(snapshot.data)
             if new_data == snapshot.data:
                 return False
+            refuse_unreadable(path, snapshot.data, new_data, within)
             try:
                 _replace_locked(directory, snapshot, new_data)
             except _ChangedSinceRead:
@@ -508,6 +522,7 @@ def write_file(
     refuse (rule ``exists``) when the file already exists.
     """
     _require_within(path, within)
+    refuse_unreadable(path, None, data, within)
     with locked_directory(_parent(path)) as directory:
         try:
             existing = os.stat(path.name, dir_fd=directory, follow_symlinks=False)
@@ -560,6 +575,7 @@ def append_file(path: Path, data: bytes, *, within: Path | None) -> None:
     created when missing; a symlinked target is refused.
     """
     _require_within(path, within)
+    refuse_unreadable(path, None, data, within)
     with locked_directory(_parent(path)) as directory:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         try:

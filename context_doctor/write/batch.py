@@ -46,6 +46,7 @@ from context_doctor.write.atomic import (
     _snapshot_at,
     _write_error,
     default_mode,
+    refuse_unreadable,
     replace_file,
     write_file,
 )
@@ -105,6 +106,9 @@ def commit_files(files: list[PlannedFile], *, journal_dir: Path, within: Path | 
     journal_dir = Path(os.path.abspath(journal_dir))
     for planned in files:
         _require_within(planned.path, planned.within)
+    for planned in files:  # every file readable, or none written (write/readable.py)
+        old = None if planned.snapshot is None else planned.snapshot.data
+        refuse_unreadable(planned.path, old, planned.data, planned.within)
     _require_within(journal_dir / "journal", within)  # the journal is written there too
     if len(files) == 1:
         only = files[0]

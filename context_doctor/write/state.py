@@ -56,6 +56,7 @@ from context_doctor.model.state_file import (
 )
 from context_doctor.model.text import BOM, newline_of
 from context_doctor.write import WriteRefused
+from context_doctor.write.readable import control_message, first_control
 
 BLOCK_FIELDS = ("phase", "status", "last session", "accepted baseline", "controlling plan")
 NONE_RECORDED = "none recorded"
@@ -336,6 +337,9 @@ def set_value(state: dict[str, Any], field: str, value: str) -> dict[str, Any]:
             f"--field {field!r} is not a field `state set` changes",
             f"use one of {', '.join(SETTABLE)} (compile derives the others)",
         )
+    control = first_control(value)
+    if control is not None:  # before the schema, in the write path's words (write/readable.py)
+        raise StateRefused("control-character", control_message(control, "the state block"))
     parsed: str | list[str]
     if key == "next_actions":
         parsed = [_ITEM.sub("", line).strip() for line in value.splitlines()]

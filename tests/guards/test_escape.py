@@ -8,8 +8,10 @@ invalid UTF-8.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +20,13 @@ import pytest
 from support import Doctor, commit_tree
 
 from context_doctor.git.run import git_environment
-from context_doctor.guards.escape import clean_json, escape_text, escape_undecodable
+from context_doctor.guards.escape import (
+    InertStream,
+    clean_json,
+    escape_text,
+    escape_undecodable,
+    inert_text,
+)
 
 TODAY = "2026-06-15"
 FAKE_VERDICT = "\x1b[2J\x1b[HHEALTHY"
@@ -222,3 +230,144 @@ def test_fix_diff_prints_no_control_characters(tmp_path: Path, doctor: Doctor) -
     assert "reference/vendors.md" in run.stdout
     assert "bell\\x07 \\x1b]0;owned\\x07" in run.stdout
     assert "\x07" not in run.stdout and "\x1b" not in run.stdout
+
+
+# -- no line the doctor prints starts a workflow command the tree wrote (#42) --------
+
+FORGED = "::notice title=ALL-CLEAR::context-doctor passed"
+OWN_COMMAND = re.compile(
+    r"::(error|warning) file=[^:]*,title=context-doctor [a-z-]+::"
+    r"|::notice title=context-doctor::"
+    r"|::error::context-doctor: "
+)
+
+
+def assert_inert(text: str, *, github: bool = False) -> None:
+    """No line (split as a CI runner splits them, at CR and LF) starts a command the tree
+    wrote: a line whose first non-blank characters are ``::`` is one of the doctor's own
+    annotations, in the GitHub format only, and no line holds ``##[`` or ``##vso[``."""
+    for line in re.split(r"[\r\n]", text):
+        if line.lstrip().startswith("::"):
+            assert github and OWN_COMMAND.match(line), line
+        assert "##[" not in line and "##vso[" not in line.lower(), line
+
+
+def declared_attack(tmp_path: Path, name: str) -> Path:
+    root = tmp_path / "kb"
+    root.mkdir()
+    config = f'[layout]\ncontext = "STATUS.md"\nname = {json.dumps(name)}\n'
+    (root / "context-doctor.toml").write_text(config, encoding="utf-8")
+    (root / "STATUS.md").write_text(
+        "# S\n\n**Status:** active\n**Last session:** 2026-01-01\n", encoding="utf-8"
+    )
+    commit_tree(root)
+    return root
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        FORGED,
+        f"fine\n \t{FORGED}",
+        f"fine\n{FORGED}",
+        f"fine\r{FORGED}",
+        "ok ##[stop-commands]halt ##vso[task.complete result=Succeeded]",
+    ],
+    ids=["first", "indented", "after-newline", "after-return", "brackets"],
+)
+def test_a_layout_name_cannot_forge_a_workflow_command_in_any_output(
+    tmp_path: Path, doctor: Doctor, name: str
+) -> None:
+    """``[layout] name`` printed first on a line (the human output's source line) was a
+    GitHub annotation the repository chose; every format and every command is inert."""
+    root = declared_attack(tmp_path, name)
+    cache = tmp_path / "last-report.json"
+    for output in ("human", "concise", "github", "json", "sarif", "gitlab"):
+        for extra in ([], ["--statistics"], ["--quiet"], ["--show-coverage"]):
+            if extra and output not in ("human", "concise"):
+                continue
+            run = doctor(
+                "check", str(root), "--today", TODAY, "--output-format", output,
+                "--report-cache", str(cache), *extra,
+            )  # fmt: skip
+            assert run.exit_code in (0, 1), run.stderr
+            assert_inert(run.stdout, github=output == "github")
+            assert_inert(run.stderr)
+    written = tmp_path / "out.txt"
+    for output in ("human", "github", "json"):
+        run = doctor(
+            "check", str(root), "--today", TODAY, "--output-format", output, "-o", str(written)
+        )  # fmt: skip
+        assert_inert(run.stdout + run.stderr)
+        assert_inert(written.read_text(encoding="utf-8"), github=output == "github")
+    run = doctor("check", str(root), "--show-settings")
+    assert_inert(run.stdout + run.stderr)
+    assert_inert(written.read_text(encoding="utf-8"))
+    document = doctor("check", str(root), "--today", TODAY, "--json")
+    assert json.loads(document.stdout)["source_details"][0]["name"] == name  # reads back whole
+    for command in (
+        ["layout", str(root)],
+        ["status", "--cache", str(cache)],
+        ["status", "--cache", str(cache), "--json"],
+        ["report", "--cache", str(cache)],
+        ["report", "--cache", str(cache), "--json"],
+    ):
+        run = doctor(*command)
+        assert run.exit_code in (0, 1), (command, run.stderr)
+        assert_inert(run.stdout + run.stderr)
+
+
+def test_an_error_line_cannot_forge_a_workflow_command(tmp_path: Path, doctor: Doctor) -> None:
+    root = declared_attack(tmp_path, f"a/b\n{FORGED}")  # refused: a name holds no `/`
+    for output in ("human", "github", "json"):
+        run = doctor("check", str(root), "--today", TODAY, "--output-format", output)
+        assert run.exit_code == 2
+        assert_inert(run.stdout, github=output == "github")
+        assert_inert(run.stderr)
+
+
+def test_a_project_folder_named_as_a_command_is_inert(tmp_path: Path, doctor: Doctor) -> None:
+    """Seed layout: a folder ``projects/::notice…::ok/`` and a header value of commands."""
+    root = tmp_path / "kb"
+    evil = root / "projects" / "::notice title=ALL-CLEAR::ok"
+    evil.mkdir(parents=True)
+    (evil / "CONTEXT.md").write_text(
+        "# P\n\n**Status:** active\n**Last session:** 2026-01-01\n", encoding="utf-8"
+    )
+    commit_tree(root)
+    for output in ("human", "concise", "github"):
+        for columns in ("40", "80", "200"):
+            run = doctor(
+                "check", str(root), "--today", TODAY, "--output-format", output,
+                env={"COLUMNS": columns},
+            )  # fmt: skip
+            assert run.exit_code == 1, run.stderr
+            assert_inert(run.stdout, github=output == "github")
+
+
+def test_the_inert_stream_sees_lines_across_writes() -> None:
+    """However the text is cut into writes, a line start is a line start."""
+    text = (
+        f"{FORGED}\n  \t::warning::x\r::error::y\nfine ::a:: stays\n"
+        "mid ##[add-mask]s and ##VSO[task]x\n:single colon\n : spaced\n"
+    )
+    expected = (
+        "\\x3a:notice title=ALL-CLEAR::context-doctor passed\n  \t\\x3a:warning::x\r"
+        "\\x3a:error::y\nfine ::a:: stays\nmid ##\\u005badd-mask]s and ##VSO\\u005btask]x\n"
+        ":single colon\n : spaced\n"
+    )
+    assert inert_text(text) == expected
+    for size in (1, 2, 3, 5, 7):
+        target = io.StringIO()
+        stream = InertStream(target)
+        for start in range(0, len(text), size):
+            stream.write(text[start : start + size])
+            stream.flush()
+        stream.release()
+        assert target.getvalue() == expected, size
+    target = io.StringIO()
+    stream = InertStream(target)
+    stream.write("x\n")
+    stream.write_command("::error::context-doctor: y\n")  # the doctor's own, as it is
+    stream.write("::z\n")
+    assert target.getvalue() == "x\n::error::context-doctor: y\n\\x3a:z\n"
