@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 
+from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
 from context_doctor.pipeline.registry import Context, SkipRule, check
@@ -115,8 +116,10 @@ def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
         Uncommitted edits to a project's files exist on this machine only. Under `--readiness
         local` that is recoverable state and a warning; under `--readiness remote`, the gate
         before switching machines, it is a defect. Counts modified, deleted, staged and
-        never-added files under the project directory; uncommitted changes to index.yaml are
-        reported once per source. Skipped in a CI job's detached checkout (`CI=true`).""",
+        never-added files under the project directory, and in a single-project layout only
+        its records (the working-memory file, its log and reference, the seed's tier files, a
+        memory bank's folder: a dirty code file beside them is the user's business);
+        uncommitted changes to index.yaml are reported once per source. Skipped in a CI job's detached checkout (`CI=true`).""",
     severities=(
         (Severity.DEFECT, "under `--readiness remote`"),
         (Severity.WARNING, "under `--readiness local` (the default)"),
@@ -125,7 +128,9 @@ def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
 def uncommitted_context(project: Project, ctx: Context) -> Iterator[Issue]:
     changed = project.uncommitted_paths
     if changed:
-        seed = project.layout.is_seed
+        # A folder of the seed's projects/ is committed whole; a single project names its
+        # records (a dirty code file beside them is not the doctor's to commit).
+        seed = project.layout.kind == SEED
         # Another layout's records lie anywhere in the repository: named in full.
         shown = ", ".join(path if not seed else path.rsplit("/", 1)[-1] for path in changed[:3])
         more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
@@ -163,7 +168,8 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
     explanation="""
         Committed context that was never pushed is still on this machine only, and a branch
         behind its upstream resumes from an older record than the other machine wrote. Fires
-        when commits touching the projects directory are not on the branch's upstream; when
+        when commits touching the projects directory (a single project's working-memory
+        records: its record, log and reference) are not on the branch's upstream; when
         the branch is behind or has diverged from its upstream as of the last fetch (no
         network call is made: fetch first for a fresh answer); and when publication cannot be
         known: no remote, no upstream, an upstream ref that no longer exists, a detached HEAD,
@@ -189,11 +195,24 @@ def unpushed_context(source: Source, ctx: Context) -> Iterator[Issue]:
 
 
 def _outside_projects(source: Source, paths: list[str]) -> list[str]:
-    """The paths under no projects directory of the repository (none for a root project)."""
-    prefixes = [scope.path for scope in source.repository_facts().scopes]
+    """The paths under no projects directory of the repository; for a single project whose
+    records publication asks about, the paths that are none of its records (the code beside
+    them, which remote readiness asks about and uncommitted-context does not)."""
+    facts = source.repository_facts()
+    if facts.records_only:
+        return [path for path in paths if not any(p.is_record(path) for p in source.projects)]
+    prefixes = [scope.path for scope in facts.scopes]
     if any(not prefix for prefix in prefixes):
         return []
     return [path for path in paths if not any(path.startswith(f"{p}/") for p in prefixes)]
+
+
+def _elsewhere(source: Source) -> str:
+    """Where branch-not-ready's files and commits are: beside the records, or outside the
+    projects directory (a message never names a projects directory the layout lacks)."""
+    if source.repository_facts().records_only:
+        return "beside the working-memory records"
+    return "outside the projects directory"
 
 
 @check(
@@ -224,7 +243,7 @@ def branch_not_ready(source: Source, ctx: Context) -> Iterator[Issue]:
         )
         plural = "files are" if len(outside) > 1 else "file is"
         yield Issue(
-            f"{len(outside)} {plural} uncommitted outside the projects directory ({shown}): the "
+            f"{len(outside)} {plural} uncommitted {_elsewhere(source)} ({shown}): the "
             "branch is not clean, so it is not ready for a remote handoff",
             outside[0],
             remedy="Commit them (or discard them), then push: what is not pushed does not "
@@ -239,7 +258,7 @@ def branch_not_ready(source: Source, ctx: Context) -> Iterator[Issue]:
         commits = f"{extra} commit{'s' if extra > 1 else ''}"
         yield Issue(
             f"{commits} on branch `{facts.branch}` {'are' if extra > 1 else 'is'} not on "
-            f"`{state.upstream}` as of the last fetch (outside the projects directory): the "
+            f"`{state.upstream}` as of the last fetch ({_elsewhere(source)}): the "
             "branch is not upstream-current",
             where,
             remedy="Push the branch (`git push`).",

@@ -192,6 +192,15 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
     )
 
 
+_DAY_IN_NAME = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+
+
+def _dated_note(name: str, entries: list[tuple[SessionEntry, date]] | None) -> bool:
+    """A file named by one day that holds no dated entry: a note of that day (minutes, a
+    call, a review) kept in the log folder, not a log (docs/layouts.md)."""
+    return not entries and _DAY_IN_NAME.search(name) is not None
+
+
 @check(
     "session-log-layout",
     layouts=SEED_LAYOUTS,
@@ -208,6 +217,8 @@ def _monthly_files_remedy(project: Project, log: Document) -> str:
         (`log add` writes a new entry at its top, or its end); a file that mixes both
         is reported, naming the first entry out of oldest-first order (the order `log add`
         keeps in a mixed file).
+        A file named by one day (`meeting-2026-04-09-client.md`) that holds no dated entry
+        is a dated note kept beside the logs, not a misnamed log: it gets no finding.
         One finding per file and problem, naming the first offending entry and how many
         there are. An entry dated after `--today` cannot be true and is reported too.
         Impossible dates are `freshness-unverifiable`'s, not this check's. Skipped
@@ -221,7 +232,7 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
             dated.setdefault(found.path, []).append((found, found.date))
     for log in project.session_logs:
         month = _month_of(log.path.name)
-        if month is None:
+        if month is None and not _dated_note(log.path.name, dated.get(log.rel_path)):
             yield Issue(
                 f"session log `{log.path.name}` is not named YYYY-MM.md",
                 log.rel_path,

@@ -234,9 +234,9 @@ def _no_evidence_of_work(project: Project) -> bool:
         log and no session commit is freshness-unverifiable's one finding, which names it
         (one root cause, one finding). In a layout other than the seed's, a record with no
         date field is dated by its own last commit, which claims nothing: it is never ahead
-        of anything, and once a newest log entry, else the newest session commit, is more
-        than a day after that commit's day, the warning counts every session commit authored
-        after the record's own, later the same day included, and names the newest. A bot's
+        of anything; with no dated log it lags every session commit authored after its own,
+        later the same day included (the warning counts them and names the newest), and with
+        a dated log it is behind an entry more than a day after its commit. A bot's
         commit that changes no code (data, rendered pages, prose, dependency manifests, lock
         files, CI configuration) is never a session here: it neither supports nor dates a
         record. Skipped for dormant projects.""",
@@ -331,11 +331,13 @@ def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
     nothing, so it is never "ahead" of anything, and every later session commit is work it
     does not reflect.
 
-    It fires as a dated record would, when the evidence is more than a day after its
-    commit's day (a newest log entry, else the newest session commit: one day's tail of the
-    same session is no lag), and then counts by commit time: every session commit authored
-    after the record's last commit, later the same day included. With a dated log, the work
-    after the log's newest entry is unlogged-session's finding, not this one's.
+    With no dated log it lags every session commit authored after its own last commit,
+    compared by time, so later the same day counts too (decision, docs/layouts.md: a dated
+    record claims its whole day and gets a day's grace; a commit claims only its minute; a
+    `Last updated:` line is how a record claims its day). With a dated log it is behind a
+    newest entry more than a day after its commit's day (entries are days), the finding
+    counting the commits after it too; the work after the log's newest entry is
+    unlogged-session's, not this finding's.
     """
     path = project.context.rel_path
     committed = project.record_commit
@@ -358,8 +360,6 @@ def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
     if not later:
         return
     latest = max(later, key=lambda entry: entry.commit.authored).commit
-    if (latest.work_date - recorded).days <= 1:
-        return
     yield Issue(
         f"{own} lags the newest work: {_since_record(later, recorded)}, the newest "
         f"{latest.short} of {latest.work_date}",

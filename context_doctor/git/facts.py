@@ -56,6 +56,7 @@ class RepositoryFacts:
         self._gitlinks: frozenset[str] | None = None
         self._upstream: UpstreamState | None = None
         self.scopes: set[Scope] = set()
+        self.record_paths: dict[Scope, tuple[str, ...]] = {}  # a single project's records
         self._history: History | None = None
         self._shallow: bool | None = None
         self._head: tuple[str | None] | None = None  # (HEAD's sha,) once asked
@@ -79,10 +80,15 @@ class RepositoryFacts:
         toplevel = self.repository.toplevel
         return run_git(args, toplevel, config=neutralised_filters(toplevel))
 
-    def add_scope(self, scope: Scope) -> None:
+    def add_scope(self, scope: Scope, records: tuple[str, ...] = ()) -> None:
+        """``records``: a single project's record paths, repository-relative (docs/layouts.md):
+        what publication is asked about for it, since the code beside them is not the
+        doctor's to push."""
         if self._history is not None or self._early is not None:
             raise RuntimeError("scopes must be registered before the history is read")
         self.scopes.add(scope)
+        if scope.single and records:
+            self.record_paths[scope] = records
 
     @property
     def shallow(self) -> bool:
@@ -359,6 +365,13 @@ class RepositoryFacts:
                 return prefix
         return None
 
+    @property
+    def records_only(self) -> bool:
+        """Every scope is a single project whose records were named: publication is asked
+        about them, and messages say "the working-memory records", never a projects
+        directory the layout lacks."""
+        return bool(self.scopes) and all(scope in self.record_paths for scope in self.scopes)
+
     def upstream(self) -> UpstreamState:
         """Is every commit touching the scopes on the upstream (or on its way there)?"""
         if self._upstream is None:
@@ -441,7 +454,15 @@ class RepositoryFacts:
                 return UpstreamState(f"branch `{branch}` has no upstream (`git push -u` sets one)")
         else:
             excluded.append(upstream_ref)
-        pathspecs = sorted({scope.path or "." for scope in self.scopes}) or ["."]
+        pathspecs = sorted(
+            {
+                path
+                for scope in self.scopes
+                for path in self.record_paths.get(scope, (scope.path or ".",))
+            }
+        ) or ["."]
+        # What the commits are said to touch: a single project's records, else the projects.
+        touched = "the working-memory records" if self.records_only else "the projects directory"
         code, count = (
             (0, "0")  # HEAD is the pushed commit, excluded as on its way
             if self._made is not None and self._made.head in excluded
@@ -461,8 +482,8 @@ class RepositoryFacts:
                 here = max(ahead, branch_ahead)
                 return UpstreamState(
                     f"branch `{branch}` has diverged from `{upstream}` as of the last fetch: "
-                    f"{_commits(here)} here not there ({ahead} touching the projects "
-                    f"directory), {_commits(behind)} there not here",
+                    f"{_commits(here)} here not there ({ahead} touching {touched}), "
+                    f"{_commits(behind)} there not here",
                     ahead,
                     upstream,
                     behind,
@@ -482,8 +503,7 @@ class RepositoryFacts:
             target = f"`{upstream}`" if upstream else "the commits being pushed"
             plural = "commits touch" if ahead > 1 else "commit touches"
             return UpstreamState(
-                f"{ahead} {plural} the projects directory but {'is' if ahead == 1 else 'are'} not on "
-                f"{target}",
+                f"{ahead} {plural} {touched} but {'is' if ahead == 1 else 'are'} not on {target}",
                 ahead,
                 upstream or None,
                 branch_ahead=whole_branch,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from context_doctor.layouts import IN_CONTEXT, MEMORY_BANK, Layout
+from context_doctor.layouts.single_file import has_dated_entries
 from context_doctor.layouts.tree import Tree
 
 CONTEXT = "memory-bank/activeContext.md"
@@ -15,6 +16,12 @@ def probe(tree: Tree) -> Layout | None:
     if not tree.is_file(CONTEXT):
         return None
     has_log = tree.is_file(LOG)
+    if not has_log:
+        log_note = "no progress.md"
+    elif has_dated_entries(tree, LOG):
+        log_note = "progress.md (the bank's log)"
+    else:  # `layout` comments only what it read
+        log_note = "progress.md (the bank's log), which holds no dated entry: no dated log"
     return Layout(
         kind=MEMORY_BANK,
         context=CONTEXT,
@@ -22,6 +29,6 @@ def probe(tree: Tree) -> Layout | None:
         origin=CONTEXT,
         matched=(
             ("context", "Cline's memory bank: activeContext.md (working memory)"),
-            ("sessions", "progress.md (the bank's log)" if has_log else "no progress.md"),
+            ("sessions", log_note),
         ),
     )

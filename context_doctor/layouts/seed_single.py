@@ -17,6 +17,7 @@ from context_doctor.layouts import (
     DEFAULT_STATUS,
     SEED_SINGLE,
     Layout,
+    single_file,
 )
 from context_doctor.layouts.tree import Tree
 from context_doctor.layouts.words import holds_working_memory, prose_lines
@@ -51,17 +52,29 @@ def layout(tree: Tree) -> Layout:
         else []
     )
     lines = tree.lines(CONTEXT) or []
-    if logs or holds_working_memory(_seed_reading(lines), _FIELDS):
+    # A status section alone is no seed field: `probe` reads that file as a single-file record.
+    if logs or holds_working_memory(_seed_reading(lines), _FIELDS, status_heading_too=False):
         return found
     return replace(found, working_memory=False)
 
 
 def probe(tree: Tree) -> Layout | None:
-    """The root ``CONTEXT.md`` when it is working memory (else the search goes on)."""
+    """The root ``CONTEXT.md`` when it is working memory (else the search goes on).
+
+    One that holds none of the seed's fields but a status section (``## Current State``
+    with no date, the way many agent files open) is working memory too, read as a
+    single-file record whose own last commit dates it: not the seed's template, which it
+    never followed (docs/layouts.md).
+    """
     if not tree.is_file(CONTEXT):
         return None
     found = layout(tree)
-    return found if found.working_memory else None
+    if found.working_memory:
+        return found
+    section = single_file.section_of(tree, CONTEXT)
+    if section is None:
+        return None
+    return single_file.layout_of(tree, CONTEXT, section[0])
 
 
 def _seed_reading(lines: list[str]) -> list[str]:

@@ -69,7 +69,10 @@ def log_of(tree: Tree, context: str) -> tuple[str, str]:
         found = find_named(tree, f"{folder}/{name}" if folder else name)
         if found is not None and found != context and has_dated_entries(tree, found):
             return found, f"{found} beside it (its dated entries)"
-    return IN_CONTEXT, f"no sessions/ folder: the dated entries inside {context}"
+    if has_dated_entries(tree, context):
+        return IN_CONTEXT, f"no sessions/ folder: the dated entries inside {context}"
+    # `layout` comments only what it read: an entry added inside the file is read later.
+    return IN_CONTEXT, f"no sessions/ folder, and no dated entry inside {context}: no dated log"
 
 
 def layout_of(

@@ -297,9 +297,11 @@ def row_date_cell(cells: list[str]) -> int | None:
     return None
 
 
-def holds_working_memory(lines: list[str], names: Iterable[str]) -> bool:
+def holds_working_memory(
+    lines: list[str], names: Iterable[str], *, status_heading_too: bool = True
+) -> bool:
     """A field named ``names``, a date line, an ``<!-- Updated: … -->`` comment, a dated entry,
-    or a ``Current status``/``Current state`` heading."""
+    or (``status_heading_too``) a ``Current status``/``Current state`` heading."""
     wanted = {name.casefold() for name in names}
     for number, line in numbered_prose_lines(lines):
         if _UPDATED_COMMENT.search(line) or dated_entry_line(line):
@@ -308,7 +310,7 @@ def holds_working_memory(lines: list[str], names: Iterable[str]) -> bool:
             return True
         if number <= FIRST_LINES and date_line(line) is not None:
             return True
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if status_heading_too else None
         if heading is not None and len(heading.group(1)) == 2:
             reading = status_heading(heading.group(2))
             if reading is not None and (reading.current or reading.date is not None):

@@ -18,7 +18,7 @@ from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.repository import Repository
 from context_doctor.guards.limits import kind_of, resolves_within
-from context_doctor.layouts import IN_CONTEXT, Layout
+from context_doctor.layouts import IN_CONTEXT, MEMORY_BANK, SEED, Layout
 from context_doctor.model.documents import Document
 from context_doctor.model.index import Index, IndexEntry
 from context_doctor.model.listing import Listing
@@ -347,10 +347,27 @@ class ProjectFiles:
         # An interrupted batch's journal and staged files are `interrupted-edit`'s: committing
         # them (the remedy for uncommitted work) would ship a half-done batch to every clone.
         changed = self.source.repository_facts().changed_under(self.rel_dir)
-        if not self.layout.is_seed:  # another layout: its records, not the code beside them
-            records = {self.relative(path) for path in self.durable_tier_paths}
-            changed = list(dict.fromkeys(path for path in changed if path in records))
+        if self.layout.kind != SEED:  # a single project: its records, not the code beside them
+            changed = [path for path in changed if self.is_record(path)]
         return [path for path in changed if not is_batch_leftover(path.rsplit("/", 1)[-1])]
+
+    def is_record(self, rel_path: str) -> bool:
+        """Whether the repository-relative ``rel_path`` is one of the project's records
+        (docs/layouts.md): the seed's tier files (CONTEXT.md, REFERENCE.md,
+        CURRENT_STATE.json, sessions/, reference/, resources/artifacts/); another layout's
+        record, log and reference, and a memory bank's folder. Present or deleted alike: a
+        dirty code file beside them is the user's business, not the doctor's."""
+        prefix = f"{self.rel_dir}/" if self.rel_dir else ""
+        if not rel_path.startswith(prefix):
+            return False
+        inner = rel_path[len(prefix) :]
+        if self.layout.is_seed:
+            return inner in SEED_RECORD_FILES or inner.startswith(SEED_RECORD_FOLDERS)
+        layout = self.layout
+        folders = [f"{self.log_inner}/"] if self.log_inner and self.has_sessions_dir else []
+        if layout.kind == MEMORY_BANK:
+            folders.append(f"{(layout.inner(layout.context) or '').rpartition('/')[0]}/")
+        return inner in layout.records or inner.startswith(tuple(folders))
 
     @cached_property
     def shape_problems(self) -> list[tuple[str, str]]:
@@ -394,6 +411,10 @@ class ProjectFiles:
                 wanted = "a directory" if directory else "a file"
                 found.append((self.relative(path), f"is not {wanted}"))
         return found
+
+
+SEED_RECORD_FILES = frozenset({"CONTEXT.md", "REFERENCE.md", "CURRENT_STATE.json"})
+SEED_RECORD_FOLDERS = ("sessions/", "reference/", "resources/artifacts/")
 
 
 def _special(entry: os.DirEntry[str]) -> str:

@@ -222,6 +222,7 @@ def new_entry_form(
     """
     if document is None:
         return NEW_ENTRY
+    entries = live_entries(document, entries)
     rows = {row.line for row in document.dated_rows}
     if entries and all(entry.line in rows for entry in entries):
         return ROW, " | "
@@ -239,6 +240,24 @@ def new_entry_form(
         section = log_section(document)
         return (section.level + 1 if section is not None else 3), NEW_ENTRY[1]
     return NEW_ENTRY
+
+
+def live_entries(document: Document, entries: Sequence[SessionEntry]) -> list[SessionEntry]:
+    """The entries of the live log among ``entries`` (docs/layouts.md): those of the same kind
+    (table rows, headings or list items) as the newest dated one. A file that left a table log
+    for dated headings (or the other way round) is written where it is kept now, never into
+    the log it abandoned."""
+    dated = [entry for entry in entries if entry.date is not None]
+    if not dated:
+        return list(entries)
+    rows = {row.line for row in document.dated_rows}
+    headings = {heading.line for heading in document.headings}
+
+    def kind(entry: SessionEntry) -> int:
+        return 0 if entry.line in rows else 1 if entry.line in headings else 2
+
+    live = kind(max(dated, key=SessionEntry.order_key))
+    return [entry for entry in entries if kind(entry) == live]
 
 
 def spell_entry(day: dt.date, form: tuple[int, str]) -> str:

@@ -13,10 +13,11 @@ from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.repository import Repository
 from context_doctor.guards.limits import resolves_within
-from context_doctor.layouts import Layout, seed, seed_single
+from context_doctor.layouts import MEMORY_BANK, Layout, seed, seed_single
 from context_doctor.layouts.tree import DirectoryTree
 from context_doctor.model.index import Index
 from context_doctor.model.project import Project
+from context_doctor.model.project_files import SEED_RECORD_FILES, SEED_RECORD_FOLDERS
 from context_doctor.report.findings import Issue
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class Source:
     def repository_facts(self) -> RepositoryFacts:
         if self.facts is None:  # a source built outside discover(): give it its own facts
             self.facts = RepositoryFacts(self.repository)
-            self.facts.add_scope(self.scope)
+            self.facts.add_scope(self.scope, self.record_pathspecs)
         return self.facts
 
     @property
@@ -90,6 +91,24 @@ class Source:
         the whole repository names)."""
         inner = self.layout.inner(self.layout.context) or "CONTEXT.md"
         return self.repository.relative(self.root / inner)
+
+    @cached_property
+    def record_pathspecs(self) -> tuple[str, ...]:
+        """A single project's records as repository-relative paths (folders whole), the
+        pathspecs publication is asked about (docs/layouts.md); empty for the seed's
+        projects/ and for a layout of one project per ``*`` folder."""
+        if not self.is_single_project or self.layout.is_glob:
+            return ()
+        layout = self.layout
+        if layout.is_seed:
+            inner: tuple[str, ...] = (*SEED_RECORD_FILES, *SEED_RECORD_FOLDERS)
+        else:
+            inner = layout.records
+            if layout.kind == MEMORY_BANK:
+                inner = (*inner, layout.context.rpartition("/")[0])
+        return tuple(
+            sorted({self.repository.relative(self.root / path.rstrip("/")) for path in inner})
+        )
 
     @property
     def is_single_project(self) -> bool:

@@ -208,7 +208,7 @@ def _discover(
             store = Store.for_repository(source.repository) if cache else None
             facts[toplevel] = RepositoryFacts(source.repository, allow_shallow, pushing, ci, store)
         source.facts = facts[toplevel]
-        source.facts.add_scope(source.scope)
+        source.facts.add_scope(source.scope, source.record_pathspecs)
     for repository_facts in facts.values() if audit else ():
         repository_facts.begin_history()  # git walks while the index is parsed (#13)
     for source in list(corpus.sources):

@@ -163,6 +163,9 @@ NOT_MEMORY = SkipRule(
     "the file found by the seed's name (a root CONTEXT.md) holds no field and no dated entry: "
     "a glossary or an architecture note, not working memory (docs/layouts.md)",
     lambda p: not p.layout.working_memory,
+    # A single project's source whose file is not working memory: no finding at all, the
+    # repository's durability included (docs/layouts.md).
+    lambda s: s.is_single_project and not s.layout.working_memory,
     shape=True,
 )
 _OTHER_LAYOUT_RULES: dict[frozenset[str], SkipRule] = {}

@@ -56,6 +56,7 @@ from context_doctor.model.sessions import (
     entries_of,
     is_month_file,
     layout_entries,
+    live_entries,
     log_order,
     log_section,
     new_entry_form,
@@ -280,7 +281,7 @@ def _entries(document: Document, place: LogPlace) -> list[SessionEntry]:
 def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: LogPlace) -> None:
     held = batch.file(path)
     document = Document.from_text(held.body, path, path.name)
-    entries = _entries(document, place)
+    entries = live_entries(document, _entries(document, place))  # never an abandoned log
     rows = {row.line: row for row in document.dated_rows}
     if entries and all(entry.line in rows for entry in entries):
         _insert_row(

@@ -203,8 +203,14 @@ def test_the_current_heading_wins_over_a_plain_one() -> None:
 
 
 def test_a_root_context_file_with_a_current_state_section_is_working_memory() -> None:
+    """None of the seed's fields, only a status section: a single-file record its own last
+    commit dates (docs/layouts.md), never the seed's template it never followed."""
     text = "# Plaud tools\n\nCommand-line helpers.\n\n## Current State\n\n- v0.7 shipped.\n"
     found = detect_in(FakeTree({"CONTEXT.md": text}))
+    assert found is not None and (found.kind, found.working_memory) == (SINGLE_FILE, True)
+    assert found.section == "Current State"
+    seed_style = text.replace("helpers.\n", "helpers.\n\n**Status:** active\n")
+    found = detect_in(FakeTree({"CONTEXT.md": seed_style}))
     assert found is not None and (found.kind, found.working_memory) == (SEED_SINGLE, True)
 
 

@@ -100,12 +100,20 @@ def test_a_current_undated_record_is_silent_and_coverage_says_no_dated_log(
     assert "no dated log" in text.stdout  # printed beside HEALTHY, never silent
 
 
-def test_the_same_days_tail_alone_is_no_lag(make_repo: MakeRepo, doctor: Doctor) -> None:
-    """Decision (docs/layouts.md): an undated record fires as a dated one would, when work
-    is more than a day after its commit's day; then every later commit is counted."""
+def test_the_same_days_later_commits_alone_are_a_lag(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """Decision (docs/layouts.md): a commit claims its minute, not its day, so work later the
+    same day lags an undated record; a `Last updated:` line claims the day and covers it."""
     history = undated_bank(stale=True)["commits"][:3]
-    run = audit(doctor, make_repo({"commits": history, "remote": True}), "2026-05-31")
-    assert freshness(run) == []
+    root = make_repo({"commits": history, "remote": True})
+    (finding,) = freshness(audit(doctor, root, "2026-05-31"))
+    assert "2 commits" in finding["message"] and "later on 2026-05-19" in finding["message"]
+    dated = [dict(c, files=dict(c["files"])) for c in history]
+    dated[0]["files"]["memory-bank/activeContext.md"] = (
+        "# Active Context\n\nLast updated: 2026-05-19\n\n## Current Focus\n\n- Import.\n"
+    )
+    assert (
+        freshness(audit(doctor, make_repo({"commits": dated, "remote": True}), "2026-05-31")) == []
+    )
 
 
 # -- a hand-off file with its log inside, dated entries, no date field -----------------------
@@ -238,3 +246,183 @@ def test_a_bots_run_never_supports_a_records_claim(make_repo: MakeRepo, doctor: 
     assert "2026-04-18" in header["message"] and "2026-04-15" in header["message"]
     assert short_sha_of(root, "Auto: grader 2026-04-18") not in everything_said(run)
     assert run.json["source_details"][0]["set_aside"] == 1
+
+
+# -- quiet where nothing is claimed --------------------------------------------------------
+
+SEED_CONTEXT = (
+    "# Importer\n\n**Status:** active\n**Last session:** 2026-06-01\n\n"
+    "## Current State\n\n- Import works.\n\n## What's Next\n\n- [ ] Export.\n"
+)
+SEED_LOG = "# June 2026\n\n### 2026-06-01 — import\n\n- Built it.\n"
+
+
+def seed_code_repo(**extra: Any) -> dict[str, Any]:
+    files = {"src/main.py": "v1\n", "CONTEXT.md": SEED_CONTEXT, "sessions/2026-06.md": SEED_LOG}
+    return {"commits": [commit("2026-06-01", "import", files)], "remote": True, **extra}
+
+
+def test_a_dirty_code_file_is_not_the_doctors_business(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """A root CONTEXT.md repository: the code beside the records is the user's to commit."""
+    root = make_repo(seed_code_repo(uncommitted={"files": {"src/main.py": "v2\n"}}))
+    run = audit(doctor, root, "2026-06-02")
+    assert run.findings("uncommitted-context") == []
+    remote = doctor("check", str(root), "--today", "2026-06-02", "--readiness", "remote", "--json")
+    (ready,) = remote.findings("branch-not-ready")  # remote readiness still asks for a clean tree
+    assert "beside the working-memory records" in ready["message"]
+    assert "projects directory" not in ready["message"]
+
+
+def test_a_dirty_record_is_named_with_its_own_add(make_repo: MakeRepo, doctor: Doctor) -> None:
+    dirty = {"src/main.py": "v2\n", "sessions/2026-06.md": SEED_LOG + "\n### 2026-06-02\n"}
+    root = make_repo(seed_code_repo(uncommitted={"files": dirty}))
+    (finding,) = audit(doctor, root, "2026-06-02").findings("uncommitted-context")
+    assert finding["path"] == "sessions/2026-06.md"
+    assert "git add sessions/2026-06.md && git commit" in finding["remedy"]
+    assert "src/main.py" not in finding["message"]
+
+
+def test_a_memory_banks_other_files_are_its_records(make_repo: MakeRepo, doctor: Doctor) -> None:
+    history = undated_bank(stale=False)
+    dirty = {"memory-bank/projectbrief.md": "# Project Brief\n\nNow with export.\n"}
+    root = make_repo({**history, "uncommitted": {"files": {"src/app.py": "v9\n", **dirty}}})
+    (finding,) = audit(doctor, root, "2026-05-31").findings("uncommitted-context")
+    assert finding["path"] == "memory-bank/projectbrief.md"
+
+
+def test_unpushed_code_alone_is_not_unpushed_context(make_repo: MakeRepo, doctor: Doctor) -> None:
+    history = seed_code_repo()["commits"] + [code("2026-06-02", "export")]
+    root = make_repo({"commits": history, "remote": True, "unpushed_commits": 1})
+    assert audit(doctor, root, "2026-06-02").findings("unpushed-context") == []
+    history.append(commit("2026-06-02T12:00", "log", {"sessions/2026-06.md": SEED_LOG + "\n"}))
+    root = make_repo({"commits": history, "remote": True, "unpushed_commits": 2})
+    (finding,) = audit(doctor, root, "2026-06-02").findings("unpushed-context")
+    assert "1 commit touches the working-memory records" in finding["message"]
+    assert "projects directory" not in finding["message"]
+
+
+GLOSSARY = (
+    "# Ledger words\n\n## Accrual\n\nRecognised when earned.\n\n"
+    "## Reversal\n\nAn entry undoing another.\n"
+)
+
+
+def test_a_file_that_is_not_working_memory_gets_no_durability_finding(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """A glossary CONTEXT.md on a new branch with no upstream: no finding at all."""
+    history = [commit("2026-06-01", "glossary", {"CONTEXT.md": GLOSSARY, "src/main.py": "v1\n"})]
+    root = make_repo({"commits": history})  # no remote at all
+    run = audit(doctor, root, "2026-06-02")
+    assert run.json["findings"] == [], run.json["findings"]
+    assert run.json["not_applicable"]["unpushed-context"]["reason"] == "not working memory"
+    assert "set aside" not in doctor("check", str(root), "--today", "2026-06-02").stdout
+
+
+# -- `layout` comments only what it read -----------------------------------------------------
+
+
+def test_layout_says_there_is_no_dated_log_when_there_is_none(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    status = "# Status\n\n**Status:** active\n\n## Now\n\n- Import.\n"
+    root = make_repo({"commits": [commit("2026-06-01", "status", {"docs/HANDOFF.md": status})]})
+    text = doctor("layout", str(root)).stdout
+    assert "the dated entries inside docs/HANDOFF.md" not in text
+    assert "no dated entry inside docs/HANDOFF.md: no dated log" in text
+    bank_root = make_repo(undated_bank(stale=False))
+    assert "which holds no dated entry: no dated log" in doctor("layout", str(bank_root)).stdout
+
+
+# -- remedies write into the live log --------------------------------------------------------
+
+
+def two_logs(live_rows: bool) -> str:
+    """A status file that kept one log and moved to another: the abandoned one is older."""
+    rows = "| Date | What |\n|---|---|\n" + "".join(
+        f"| {day} | work |\n"
+        for day in (("2026-05-02", "2026-06-20") if live_rows else ("2026-03-02", "2026-03-09"))
+    )
+    headings = "".join(
+        f"### {day} — work\n\n- Done.\n\n"
+        for day in (("2026-03-02", "2026-03-09") if live_rows else ("2026-05-02", "2026-06-20"))
+    )
+    return (
+        "# Status\n\n**Last updated:** 2026-06-20\n\n## Now\n\n- Export.\n\n"
+        f"## Session Log\n\n{headings}## Table\n\n{rows}"
+    )
+
+
+def test_a_remedy_and_log_add_write_into_the_live_log(make_repo: MakeRepo, doctor: Doctor) -> None:
+    for live_rows, proposed in ((False, "`### 2026-07-08 — …`"), (True, "`| 2026-07-08 | … |`")):
+        history = [
+            commit("2026-06-20", "status", {"STATUS.md": two_logs(live_rows), "src/app.py": "1\n"}),
+            code("2026-07-08", "export"),
+        ]
+        root = make_repo({"commits": history, "remote": True})
+        (unlogged,) = audit(doctor, root, "2026-07-10").findings("unlogged-session")
+        assert proposed in unlogged["remedy"], unlogged["remedy"]
+        added = doctor("log", "add", str(root), "--date", "2026-07-08", "--title", "export")
+        assert added.exit_code == 0, added.stdout + added.stderr
+        written = (root / "STATUS.md").read_text(encoding="utf-8")
+        assert ("| 2026-07-08 | export" in written) is live_rows, written
+        assert ("### 2026-07-08 — export" in written) is not live_rows, written
+
+
+# -- a root CONTEXT.md with an undated status section ----------------------------------------
+
+
+def status_context(note: str) -> str:
+    return (
+        "# Plaud bridge\n\nThis file tells agents where the work stands.\n\n"
+        f"## Current State\n\n- {note}\n\n## Principles\n\n- Small modules.\n"
+    )
+
+
+def context_with_current_state(stale: bool) -> dict[str, Any]:
+    history = [
+        commit(
+            "2026-07-08", "reorganise", {"CONTEXT.md": status_context("v0.7"), "src/a.py": "1\n"}
+        ),
+        code("2026-07-31", "feat: v0.8 audit"),
+        commit("2026-07-31T12:00", "bump", {"uv.lock": "x\n"}, author=DEPENDABOT),
+    ]
+    if not stale:
+        history.append(
+            commit("2026-07-31T18:00", "context", {"CONTEXT.md": status_context("v0.8")})
+        )
+    return {"commits": history, "remote": True}
+
+
+def test_a_root_context_with_an_undated_current_state_is_working_memory(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = make_repo(context_with_current_state(stale=True))
+    run = audit(doctor, root, "2026-08-10")
+    (finding,) = freshness(run)
+    assert finding["path"] == "CONTEXT.md" and "no date field" in finding["message"]
+    assert short_sha_of(root, "feat: v0.8 audit") in finding["message"]
+    assert [f for f in run.json["findings"] if f["check"].startswith("context-template")] == []
+    current = audit(doctor, make_repo(context_with_current_state(stale=False)), "2026-08-10")
+    assert current.json["findings"] == []
+
+
+# -- a dated note in the log folder is no misnamed log -----------------------------------------
+
+
+def test_a_meeting_note_beside_the_logs_is_not_a_misnamed_log(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    files = {
+        "CONTEXT.md": SEED_CONTEXT,
+        "sessions/2026-06.md": SEED_LOG,
+        "sessions/meeting-2026-06-01-client.md": "# Call with the client\n\n- Wants export.\n",
+        "sessions/june-notes.md": "# June\n\n### 2026-06-01 — more\n\n- A misnamed log.\n",
+    }
+    root = make_repo({"commits": [commit("2026-06-01", "start", files)], "remote": True})
+    named = [
+        f["path"]
+        for f in audit(doctor, root, "2026-06-02").findings("session-log-layout")
+        if "not named" in f["message"]
+    ]
+    assert named == ["sessions/june-notes.md"]
