@@ -161,7 +161,7 @@ def what_became(unresolved: Unresolved) -> str:
                 f"was deleted{after} in {removal.when()} (git could not compare that commit's "
                 "contents, so it may have moved)"
             )
-        return f"was deleted{after} in {removal.when()}, and nothing replaced it"
+        return f"was deleted{after} in {removal.when()} (no file of that commit took its contents)"
     if state == FOLDER_REMOVED and removal is not None:
         folder = unresolved.detail
         if folder == unresolved.looked_up:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -224,6 +225,8 @@ def find_instruction_files(
         family = family_of(relative, fallbacks)
         if family is None or any(relative.startswith(prefix) for prefix in nested):
             continue
+        if _archived(relative):
+            continue
         if folders is not None and not _applies_within(relative, folders):
             continue
         if len(found) >= MAX_INSTRUCTION_FILES:
@@ -235,6 +238,15 @@ def find_instruction_files(
             target, outside = _link_target(path, top)
         found.append(InstructionFile(relative, family, document, target, outside))
     return found, skipped
+
+
+_ARCHIVE_FOLDER = re.compile(r"^(?:archives?|archived|backups?|attic)$|backup", re.IGNORECASE)
+
+
+def _archived(relative: str) -> bool:
+    """Under a folder that keeps old copies (``archive/``, ``context.backup.2025.../``): a copy
+    of instructions no agent is meant to follow."""
+    return any(_ARCHIVE_FOLDER.search(part) for part in relative.split("/")[:-1])
 
 
 def _link_target(path: str, top: Path) -> tuple[str | None, bool]:

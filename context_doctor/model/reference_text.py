@@ -27,6 +27,7 @@ resolves is :mod:`context_doctor.model.references`' question.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 from urllib.parse import unquote
@@ -296,8 +297,19 @@ def fence_languages(
 def references_in(
     lines: list[str], code_ranges: Iterable[tuple[int, int]] = ()
 ) -> tuple[Reference, ...]:
-    """Every reference of a text's lines (``code_ranges``: its code blocks, 1-based [first, end))."""
+    """Every reference of a text's lines (``code_ranges``: its code blocks, 1-based [first, end)).
+
+    Left out: a reference on a line that says its target is gone or not to be kept
+    (:data:`_ABSENCE`: "was removed", "don't keep a `HISTORY.md`"), and one the text says
+    is another repository's (:func:`_foreign`): the text knows, and is right.
+    """
     code = fence_languages(lines, code_ranges)
+    found = _references_of_lines(lines, code)
+    found = [r for r in found if not _ABSENCE.search(lines[r.line - 1])]
+    return tuple(_with_home_twins(_foreign(found, lines, code), lines))
+
+
+def _references_of_lines(lines: list[str], code: dict[int, tuple[int, str]]) -> list[Reference]:
     found: list[Reference] = []
     fence_base: dict[int, str] = {}  # a fence's base after a `cd` line
     for number, line in enumerate(lines, start=1):
@@ -321,7 +333,94 @@ def references_in(
         if not _may_hold(line):
             continue
         found += _line_references(line, number)
-    return tuple(_with_home_twins(found, lines))
+    return found
+
+
+_ABSENCE = LazyPattern(
+    r"\b(?:removed|deleted|dropped|no longer|formerly|former|obsolete|retired|deprecated"
+    r"|renamed|replaced|don'?t|do not|instead of)\b",
+    re.IGNORECASE,
+)
+"""Words by which a line says what it names is gone, renamed, or not to be kept."""
+_REPOSITORY_NAME = LazyPattern(r"`?([A-Za-z0-9][\w.\-]*[\w])`?\s+(?:repo|repository)\b")
+_NOT_A_NAME = frozenset(
+    [
+        "this",
+        "the",
+        "a",
+        "an",
+        "our",
+        "your",
+        "my",
+        "their",
+        "its",
+        "same",
+        "that",
+        "each",
+        "every",
+        "any",
+        "other",
+        "another",
+        "main",
+        "current",
+        "parent",
+        "separate",
+        "public",
+        "private",
+        "git",
+        "github",
+        "gitlab",
+        "code",
+        "source",
+        "whole",
+        "one",
+        "new",
+        "old",
+        "own",
+        "upstream",
+        "downstream",
+        "monorepo",
+        "remote",
+        "local",
+        "sibling",
+    ]
+)
+
+
+def _foreign(
+    found: list[Reference], lines: list[str], code: dict[int, tuple[int, str]]
+) -> list[Reference]:
+    """Without the references the text places in another repository: one written right after
+    that repository's name (``gp-props `docs/x.md```), one on a line that names the
+    repository (``gp-props repo at `docs/implementations/```), and every reference under a
+    folder such a line names."""
+    names: set[str] = set()
+    naming: set[int] = set()
+    for number, line in enumerate(lines, start=1):
+        if number in code or "repo" not in line:
+            continue
+        for match in _REPOSITORY_NAME.finditer(line):
+            name = match.group(1)
+            if name.lower() not in _NOT_A_NAME:
+                names.add(name)
+                naming.add(number)
+    if not names:
+        return found
+    folders: set[str] = set()
+    kept: list[Reference] = []
+    for reference in found:
+        line = lines[reference.line - 1]
+        before = line[: reference.column].rstrip("`<([ '\"").rsplit(None, 1)
+        after_name = bool(before) and before[-1].strip("`*_") in names
+        if reference.line in naming or after_name:
+            folders.add(reference.target.removeprefix("./").rstrip("/") + "/")
+            continue
+        kept.append(reference)
+    return [
+        reference
+        for reference in kept
+        if not any(reference.target.removeprefix("./").startswith(folder) for folder in folders)
+    ]
 
 
 def _may_hold(line: str) -> bool:

@@ -204,6 +204,23 @@ def test_declared_budgets_and_none_by_default(doctor: Doctor, make_repo: MakeRep
     ]
 
 
+def test_archived_copies_of_instructions_are_not_instruction_files(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = make_repo(
+        one_commit(
+            {
+                "CLAUDE.md": "# C\n",
+                "context/archive/v1/CLAUDE.md": "# Old\n\nSee [plan](../../PLAN.md).\n",
+                "context.backup.20251014/CLAUDE.md": "# Older\n\nSee [plan](PLAN.md).\n",
+            }
+        )
+    )
+    found = run(doctor, root, "reference-missing")
+    assert found.findings("reference-missing") == []
+    assert found.json["coverage"]["reference-missing"]["examined"] == 1
+
+
 def test_layout_lists_the_instruction_files(doctor: Doctor, monorepo: Path) -> None:
     shown = doctor("layout", str(monorepo))
     assert shown.exit_code == 0, shown.stdout + shown.stderr

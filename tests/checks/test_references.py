@@ -162,7 +162,7 @@ def test_a_deleted_adr_linked_from_reference_md_is_a_defect(doctor: Doctor, seed
     found = {f["message"]: f for f in run.findings(CHECK, "atlas")}
     deleted = found[
         f"`docs/adr/0004-storage.md` (projects/atlas/docs/adr/0004-storage.md) was deleted in "
-        f"{sha} on 2026-06-10, and nothing replaced it"
+        f"{sha} on 2026-06-10 (no file of that commit took its contents)"
     ]
     assert deleted["severity"] == "defect" and deleted["fix"] is None
     assert f"git show {sha}^:projects/atlas/docs/adr/0004-storage.md" in deleted["remedy"]

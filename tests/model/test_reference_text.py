@@ -145,3 +145,21 @@ def test_any_text_gives_references_whose_columns_hold_what_was_written(parts: li
         assert line[reference.column : reference.column + len(reference.written)] == (
             reference.written
         )
+
+
+def test_a_line_that_says_its_target_is_gone_names_nothing_to_fix() -> None:
+    text = (
+        "Don't keep a separate `HISTORY.md`; the git log is the history.\n"
+        "`dashboard/old.json` was removed with the Projects tab.\n"
+        "See `docs/live.md`.\n"
+    )
+    assert found(text) == [(SPAN, "docs/live.md")]
+
+
+def test_paths_the_text_places_in_another_repository() -> None:
+    text = (
+        "**Source of truth:** gp-props repo at `docs/implementations/`; no local copies.\n"
+        "See `docs/implementations/THEME.md` and gp-props `PWA_SYSTEM.md`.\n"
+        "In this repo, `docs/local.md` is ours.\n"
+    )
+    assert found(text) == [(SPAN, "docs/local.md")]
