@@ -25,6 +25,7 @@ import msgspec
 
 from context_doctor.git.commits import Commit, History, Scope, positions
 from context_doctor.git.history import shared_zone
+from context_doctor.git.removals import Removals
 
 T = TypeVar("T")
 
@@ -98,10 +99,13 @@ def decode(data: Any, kind: type[T]) -> T:
 # the earlier shape (entries of files per commit per project) does not decode as this one
 # either, so an old file is a miss.
 
-HISTORY_WIRE = 2
+HISTORY_WIRE = 3  # 3: the removals (git/removals.py) travel with the pass
 CommitRow = tuple[str, int, str, str, int, int, bool, bool]
 Position = Annotated[int, msgspec.Meta(ge=0, lt=1 << 32)]
 ProjectRow = tuple[int, str, list[Position], list[Position]]
+
+
+RemovalRow = tuple[str, Position, str]  # path, its commit's position, the path renamed to
 
 
 class HistoryWire(msgspec.Struct, array_like=True):
@@ -110,6 +114,9 @@ class HistoryWire(msgspec.Struct, array_like=True):
     commits: list[CommitRow]
     file_sets: list[list[str]]
     projects: list[ProjectRow]
+    removal_commits: list[tuple[str, str]] = msgspec.field(default_factory=list)
+    removals: list[RemovalRow] = msgspec.field(default_factory=list)
+    removals_complete: bool = False
 
 
 _STAMPS = tuple(i for i, item in enumerate(fields(Commit)) if str(item.type) == "datetime")
@@ -151,6 +158,9 @@ def history_to_wire(
             (scopes.index(scope), project_id, list(commit_at), list(set_at))
             for (scope, project_id), (commit_at, set_at) in history.projects.items()
         ],
+        list(history.removals.commits),
+        [(path, at, renamed) for path, (at, renamed) in history.removals.paths.items()],
+        history.removals.complete,
     )
 
 
@@ -207,4 +217,11 @@ def history_from_wire(wire: HistoryWire, scopes: tuple[Scope, ...]) -> tuple[str
             positions(commit_at),
             positions(set_at),
         )
+    removals = Removals(complete=wire.removals_complete)
+    removals.commits = [(sha, authored) for sha, authored in wire.removal_commits]
+    for path, at, renamed in wire.removals:
+        if at >= len(removals.commits):
+            raise ValueError("a removal of the wrong commit")
+        removals.paths[path] = (at, renamed)
+    history.removals = removals
     return wire.head, history

@@ -107,6 +107,7 @@ from context_doctor.report.findings import (
     Finding,
     Fix,
     RemoveFrontmatterKey,
+    RewritePath,
     SetEntryField,
     Severity,
 )
@@ -258,7 +259,7 @@ def keep(key: RunKey, report: Report) -> None:
 # decode by itself, so each is converted (and checked) by its kind.
 
 _EDITS: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (SetEntryField, RemoveFrontmatterKey, AppendLine)
+    cls.__name__: cls for cls in (SetEntryField, RemoveFrontmatterKey, AppendLine, RewritePath)
 }
 
 

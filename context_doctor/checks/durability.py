@@ -38,10 +38,10 @@ LOCAL_READINESS = SkipRule(
 )
 GRADES_ONLY = SkipRule(
     "no projects",
-    "the source holds graded files and no projects (a LifeOS install): there is no projects "
-    "directory to publish",
+    "the source holds graded files or instruction files and no projects (a LifeOS install, "
+    "a repository with only AGENTS.md): there is no projects directory to publish",
     lambda p: False,  # a grades-only source lists no projects
-    source_matches=lambda s: s.grades_only,
+    source_matches=lambda s: s.grades_only or s.instructions_only,
     shape=True,
 )
 

@@ -22,6 +22,7 @@ from context_doctor.freshness import RegistryEntry
 from context_doctor.guards.contain import USER_NAMED, contained, repository_root
 from context_doctor.guards.limits import MAX_CONFIG_BYTES
 from context_doctor.guards.yamlio import read_text, validator
+from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.report.findings import Severity
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ class Settings:
     # `[output] docs_url`: where the doctor's docs/ pages are published, for SARIF's links
     # (docs/configuration.md). None: the project publishes none, so no output links any.
     docs_url: str | None = None
+    instructions: InstructionOptions = field(default_factory=InstructionOptions)
 
     def budget(self, name: str) -> int:
         return self.budgets[name]
@@ -230,6 +232,20 @@ def read_freshness(path: Path, data: dict[str, Any], *, within: Path | None) -> 
     )
 
 
+def read_instructions(table: dict[str, Any]) -> InstructionOptions:
+    """The validated config's ``[instructions]`` table (docs/references.md)."""
+    default = InstructionOptions()
+    budgets = tuple(
+        (str(glob), limits.get("lines"), limits.get("bytes"))
+        for glob, limits in sorted(table.get("budgets", {}).items())
+    )
+    return InstructionOptions(
+        fallback_names=tuple(str(name) for name in table.get("fallback_names", ())),
+        codex_max_bytes=int(table.get("codex_max_bytes", default.codex_max_bytes)),
+        budgets=budgets,
+    )
+
+
 def resolve_settings(
     roots: list[Path],
     explicit: Path | None,
@@ -273,6 +289,10 @@ def resolve_settings(
         if "docs_url" in data.get("output", {}):
             settings.docs_url = str(data["output"]["docs_url"])
             settings.origins["output.docs_url"] = origin
+        if "instructions" in data:
+            settings.instructions = read_instructions(data["instructions"])
+            for key in data["instructions"]:
+                settings.origins[f"instructions.{key}"] = origin
         freshness = read_freshness(path, data, within=within)
         settings.freshness_registry = freshness.registry
         settings.freshness_thresholds = freshness.thresholds

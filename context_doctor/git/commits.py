@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Protocol, TypeVar
 
+from context_doctor.git.removals import Removals
+
 MAINTENANCE_TRAILER = "Context-Doctor"
 
 
@@ -148,6 +150,9 @@ class History:
     log: list[Commit] = field(default_factory=list)
     file_sets: list[frozenset[str]] = field(default_factory=list)
     projects: dict[ProjectKey, tuple[array[int], array[int]]] = field(default_factory=dict)
+    # Every path a commit of the walk deleted or renamed away (git/removals.py): what a
+    # reference that no longer resolves is looked up in (docs/references.md).
+    removals: Removals = field(default_factory=Removals)
 
     def key(self, scope: Scope, project_id: str) -> ProjectKey:
         return (scope, "" if scope.single else project_id)
@@ -170,6 +175,7 @@ class History:
             self.log + older.log,
             self.file_sets + older.file_sets,
             {},
+            self.removals.followed_by(older.removals),
         )
         for key in {**self.projects, **older.projects}:
             new_at, new_sets = self.projects.get(key, (positions(), positions()))

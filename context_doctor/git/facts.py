@@ -65,6 +65,8 @@ class RepositoryFacts:
         # Point answers, asked once each: reviews name a few commits, many projects each.
         self._commits_named: dict[str, str | None] = {}
         self._files_at: dict[tuple[str, str], bytes | None] = {}
+        self._ignored: dict[str, bool] = {}  # check-ignore's answers, by path
+        self._moves: dict[str, dict[str, str] | None] = {}  # similarity renames, by commit
         self._early: tuple[str, LogPass] | None = None  # (head, its pass) from begin_history
         # The hook's checkout of the pushed tree: its HEAD, branch and cleanliness are how
         # it was made (no remote, no upstream, nothing uncommitted), not questions for git.
@@ -75,10 +77,12 @@ class RepositoryFacts:
             self._changed = []
             self.__dict__["branch"] = self._made.branch
 
-    def _run(self, args: list[str]) -> subprocess.CompletedProcess[bytes]:
+    def _run(
+        self, args: list[str], stdin: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
         """``git ARGS`` at the top level with the repository's filter drivers blanked too."""
         toplevel = self.repository.toplevel
-        return run_git(args, toplevel, config=neutralised_filters(toplevel))
+        return run_git(args, toplevel, stdin, config=neutralised_filters(toplevel))
 
     def add_scope(self, scope: Scope, records: tuple[str, ...] = ()) -> None:
         """``records``: a single project's record paths, repository-relative (docs/layouts.md):
@@ -353,6 +357,74 @@ class RepositoryFacts:
                     gitlinks.add(name)
             self._tracked, self._gitlinks = frozenset(tracked), frozenset(gitlinks)
         return self._tracked
+
+    def ignored(self, paths: list[str]) -> frozenset[str]:
+        """Which of ``paths`` (repository-relative) the ignore rules match, each asked also as a
+        folder (a rule ``notes/`` does not match the path ``notes`` itself): one ``git
+        check-ignore`` for all of them, asked once per path (docs/references.md)."""
+        asked = self._ignored
+        todo = [path for path in dict.fromkeys(paths) if path not in asked and "\n" not in path]
+        if todo:
+            queries = [form for path in todo for form in (path, path.rstrip("/") + "/")]
+            result = self._run(
+                ["check-ignore", "--no-index", "--stdin", "-z"],
+                "".join(f"{query}\0" for query in queries).encode("utf-8", "surrogateescape"),
+            )
+            matched = set(result.stdout.decode("utf-8", "surrogateescape").split("\0"))
+            if result.returncode not in (0, 1):
+                matched = set()  # an answer git could not give: nothing counts as ignored
+            for path in todo:
+                asked[path] = path in matched or path.rstrip("/") + "/" in matched
+        return frozenset(path for path in paths if asked.get(path))
+
+    def moves_in(self, sha: str) -> dict[str, str] | None:
+        """What commit ``sha`` moved, with content changes too (git's similarity renames):
+        old path -> new path, asked once per commit; None when git cannot compare the
+        contents (a missing blob, a lazy fetch refused) or the commit is a merge.
+
+        Asked only of the few commits that deleted a path a reference still names
+        (git/removals.py): the history pass itself pairs exact renames only.
+        """
+        moves = self._moves
+        if sha not in moves and self._partial_clone:
+            moves[sha] = None  # comparing contents would fetch missing blobs over the network
+        if sha not in moves:
+            result = self._run(
+                [
+                    "diff-tree",
+                    "-r",
+                    "-z",
+                    "-M",
+                    "--name-status",
+                    "--no-commit-id",
+                    "--root",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    sha,
+                ]
+            )
+            found: dict[str, str] | None = None
+            if result.returncode == 0:
+                tokens = result.stdout.decode("utf-8", "surrogateescape").split("\0")
+                found = {}
+                at = 0
+                while at < len(tokens):
+                    status = tokens[at].strip()
+                    if status[:1] in ("R", "C") and at + 2 < len(tokens):
+                        if status[:1] == "R":
+                            found[tokens[at + 1]] = tokens[at + 2]
+                        at += 3
+                    else:
+                        at += 2
+            moves[sha] = found
+        return moves[sha]
+
+    @cached_property
+    def _partial_clone(self) -> bool:
+        """A partial clone (``--filter=blob:none``): git fetches a missing blob when asked
+        for its content, so no content is asked."""
+        result = self._run(["config", "--get", "extensions.partialClone"])
+        return result.returncode == 0 and bool(result.stdout.strip())
 
     def submodule_holding(self, path: str) -> str | None:
         """The submodule (a gitlink in the index) that ``path`` is or lies inside, if any."""

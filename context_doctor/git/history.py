@@ -167,9 +167,10 @@ class _Builder:
         sha = fields[0].decode("ascii")
         parents = fields[1].decode("ascii", "replace").split()
         # One decode per commit: names hold no NUL.
-        paths = (
+        tokens = (
             b"\x00".join(names).decode("utf-8", "surrogateescape").split("\x00") if names else []
         )
+        paths = self._paths(sha, fields, tokens)
         touched, outside = self._attribute(paths)
         if self.whole:
             matched = outside < len(paths) or not self.exact.isdisjoint(paths)
@@ -216,6 +217,34 @@ class _Builder:
                 entries = self.entries[key] = (positions(), positions())
             entries[0].append(at)
             entries[1].append(set_at)
+
+    def _paths(self, sha: str, fields: list[bytes], tokens: list[str]) -> list[str]:
+        """The file names of ``--name-status`` tokens (a status, then one path, or two for a
+        rename), every deletion and rename recorded on the way (git/removals.py)."""
+        paths: list[str] = []
+        removals = self.history.removals
+        authored: str | None = None
+        at, count = 0, len(tokens)
+        while at < count:
+            status = tokens[at]
+            kind = status[:1]
+            if kind in ("R", "C") and at + 2 < count:
+                old, new = tokens[at + 1], tokens[at + 2]
+                paths += (old, new) if kind == "R" else (new,)
+                if kind == "R":
+                    authored = authored or fields[2].decode("utf-8", "replace")
+                    removals.record(sha, authored, old, new)
+                at += 3
+                continue
+            if at + 1 >= count:
+                break
+            path = tokens[at + 1]
+            paths.append(path)
+            if kind == "D":
+                authored = authored or fields[2].decode("utf-8", "replace")
+                removals.record(sha, authored, path)
+            at += 2
+        return paths
 
     def finish(self, repository: Repository) -> History:
         """The history git's own ``log -- <paths>`` gives: with merges in the walk, its
@@ -365,13 +394,14 @@ _HEX = frozenset(b"0123456789abcdef")
 
 
 class _LogParser:
-    """Reads ``git log -z --name-only --format=_LOG_FORMAT`` as a stream of NUL-ended tokens.
+    """Reads ``git log -z --name-status --format=_LOG_FORMAT`` as a stream of NUL-ended tokens.
 
     Per commit git writes: an empty token (the format's leading ``%x00``), one
     token per field of :data:`LOG_FIELDS`, an empty token (git's separator),
-    then the file names, the first one prefixed with a newline.  A file name is
-    never empty, so the empty token that starts the next commit cannot be
-    mistaken for one, whatever bytes the names hold.
+    then each file's status and name (two names for a rename), the first status
+    prefixed with a newline.  Neither a status nor a file name is ever empty, so
+    the empty token that starts the next commit cannot be mistaken for one,
+    whatever bytes the names hold.
     """
 
     def __init__(self, builder: _Builder) -> None:
@@ -491,9 +521,12 @@ class LogPass:
 
 def start_log(repository: Repository, scopes: tuple[Scope, ...], revisions: str) -> LogPass:
     """Start the one ``git log`` pass over ``scopes`` (see :func:`read_history`)."""
+    # ``-M100%``: exact renames only, paired by object id, so no file's contents are read
+    # (git/removals.py); a rename still lists both its paths, as the two names of a
+    # deletion and an addition did.
     command = [
-        "git", "--no-pager", "log", "-z", "--no-color", "--no-renames", "--no-ext-diff",
-        "--no-textconv", "--name-only", "--root", f"--format={_LOG_FORMAT}", revisions,
+        "git", "--no-pager", "log", "-z", "--no-color", "-M100%", "--no-ext-diff",
+        "--no-textconv", "--name-status", "--root", f"--format={_LOG_FORMAT}", revisions,
     ]  # fmt: skip
     whole = filtered_here(scopes)
     if not whole:
@@ -529,6 +562,9 @@ def start_log(repository: Repository, scopes: tuple[Scope, ...], revisions: str)
 def finish_log(repository: Repository, started: LogPass, scopes: tuple[Scope, ...]) -> History:
     """Parse what a started pass writes, as it writes it, until git exits."""
     builder = _Builder(scopes, whole=started.whole)
+    # A pass limited by a pathspec sees only the commits under it: a path it never saw
+    # leave may still have left elsewhere.
+    builder.history.removals.complete = started.whole
     parser = _LogParser(builder)
     bound = git_timeout()
     quiet_since = time.monotonic()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.plain_blocks import plain_blocks
+from context_doctor.model.reference_text import Reference, references_in
 from context_doctor.model.secrets import (
     SecretHit,
     find_secrets,
@@ -227,6 +228,9 @@ class DocumentFacts(NamedTuple):
     line_fields: tuple[HeaderField, ...]
     comment_fields: tuple[HeaderField, ...]
     dated_rows: tuple[DatedRow, ...]
+    # docs/references.md: every path reference of the text (links, imports, code spans,
+    # commands), outside code but for shell fences' command lines.
+    references: tuple[Reference, ...]
 
 
 # How many of a document's last lines its facts keep (``Document.last_lines``).
@@ -235,7 +239,26 @@ TAIL_LINES = 5
 
 def unreadable_facts(problem: str) -> DocumentFacts:
     return DocumentFacts(
-        problem, 0, True, (), (), (), (), (), None, (), (), (), (), False, False, (), (), (), ()
+        problem,
+        0,
+        True,
+        (),
+        (),
+        (),
+        (),
+        (),
+        None,
+        (),
+        (),
+        (),
+        (),
+        False,
+        False,
+        (),
+        (),
+        (),
+        (),
+        (),
     )
 
 
@@ -278,6 +301,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
         line_fields=_line_fields(lines, code),
         comment_fields=_comment_fields(lines, code) if "<!--" in text else (),
         dated_rows=rows,
+        references=references_in(lines, code_ranges),
     )
     if not secrets:
         return facts

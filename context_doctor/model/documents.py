@@ -35,6 +35,7 @@ from context_doctor.model.document_facts import (
     links_of_text,
     unreadable_facts,
 )
+from context_doctor.model.reference_text import Reference
 from context_doctor.model.secrets import SecretHit, find_secrets
 from context_doctor.model.suppression_comments import SuppressionComment
 from context_doctor.model.text import lines as split_lines
@@ -240,6 +241,11 @@ class Document:
     def dated_rows(self) -> tuple[DatedRow, ...]:
         """Table body rows whose first cell starts with a date, outside code."""
         return self._readable().dated_rows
+
+    @property
+    def references(self) -> tuple[Reference, ...]:
+        """The path references of the text (docs/references.md), in line order."""
+        return self._readable().references
 
     @cached_property
     def links(self) -> list[Link]:

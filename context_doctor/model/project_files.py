@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
@@ -26,6 +26,9 @@ from context_doctor.model.sessions import (
     NOT_LOGS,
 )
 from context_doctor.write.batch import is_batch_leftover, is_journal_name
+
+if TYPE_CHECKING:
+    from context_doctor.model.procedural import Procedural
 
 
 class ProjectSource(Protocol):
@@ -50,6 +53,9 @@ class ProjectSource(Protocol):
     def index_rel_path(self) -> str: ...
 
     def repository_facts(self) -> RepositoryFacts: ...
+
+    @property
+    def procedural(self) -> Procedural: ...
 
 
 class ProjectFiles:

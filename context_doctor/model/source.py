@@ -16,6 +16,8 @@ from context_doctor.guards.limits import resolves_within
 from context_doctor.layouts import MEMORY_BANK, Layout, seed, seed_single
 from context_doctor.layouts.tree import DirectoryTree
 from context_doctor.model.index import Index
+from context_doctor.model.instruction_options import InstructionOptions
+from context_doctor.model.procedural import Procedural
 from context_doctor.model.project import Project
 from context_doctor.model.project_files import SEED_RECORD_FILES, SEED_RECORD_FOLDERS
 from context_doctor.report.findings import Issue
@@ -53,6 +55,11 @@ class Source:
     # the pushing repository's identity in the pre-push hook's temporary checkout.
     identity: Callable[[], str | None] | None = None  # asked only when needed
     named_by_project: bool = False  # a single project's source takes the project's id as name
+    # A repository with instruction files and no working memory (docs/references.md): only
+    # the procedural tier's checks speak.
+    instructions_only: bool = False
+    # The `[instructions]` table of the configuration it is audited under.
+    instruction_options: InstructionOptions = field(default_factory=InstructionOptions)
 
     def __post_init__(self, given_layout: Layout | None) -> None:
         if given_layout is not None:
@@ -74,6 +81,12 @@ class Source:
                 known=self.known_heads,
             )
         return self._graded
+
+    @cached_property
+    def procedural(self) -> Procedural:
+        """Its procedural tier: the instruction files of its repository (those of its
+        projects' folders and above them, for a ``--project`` run), read once."""
+        return Procedural(self, self.instruction_options)
 
     @property
     def scope(self) -> Scope:
@@ -174,6 +187,13 @@ class Corpus:
     console_path: Path | None = None
     unaudited: list[UnauditedSource] = field(default_factory=list)
     vaults: list[Vault] = field(default_factory=list)  # memory vaults (docs/vaults.md)
+
+    def assign_instructions(self, options: InstructionOptions) -> None:
+        """The ``[instructions]`` table every source's procedural tier is read with."""
+        for source in self.sources:
+            if source.instruction_options != options:
+                source.instruction_options = options
+                source.__dict__.pop("procedural", None)
 
     def assign_registry(
         self, registry: list[RegistryEntry], thresholds: dict[str, int] | None = None

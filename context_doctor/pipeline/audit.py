@@ -93,6 +93,7 @@ def audit(
     settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
     chosen = baseline or (settings.baseline if config_baseline else None)
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
+    corpus.assign_instructions(settings.instructions)
     ctx = Context(today=today, readiness=readiness, settings=settings)
     key = None
     plugins = replayable and bool(plugin_modules())
@@ -124,7 +125,8 @@ def audit(
     from context_doctor.pipeline.prepare import prepare_corpus
 
     with paused_collection():
-        preparation = prepare_corpus(corpus, jobs=jobs)
+        procedural = any(spec.group == "procedural" for spec in checks)
+        preparation = prepare_corpus(corpus, jobs=jobs, procedural=procedural)
         report = run(corpus, checks, ctx)
         preparation.finish()
         report = suppress.apply(
@@ -301,7 +303,13 @@ def config_directories(corpus: Corpus) -> list[Path]:
 
 def require_something(corpus: Corpus, report: Report) -> None:
     """A scan of nothing is not a clean scan: exit 2 when there was nothing to audit."""
-    if not corpus.projects and report.freshness is None and not _vault_content(corpus):
+    instructions = any(source.instructions_only for source in corpus.sources)
+    if (
+        not corpus.projects
+        and report.freshness is None
+        and not _vault_content(corpus)
+        and not instructions
+    ):
         where = ", ".join(
             [str(source.projects_path) for source in corpus.sources]
             + [

@@ -255,7 +255,7 @@ def populate(source: Source) -> None:
             names = [name for name in names if name in source.only]
         source.projects = [Project(source, name, folder / name, None) for name in names]
         return
-    if source.grades_only:
+    if source.grades_only or source.instructions_only:
         source.projects = []
         return
     projects_path = source.projects_path

@@ -77,7 +77,9 @@ def _stamp(
             check=spec.name,
             severity=override or issue.severity or spec.severity,
             source=source,
-            project=project,
+            # A source-wide part may name the project a file lies in (an instruction file
+            # inside a project's folder): the finding is that project's.
+            project=project if project is not None else issue.unit,
             path=issue.path,
             line=issue.line,
             message=issue.message,
@@ -235,8 +237,15 @@ def run(
         first_in_repository = source.repository.toplevel not in repositories_seen
         repositories_seen.add(source.repository.toplevel)
         for spec in checks:
-            if spec.source_function is not None:
+            if spec.source_function is not None and spec.units is None:
                 findings += _run_source_part(spec, spec.source_function, source, ctx, None)
+            elif spec.source_function is not None and first_in_repository:
+                # A project check whose repository-wide part counts units of its own (the
+                # instruction files reference-missing reads, docs/references.md): asked once
+                # per repository, and counted in its coverage.
+                findings += _run_source_part(
+                    spec, spec.source_function, source, ctx, coverage[spec.name]
+                )
             if spec.scoped_function is None:
                 continue
             if (spec.scope == "repository" and first_in_repository) or spec.scope == "source":

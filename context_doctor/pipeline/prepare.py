@@ -170,8 +170,9 @@ def prepare(
     return preparation
 
 
-def prepare_corpus(corpus: Corpus, *, jobs: int | None) -> Preparation:
-    """Every tier document's facts (cached or parsed in parallel) before the checks ask.
+def prepare_corpus(corpus: Corpus, *, jobs: int | None, procedural: bool = False) -> Preparation:
+    """Every tier document's facts (cached or parsed in parallel) before the checks ask;
+    ``procedural``: the instruction files' too (docs/references.md), once per repository.
 
     Memory vaults first (docs/vaults.md): their notes are read and parsed the same way, before
     any pool or history thread of the documents' pass exists.
@@ -186,11 +187,16 @@ def prepare_corpus(corpus: Corpus, *, jobs: int | None) -> Preparation:
         id(source.repository_facts()): source.repository_facts() for source in corpus.sources
     }
     by_repository: dict[int, list[Document]] = {key: [] for key in repositories}
+    seen_repositories: set[Path] = set()
     for source in corpus.sources:
         listed = by_repository[id(source.repository_facts())]
         for project in source.projects:
             if project.directory_exists:
                 listed.extend(project.tier_documents())
+        if procedural and source.repository.toplevel not in seen_repositories:
+            seen_repositories.add(source.repository.toplevel)
+            known = {id(document) for document in listed}
+            listed.extend(d for d in source.procedural.documents() if id(d) not in known)
     # The freshness walk's first look at each tier file, from the bytes read here.
     heads: dict[str, bool] = {}
     for source in corpus.sources:

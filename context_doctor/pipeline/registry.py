@@ -44,6 +44,7 @@ GROUPS: dict[str, str] = {
     "freshness-grades": "freshness grades (pai-freshness-v1)",
     "suppression": "suppressions and the baseline",
     "memory-vault": "memory vaults (Bastra Recall)",
+    "procedural": "instruction files and the references records make (the procedural tier)",
 }
 GROUP_ALIASES = {"freshness": "session-freshness", "grades": "freshness-grades"}
 """Earlier group names, still accepted by ``--select``/``--ignore`` and the config."""

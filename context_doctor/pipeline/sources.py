@@ -24,6 +24,7 @@ from context_doctor.git.repository import (
 from context_doctor.layouts import Layout
 from context_doctor.layouts.declared import declared_layout
 from context_doctor.layouts.detect import detect, shapes_sentence
+from context_doctor.model.instructions import holds_instruction_files
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Source
 
 if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault (#32)
@@ -69,7 +70,21 @@ def source_for_directory(path: Path, what: str) -> Source:
         source = source_at(path.name, path, DEFAULT_PROJECTS_DIR)
         source.grades_only = True
         return source
+    instructions = _instructions_source(path)
+    if instructions is not None:
+        return instructions
     raise no_layout_error(path, what)
+
+
+def _instructions_source(path: Path) -> Source | None:
+    """A repository top with instruction files and nothing else to audit (docs/references.md):
+    a source without projects, whose procedural tier alone is checked."""
+    repository = repository_or_none(path)
+    if repository is None or repository.toplevel != path or not holds_instruction_files(path):
+        return None
+    source = source_at(path.name, path, DEFAULT_PROJECTS_DIR)
+    source.instructions_only = True
+    return source
 
 
 def no_layout_error(path: Path, what: str) -> DoctorError:
@@ -249,6 +264,9 @@ def source_for_working_directory(here: Path) -> Source:
         source = source_at(graded_root.name, graded_root, DEFAULT_PROJECTS_DIR)
         source.grades_only = True
         return source
+    instructions = _instructions_source(top)
+    if instructions is not None:
+        return instructions
     raise DoctorError(
         f"current directory {here}: no projects/index.yaml at or above it in its repository "
         f"({top}), no layout at the repository root (none of {shapes_sentence()}), and no "

@@ -52,7 +52,18 @@ class AppendLine:
     text: str
 
 
-FixEdit = SetEntryField | RemoveFrontmatterKey | AppendLine
+@dataclass(frozen=True)
+class RewritePath:
+    """On 1-based ``line``, replace the ``old`` text that starts at 0-based ``column`` (a
+    reference's path as written) with ``new`` (docs/references.md)."""
+
+    line: int
+    column: int
+    old: str
+    new: str
+
+
+FixEdit = SetEntryField | RemoveFrontmatterKey | AppendLine | RewritePath
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from context_doctor.report.findings import (
     Fix,
     FixEdit,
     RemoveFrontmatterKey,
+    RewritePath,
     SetEntryField,
 )
 from context_doctor.write.edit import decode, split_lines, unified_diff
@@ -152,6 +153,8 @@ def apply_edit(body: str, edit: FixEdit) -> str:
         return set_entry_field(body, edit)
     if isinstance(edit, RemoveFrontmatterKey):
         return remove_frontmatter_key(body, edit.key)
+    if isinstance(edit, RewritePath):
+        return rewrite_path(body, edit)
     return append_line(body, edit)
 
 
@@ -273,3 +276,23 @@ def append_line(body: str, edit: AppendLine) -> str:
     if edit.text.startswith("- ") and last and not last.startswith(("- ", "* ", "+ ")):
         joined += newline  # a list item after a paragraph or table starts its own block
     return joined + edit.text + newline
+
+
+def rewrite_path(body: str, edit: RewritePath) -> str:
+    """Rewrite one reference's path in place (docs/references.md): the line must still hold
+    ``old`` at ``column``, and only those characters of the file change."""
+    lines = split_lines(body)
+    index = edit.line - 1
+    if not 0 <= index < len(lines):
+        raise NotApplicable(f"line {edit.line} is no longer in the file")
+    line = lines[index]
+    column = edit.column
+    if edit.old and line[column : column + len(edit.old)] != edit.old and line.count(edit.old) == 1:
+        column = line.index(edit.old)  # moved along its line by an earlier rewrite of it
+    end = column + len(edit.old)
+    if not edit.old or line[column:end] != edit.old:
+        raise NotApplicable(f"line {edit.line} no longer holds `{edit.old}` where it was")
+    if not edit.new or any(mark in edit.new for mark in ("\n", "\r", "`", "(", ")", " ", "]")):
+        raise NotApplicable(f"`{edit.new}` is not a path the fixer writes")
+    lines[index] = line[:column] + edit.new + line[end:]
+    return "".join(lines)

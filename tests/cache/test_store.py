@@ -349,7 +349,7 @@ def test_a_history_of_the_shape_before_32_is_a_miss(doctor: Doctor, root: Path) 
     fresh = assert_cache_agrees(doctor, root)
     path = cache_dir(root) / store.HISTORY_FILE
     stored = read_cache(path)
-    head, count, commits, _sets, projects = stored["data"]
+    head, count, commits, _sets, projects, *_removals = stored["data"]
     stored["data"] = [
         head,
         count,
@@ -360,7 +360,7 @@ def test_a_history_of_the_shape_before_32_is_a_miss(doctor: Doctor, root: Path) 
     assert stored_head(root) is None
     (cache_dir(root) / replay.REPORTS_FILE).unlink()  # no replay: the audit runs
     assert report(doctor, root) == (fresh, "")
-    assert len(read_cache(path)["data"]) == 5  # written again in today's shape
+    assert len(read_cache(path)["data"]) == 8  # written again in today's shape
     assert stored_head(root) == head
 
 

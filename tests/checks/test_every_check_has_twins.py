@@ -72,6 +72,15 @@ def corpus(files: Mapping[str, Any], **rest: Any) -> dict[str, Any]:
     return {"today": TODAY, "remote": True, "commits": [commit], **rest}
 
 
+ADR_INDEX = "# Reference\n\n- [Storage decision](docs/adr/0004-storage.md)\n"
+
+
+def rules(name: str, size: int) -> str:
+    """An AGENTS.md of about ``size`` bytes."""
+    line = f"- {name}: keep the change small and test it first.\n"
+    return f"# {name}\n\n" + line * (size // len(line))
+
+
 def graded(**fields: str) -> str:
     """A pai-freshness-v1 file with ``fields`` in its block."""
     block = "".join(f"{key}: {value}\n" for key, value in fields.items())
@@ -243,6 +252,62 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             ),
         }
     ),
+    # docs/references.md: a REFERENCE.md that links an ADR a later commit deleted (fires),
+    # and one whose ADR is still there (quiet).
+    "adr-links": {
+        "today": TODAY,
+        "remote": True,
+        "commits": [
+            {
+                "date": "2026-06-01T10:00:00+00:00",
+                "message": "decide",
+                "files": {
+                    "projects/index.yaml": index("stale", "sound"),
+                    **project("stale"),
+                    **project("sound"),
+                    "projects/stale/REFERENCE.md": ADR_INDEX,
+                    "projects/sound/REFERENCE.md": ADR_INDEX,
+                    "projects/stale/docs/adr/0004-storage.md": "# ADR 4: storage\n",
+                    "projects/sound/docs/adr/0004-storage.md": "# ADR 4: storage\n",
+                },
+            },
+            {
+                "date": "2026-06-10T10:00:00+00:00",
+                "message": "drop the storage decision",
+                "files": {},
+                "delete": ["projects/stale/docs/adr/0004-storage.md"],
+            },
+        ],
+    },
+    # Instruction files alone (no working memory): a monorepo whose nested AGENTS.md chain
+    # is over Codex's 32 KiB, and CLAUDE.md imports that loop and go six hops deep; then
+    # the same repository within its budget and with imports that load.
+    "instructions-faulty": corpus(
+        {
+            "AGENTS.md": rules("top", 12_000),
+            "services/AGENTS.md": rules("services", 12_000),
+            "services/billing/AGENTS.md": rules("billing", 12_000),
+            "CLAUDE.md": "# Claude\n\n@docs/a.md\n",
+            "docs/a.md": "# A\n\n@b.md\n@../CLAUDE.md\n",
+            "docs/b.md": "# B\n\n@c.md\n",
+            "docs/c.md": "# C\n\n@d.md\n",
+            "docs/d.md": "# D\n\n@e.md\n",
+            "docs/e.md": "# E\n\n@f.md\n",
+            "docs/f.md": "# F\n",
+            "context-doctor.toml": '[instructions]\nbudgets = { "CLAUDE.md" = { lines = 2 } }\n',
+        }
+    ),
+    "instructions-sound": corpus(
+        {
+            "AGENTS.md": rules("top", 8_000),
+            "services/AGENTS.md": rules("services", 8_000),
+            "services/billing/AGENTS.md": rules("billing", 8_000),
+            "CLAUDE.md": "# Claude\n\n@docs/a.md\n",
+            "docs/a.md": "# A\n\n@b.md\n",
+            "docs/b.md": "# B\n",
+            "context-doctor.toml": '[instructions]\nbudgets = { "CLAUDE.md" = { lines = 20 } }\n',
+        }
+    ),
     "vault-clean": vault_scenario(
         clean_vault_files(),
         today=date(2026, 6, 15),
@@ -355,6 +420,10 @@ TWINS: dict[str, Twin] = {
     "post-close-review-unresolvable": Twin("reviews/bad-sha", "reviews/good-sha"),
     "record-unreadable": Twin("lifecycle/latin", "demo/atlas"),
     "reference-budget": Twin("references/rb-301", "demo/atlas"),
+    "reference-missing": Twin("adr-links/stale", "adr-links/sound"),
+    "instructions-budget": Twin("instructions-faulty", "instructions-sound"),
+    "instructions-import": Twin("instructions-faulty", "instructions-sound"),
+    "instructions-load-budget": Twin("instructions-faulty", "instructions-sound"),
     "reference-index-budget": Twin("references/rib-151", "demo/harbor"),
     "reference-index-missing": Twin("references/rim-no-index", "references/rib-completed"),
     "reference-index-orphan": Twin("demo/harbor", "references/rib-completed"),
