@@ -27,10 +27,19 @@ def layout_place(project: Path) -> LogPlace | None:
     """Where PROJECT's layout keeps its log (None: the seed's ``sessions/YYYY-MM.md``).
 
     The project is found as ``check --project`` finds it (a declared or detected layout);
-    a directory no layout matches keeps the seed's behaviour, as before layouts.
+    a directory no layout matches keeps the seed's behaviour, as before layouts. A
+    ``[layout]`` the doctor cannot use (a path in it leading outside the repository, a bad
+    key) is exit 2 naming it, as for ``check``: the entry is never written into the seed's
+    ``sessions/`` instead of the log the repository declares.
     """
+    from context_doctor.git.repository import repository_or_none
     from context_doctor.pipeline.discover import discover  # only log add needs discovery
+    from context_doctor.pipeline.sources import declared_for
 
+    if project.is_dir():
+        repository = repository_or_none(project)
+        if repository is not None:
+            declared_for(project, repository, None)  # DoctorError: the declared layout's
     try:
         found = discover(projects=(str(project),)).projects
     except DoctorError:

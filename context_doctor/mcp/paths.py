@@ -16,9 +16,10 @@ names:
   ``CONTEXT.md``, ``REFERENCE.md``, ``reference/*.md``, ``sessions/*.md``,
   ``CURRENT_STATE.json``, or the ``index.yaml`` beside the project. Anything
   else (``~/.bashrc``, ``~/notes/todo.txt``) is refused before the editor opens it;
-* ``log_add``'s project must be such a project inside a repository, and the
-  month file it writes must resolve inside that repository (a committed
-  ``sessions -> ../elsewhere`` is refused).
+* ``log_add``'s project must be a project inside a repository (of its layout, found as
+  ``log add`` finds it, else one holding ``CONTEXT.md`` or ``sessions/``), and the log
+  file it writes (and, with ``set_header``, the record it moves) must resolve inside that
+  repository (a committed ``sessions -> ../elsewhere`` is refused).
 
 Decision where the spec is silent: ``~`` is not expanded (the doctor is no shell);
 ``~/.bashrc`` is a relative path that names nothing under the roots.
@@ -166,16 +167,29 @@ def _project_beside_index(path: Path, repository: Path) -> Path | None:
 def writable_project(raw: str, roots: Sequence[Path], parameter: str, log_file: str) -> Path:
     """``raw`` resolved, when it is a project (holds CONTEXT.md or sessions/) inside its
     repository and ``log_file`` (relative to it) resolves inside that repository too."""
-    path = resolve(raw, roots, parameter)
-    repository = _repository(path, raw, parameter)
+    path, repository = project_directory(raw, roots, parameter)
     if not path.is_dir() or not ((path / "CONTEXT.md").is_file() or (path / "sessions").is_dir()):
         raise PathRefused(
             f"`{parameter}` = {raw!r} is not a project directory (one holding CONTEXT.md or "
             "sessions/); `log_add` writes only a project's session log"
         )
-    if not inside(path / log_file, repository):
-        raise PathRefused(
-            f"`{parameter}` = {raw!r}: its {log_file} leads outside the repository "
-            f"{repository} (a symlink on the way); nothing was written"
-        )
+    writable_log_files(raw, parameter, [path / log_file], repository)
     return path
+
+
+def project_directory(raw: str, roots: Sequence[Path], parameter: str) -> tuple[Path, Path]:
+    """``raw`` resolved, and the repository it lies in (else :class:`PathRefused`)."""
+    path = resolve(raw, roots, parameter)
+    return path, _repository(path, raw, parameter)
+
+
+def writable_log_files(raw: str, parameter: str, files: Sequence[Path], repository: Path) -> None:
+    """Every file ``log_add`` would write for the project ``raw`` (its layout's log, and
+    with ``set_header`` its context file) resolves inside ``repository``."""
+    for file in files:
+        if not inside(file, repository):
+            shown = file.relative_to(repository) if file.is_relative_to(repository) else file
+            raise PathRefused(
+                f"`{parameter}` = {raw!r}: its {shown} leads outside the repository "
+                f"{repository} (a symlink on the way); nothing was written"
+            )

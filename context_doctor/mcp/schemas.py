@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from context_doctor.write.edits_file import MAX_EDITS, OPS
@@ -40,10 +40,12 @@ def _date(description: str) -> dict[str, Any]:
 
 
 def _check_names(description: str) -> dict[str, Any]:
+    names = _names()
     return {
         "type": "array",
-        "items": {"type": "string", "enum": _names()},
+        "items": {"type": "string", "enum": names},
         "uniqueItems": True,
+        "maxItems": len(names),  # each name at most once
         "description": description,
     }
 
@@ -222,8 +224,8 @@ def log_add_input() -> dict[str, Any]:
     return _object(
         {
             "project": _path(
-                "the project directory (holding CONTEXT.md or sessions/); relative: against "
-                "the client's roots"
+                "the project directory (in any layout `context-doctor layout` reads); "
+                "relative: against the client's roots"
             ),
             "date": _date("the session's date, YYYY-MM-DD (not after today)"),
             "title": {
@@ -283,23 +285,60 @@ def _where(parts: Any) -> str:
     return text
 
 
+MAX_ERROR = 300
+"""An MCP error is one line of at most this many characters (docs/surfaces.md)."""
+_QUOTED = 40  # characters of an argument's value an error quotes
+_LISTED = 120  # characters of allowed values or names an error lists
+
+
+def bounded_line(text: str) -> str:
+    """``text`` as one line of at most :data:`MAX_ERROR` characters: an agent's argument
+    may be 100,000 items long, and an error never echoes it back whole."""
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_ERROR else line[: MAX_ERROR - 1] + "…"
+
+
+def shown(value: Any) -> str:
+    """A value as an error quotes it: its ``repr``, cut to a few words."""
+    text = repr(value)
+    return text if len(text) <= _QUOTED else f"{text[: _QUOTED - 1]}…"
+
+
+def listed(names: Sequence[Any]) -> str:
+    """Names as an error lists them: as many as fit a short line, then how many more."""
+    out: list[str] = []
+    for position, name in enumerate(names):
+        word = str(name) if len(str(name)) <= _QUOTED else shown(name)
+        if out and len(", ".join([*out, word])) > _LISTED:
+            return f"{', '.join(out)} and {len(names) - position} more"
+        out.append(word)
+    return ", ".join(out)
+
+
 def _allowed(values: list[Any], got: Any) -> str:
     close = ""
     if isinstance(got, str):
-        near = difflib.get_close_matches(got, [str(value) for value in values], n=1, cutoff=0.6)
+        near = difflib.get_close_matches(
+            got[:200], [str(value) for value in values], n=1, cutoff=0.6
+        )
         close = f" (did you mean `{near[0]}`?)" if near else ""
-    return f"{got!r} is not allowed{close}; allowed: {', '.join(map(str, values))}"
+    return f"{shown(got)} is not allowed{close}; allowed: {listed(values)}"
 
 
 def first_problem(tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
     """One line naming the first argument ``schema`` refuses, or None for a good call."""
-    known = sorted(schema.get("properties", {}))
+    properties = schema.get("properties", {})
+    known = sorted(properties)
     unknown = sorted(set(arguments) - set(known))
     if unknown:
         return (
-            f"tool `{tool}` takes no argument {', '.join(map(repr, unknown))}; its arguments: "
-            f"{', '.join(known) or 'none'}"
+            f"tool `{tool}` takes no argument {listed([shown(name) for name in unknown])}; "
+            f"its arguments: {', '.join(known) or 'none'}"
         )
+    for name, value in arguments.items():  # a long list is refused before it is walked
+        most = properties[name].get("maxItems")
+        if isinstance(value, list) and most is not None and len(value) > most:
+            return f"`{name}` {_bound('maxItems', most)}"
     edits = arguments.get("edits")
     if tool == "edit" and isinstance(edits, list):
         for number, one in enumerate(edits):
@@ -320,7 +359,10 @@ def _edit_problem(number: int, one: Any) -> str | None:
     keys = sorted(branch["properties"])
     for key in one:
         if key not in branch["properties"]:
-            return f"`{where}` has an unknown key `{key}` for op {op}; its keys: {', '.join(keys)}"
+            return (
+                f"`{where}` has an unknown key `{str(key)[:_QUOTED]}` for op {op}; "
+                f"its keys: {', '.join(keys)}"
+            )
     said = _schema_problem(branch, one, prefix=[where])
     return said
 
@@ -346,17 +388,30 @@ def _schema_problem(
     if error.validator == "additionalProperties":
         allowed = ", ".join(sorted(error.schema.get("properties", {})))
         extra = sorted(set(got) - set(error.schema.get("properties", {})))
-        return f"`{where}` takes no key {', '.join(map(repr, extra))}; its keys: {allowed}"
+        return (
+            f"`{where}` takes no key {listed([shown(key) for key in extra])}; its keys: {allowed}"
+        )
     if error.validator in ("enum", "const"):
         values = error.validator_value if error.validator == "enum" else [error.validator_value]
         return f"`{where}`: {_allowed(list(values), got)}"
     if error.validator == "pattern" and error.validator_value == DATE:
-        return f"`{where}` must be a YYYY-MM-DD date, not {got!r}"
+        return f"`{where}` must be a YYYY-MM-DD date, not {shown(got)}"
     if error.validator == "type":
         return f"`{where}` must be of type {error.validator_value}, not {type(got).__name__}"
     if error.validator in ("maxLength", "minLength", "minimum", "maximum", "minItems", "maxItems"):
         return f"`{where}` {_bound(error.validator, error.validator_value)}"
-    return f"`{where}`: {' '.join(error.message.split())}"
+    if error.validator == "uniqueItems" and isinstance(got, list):
+        seen: set[str] = set()
+        twice = "an item"
+        for item in map(shown, got):
+            if item in seen:
+                twice = item
+                break
+            seen.add(item)
+        return f"`{where}` names {twice} twice; give each once"
+    # jsonschema's own words quote the whole instance: it is quoted shortened.
+    message = " ".join(error.message.replace(repr(got), shown(got)).split())
+    return f"`{where}`: {message[:_LISTED]}"
 
 
 def _bound(rule: str, value: Any) -> str:

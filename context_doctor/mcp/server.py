@@ -39,6 +39,7 @@ from context_doctor.mcp.paths import roots_of
 from context_doctor.mcp.schemas import (
     TOOL_SCHEMAS,
     ArgumentProblem,
+    bounded_line,
     check_output_schema,
     first_problem,
 )
@@ -166,10 +167,11 @@ async def log_add(
     overrides: dict[str, Any] | None = None,
     dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Log a session: an entry `## DATE — TITLE` in PROJECT/sessions/YYYY-MM.md, in date
-    order, inside the git repository the project lies in. set_header also moves CONTEXT.md's
-    Last session and the index's last_session to DATE, in the same write. Refused: a date
-    after today, a heading the file has."""
+    """Log a session: an entry `DATE — TITLE` in the project's own log, in date order, as
+    `context-doctor log add` writes it (the seed's PROJECT/sessions/YYYY-MM.md, or the log
+    of the project's layout), inside the git repository the project lies in. set_header also
+    moves the record's Last session (and the seed's index last_session) to DATE, in the same
+    write. Refused: a date after today, a heading the log has."""
     return await _off_the_loop(  # type: ignore[no-any-return]
         partial(
             tools.log_add,
@@ -215,6 +217,14 @@ class DoctorServer(MCPServer[Any]):
         self._schemas = {tool.name: tool.parameters for tool in tool_list}
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The tool's answer; every error as one line of at most 300 characters (an
+        argument is never echoed back whole)."""
+        try:
+            return await self._call_tool(name, arguments, context)
+        except ToolError as error:
+            raise ToolError(bounded_line(str(error))) from None
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         schema = self._schemas.get(name)
         if schema is not None:
             problem = first_problem(name, schema, arguments)

@@ -18,6 +18,7 @@ from typing import Any
 
 from context_doctor.errors import DoctorError
 from context_doctor.mcp.paths import PathRefused, resolve, writable_file, writable_project
+from context_doctor.mcp.schemas import shown
 from context_doctor.model.text import LINE_BREAK
 from context_doctor.write import WriteRefused
 
@@ -108,7 +109,7 @@ def _day(value: str | None, name: str) -> date:
             raise ValueError(value)
         return date.fromisoformat(value)
     except ValueError:
-        raise ToolFailure(f"`{name}` must be a YYYY-MM-DD date, not {value!r}") from None
+        raise ToolFailure(f"`{name}` must be a YYYY-MM-DD date, not {shown(value)}") from None
 
 
 SEVERITIES = ("warning", "defect")  # min_severity: a defect is at least a warning
@@ -138,11 +139,15 @@ def check(
     from context_doctor.pipeline.discover import discover
 
     if readiness not in ("local", "remote"):
-        raise ToolFailure(f"`readiness` must be one of local, remote, not {readiness!r}")
+        raise ToolFailure(f"`readiness` must be one of local, remote, not {shown(readiness)}")
     if min_severity not in SEVERITIES:
-        raise ToolFailure(f"`min_severity` must be one of warning, defect, not {min_severity!r}")
+        raise ToolFailure(
+            f"`min_severity` must be one of warning, defect, not {shown(min_severity)}"
+        )
     if isinstance(max_findings, bool) or not isinstance(max_findings, int) or max_findings < 0:
-        raise ToolFailure(f"`max_findings` must be a whole number, 0 or more, not {max_findings!r}")
+        raise ToolFailure(
+            f"`max_findings` must be a whole number, 0 or more, not {shown(max_findings)}"
+        )
     day = _day(today, "today")
     with _answering():
         if path:
@@ -289,22 +294,33 @@ def log_add(
     roots: Sequence[Path] = (),
     **gates: Any,
 ) -> dict[str, Any]:
-    """``log add``: a session entry in ``project``'s ``sessions/YYYY-MM.md``, in date order.
+    """``log add``: a session entry in ``project``'s own log, in date order.
 
-    ``project`` must be a project inside the repository it names, and the month file must
-    resolve inside that repository (:mod:`context_doctor.mcp.paths`).
+    The log is the project's layout's, as ``log add`` finds it (``commands/log.py``): the
+    seed's ``sessions/YYYY-MM.md``, a layout's log folder or file, or the dated entries
+    inside its context file. ``project`` must be a project inside the repository it
+    names, and every file the call writes must resolve inside that repository
+    (:mod:`context_doctor.mcp.paths`).
     """
     from context_doctor import edit as editor
-    from context_doctor.write.log import log_path
+    from context_doctor.commands.log import layout_place
+    from context_doctor.mcp.paths import project_directory, writable_log_files
+    from context_doctor.write.log import log_file, log_path
 
     when = _day(day, "date")
     on = _day(today, "today")
     if LINE_BREAK.search(title) or not title.strip():
         raise ToolFailure("`title` must be one non-empty line")
     with _answering():
-        month = log_path(Path("."), when).as_posix()
-        directory = writable_project(project, roots, "project", month)
-        entry = editor.LogEntry(directory, when, title, text)
+        directory, repository = project_directory(project, roots, "project")
+        place = layout_place(directory) if directory.is_dir() else None
+        if place is None:  # the seed's layout: the month file of sessions/
+            month = log_path(Path("."), when).as_posix()
+            directory = writable_project(project, roots, "project", month)
+        else:
+            written = [log_file(place, when), *([place.context] if set_header else [])]
+            writable_log_files(project, "project", written, repository)
+        entry = editor.LogEntry(directory, when, title, text, place)
         result = editor.add_entry(
             entry,
             today=on,

@@ -187,7 +187,7 @@ def add_entry(
     with as_edit_refusal():
         batch = Batch(entry.project, dry_run=dry_run)
         newline = _project_newline(batch, place.context)
-        path = _log_file(place, entry.day)
+        path = log_file(place, entry.day)
         if path.exists() or path.is_symlink():
             _insert(batch, path, entry.day, title, entry.text, place)
         else:
@@ -220,7 +220,7 @@ def _monthly(path: Path) -> bool:
     return is_month_file(path.name)
 
 
-def _log_file(place: LogPlace, day: date) -> Path:
+def log_file(place: LogPlace, day: date) -> Path:
     """The file the entry goes in: see the module's decisions."""
     if place.in_context:
         return place.context
