@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from context_doctor.render.jsonout import error_json, report_json
-from context_doctor.render.terminal import is_plain
+from context_doctor.render.terminal import is_plain, stream_width
 from context_doctor.render.text import (
     console_for,
     plain_verdict_line,
@@ -65,12 +65,13 @@ def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
         stream.write(plain_verdict_line(report))
         return
     console = console_for(stream)
+    width = stream_width(stream)  # a terminal's; None into a pipe or a file: one line each
     if options.quiet:
-        render_quiet(report, console)
+        render_quiet(report, console, width=width)
     elif options.statistics:
-        render_statistics(report, console)
+        render_statistics(report, console, width=width)
     else:
-        render_human(report, console, show_coverage=options.show_coverage)
+        render_human(report, console, show_coverage=options.show_coverage, width=width)
 
 
 def _concise(report: Report, options: RenderOptions, stream: IO[str]) -> None:
@@ -78,12 +79,13 @@ def _concise(report: Report, options: RenderOptions, stream: IO[str]) -> None:
         stream.write(plain_verdict_line(report))
         return
     console = console_for(stream)
+    width = stream_width(stream)
     if options.quiet:
-        render_quiet(report, console)
+        render_quiet(report, console, width=width)
     elif options.statistics:
-        render_statistics(report, console)
+        render_statistics(report, console, width=width)
     else:
-        render_concise(report, console)
+        render_concise(report, console, width=width)
 
 
 def _document(text_of: Callable[[Report, RenderOptions], str]) -> Renderer:
