@@ -41,6 +41,7 @@ class RenderOptions:
     statistics: bool = False
     show_coverage: bool = False
     docs_url: str | None = None  # `[output] docs_url`: where SARIF's links lead (none unset)
+    importance: bool = False  # human output: defects and the working-memory checks first
 
 
 Renderer = Callable[[Report, RenderOptions, IO[str]], None]
@@ -71,7 +72,10 @@ def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
     elif options.statistics:
         render_statistics(report, console, width=width)
     else:
-        render_human(report, console, show_coverage=options.show_coverage, width=width)
+        groups = {spec.name: spec.group for spec in options.checks} if options.importance else None
+        render_human(
+            report, console, show_coverage=options.show_coverage, width=width, groups=groups
+        )
 
 
 def _concise(report: Report, options: RenderOptions, stream: IO[str]) -> None:

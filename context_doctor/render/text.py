@@ -20,6 +20,7 @@ one line a finding everywhere (editors' problem matchers read it).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from itertools import groupby
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -286,17 +287,47 @@ def heading(source: str, project: str) -> str:
     return source if project == source else f"{source} / {project}"
 
 
+LATER_FAMILIES = frozenset({"freshness-grades", "suppression", "memory-vault"})
+"""Check groups after the working-memory family when findings go most important first."""
+
+
+def _by_importance(
+    blocks: list[tuple[tuple[str, str], list[Finding]]], groups: Mapping[str, str]
+) -> list[tuple[tuple[str, str], list[Finding]]]:
+    """Defects first, then the working-memory family, then the rest: the blocks with a
+    defect lead, those of the later families (the grades, the baseline) come last, and
+    inside a block defects precede warnings (each kept in path order)."""
+
+    def family(finding: Finding) -> int:
+        return 1 if groups.get(finding.check, "") in LATER_FAMILIES else 0
+
+    def rank(finding: Finding) -> tuple[int, int]:
+        return (0 if finding.severity is Severity.DEFECT else 1, family(finding))
+
+    ranked = [(key, sorted(block, key=rank)) for key, block in blocks]
+    return sorted(ranked, key=lambda item: (min(map(rank, item[1])), item[0]))
+
+
 def render_human(
-    report: Report, console: Console, *, show_coverage: bool = False, width: int | None = None
+    report: Report,
+    console: Console,
+    *,
+    show_coverage: bool = False,
+    width: int | None = None,
+    groups: Mapping[str, str] | None = None,
 ) -> None:
     """Findings by project, the unaudited sources, coverage, the verdict; wrapped to
-    ``width`` (None: into a pipe, one line each)."""
+    ``width`` (None: into a pipe, one line each). With ``groups`` (each check's group) the
+    findings go most important first (:func:`_by_importance`: the demo), else by path."""
 
     def project_key(finding: Finding) -> tuple[str, str]:
         return finding.source, finding.project or ""
 
     ordered = sorted(report.findings, key=lambda f: (project_key(f), f.sort_key()))
-    for (source, project), group in groupby(ordered, key=project_key):
+    blocks = [(key, list(block)) for key, block in groupby(ordered, key=project_key)]
+    if groups is not None:
+        blocks = _by_importance(blocks, groups)
+    for (source, project), group in blocks:
         _print(console, _text(escape_text(heading(source, project)), style="bold"), width, "  ")
         for finding in group:
             label, style = _LABEL[finding.severity]

@@ -6,8 +6,8 @@ inline command, a line to add, a field) is one unit however many spaces it holds
 never broken as prose would be. Three cases a plain word wrap does not meet:
 
 * A unit longer than the line it would start on moves to a line of its own; one longer
-  than the hanging indent leaves room for starts closer to the margin (outdented), so
-  that a 75-character line to add still fits at 80 columns.
+  than its indent leaves room for starts closer to the margin (outdented), so that a
+  75-character line to add, or a 79-character location, still fits at 80 columns.
 * An inline shell command longer than the line is cut only where the shell cuts it,
   at a space outside quotes, each cut ending in `` \\`` (a line continuation): the
   command still runs as pasted.
@@ -141,9 +141,10 @@ def break_line(text: str, width: int | None, subsequent: str) -> list[Piece]:
             continue
         if line_end >= 0:
             close_line(start)
-        if line_start == start and len(indent) + end - start > width:
-            # Too long for the hanging indent: closer to the margin, else alone and over.
-            indent = " " * max(0, min(len(indent), width - (end - start)))
+        lead = len(indent) + start - line_start  # the columns before the unit on its line
+        if lead + end - start > width:
+            # Too long for its indent: closer to the margin, else alone and over.
+            line_start, indent = start, " " * max(0, min(lead, width - (end - start)))
         line_end = end
     if line_end >= 0:
         pieces.append(Piece(line_start, line_end, indent))

@@ -218,3 +218,17 @@ def test_a_single_project_repository_has_one_heading(make_repo: MakeRepo, doctor
     heading = run.stdout.splitlines()[0]
     assert " / " not in heading and "source-wide" not in heading, heading
     assert "[uncommitted-context]" in run.stdout.splitlines()[1]
+
+
+@pytest.mark.parametrize("vault", [False, True], ids=["kb", "vault"])
+def test_the_demo_at_80_columns_on_a_terminal(tmp_path: Path, vault: bool) -> None:
+    """The newcomer's first command, as a person sees it: nothing over 80 columns, and the
+    two closing lines (the expected exit, the next step) last."""
+    args = [*console_script("demo"), "--color", "never", *(["--vault"] if vault else [])]
+    output = run_on_terminal(args, environment(COLUMNS="80"), cwd=tmp_path)
+    lines = output.replace("\r\n", "\n").splitlines()
+    assert max(map(len, lines)) <= 80, max(lines, key=len)
+    assert lines[-2].startswith("Exit 1 is expected")
+    assert lines[-1].startswith("Next, ") and "`context-doctor check`" in lines[-1]
+    audited = "10 memories audited" if vault else "11 projects audited"
+    assert any(line.startswith(f"DEFECTS: {audited}") for line in lines)
