@@ -49,9 +49,12 @@ def collect(demo: bool, repos: list[Path]) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as scratch:
             keep = Path(scratch)
             reports["demo"] = _doctor("demo", "--output-format", "json", "--keep", str(keep))
-            root = keep / "demo-kb"
+            # The demo's knowledge base is kb/ (it was demo-kb/): the name is masked, so two
+            # versions on either side of the rename still compare.
+            root = next(keep / name for name in ("kb", "demo-kb") if (keep / name).is_dir())
             # The demo's other corpora (a single-project one) sit beside it in the scratch.
             text = json.dumps(reports["demo"]).replace(str(root), "<demo>")
+            text = text.replace(f'"{root.name}"', '"<demo-kb>"')
             text = text.replace(str(keep), "<scratch>")
             reports["demo"] = json.loads(text)
     for repo in repos:

@@ -129,10 +129,10 @@ def test_explain_unknown_check_is_exit_2(doctor: Callable[..., Run]) -> None:
 def test_demo_builds_and_audits_the_bundled_corpus(
     doctor: Callable[..., Run], tmp_path: Path
 ) -> None:
-    run = doctor("demo", "--keep", str(tmp_path), "--output-format", "concise")
+    run = doctor("demo", "--dir", str(tmp_path), "--output-format", "concise")
     assert run.exit_code == 1
     assert "warning reference-index-orphan vendors.md is not linked from REFERENCE.md" in run.stdout
-    assert (tmp_path / "demo-kb" / ".git").is_dir()
+    assert (tmp_path / "kb" / ".git").is_dir()
 
 
 def test_python_dash_m_runs_the_cli() -> None:

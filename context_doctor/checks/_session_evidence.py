@@ -117,12 +117,29 @@ def header_move_remedy(project: Project, recorded: date, day: date, why: str) ->
         }
         for text, count in counts.items()
     ]
-    batch = json.dumps(edits, ensure_ascii=False)
     return (
         f"{lead}; once its sections still hold (else update them in the same batch), move the "
         f"header and its {len(stale)} as-of marker{'s' if len(stale) > 1 else ''} in one write: "
-        f"`printf '%s' {_quoted(batch)} | context-doctor edit apply --edits - --state-reviewed`."
+        f"`printf '%s' {printf_words(edits)} | context-doctor edit apply --edits - "
+        "--state-reviewed`."
     )
+
+
+def printf_words(edits: list[dict[str, object]]) -> str:
+    """The JSON of ``edits`` as ``printf '%s'`` arguments, one member each: printf joins
+    them back into exactly that JSON, and a terminal can wrap the command between them
+    (docs/output.md: a command is cut only where the shell cuts it; one quoted word of
+    300 characters could not be)."""
+    words: list[str] = []
+    for position, edit in enumerate(edits):
+        members = list(edit.items())
+        for index, (key, value) in enumerate(members):
+            text = json.dumps({key: value}, ensure_ascii=False)[1:-1]
+            lead = ("[" if position == index == 0 else "") + ("{" if index == 0 else "")
+            last_edit = position == len(edits) - 1
+            tail = ", " if index < len(members) - 1 else ("}]" if last_edit else "}, ")
+            words.append(_quoted(lead + text + tail))
+    return " ".join(words)
 
 
 def work_after_record(project: Project) -> list[ProjectCommit]:

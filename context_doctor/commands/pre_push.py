@@ -272,10 +272,9 @@ def _say(verdict: Verdict) -> None:
             )
             return
         changed = ", ".join(sorted(verdict.changed))
-        warnings = f", {plural(verdict.warnings, 'warning')}" if verdict.warnings else ""
-        click.echo(
-            escape_text(f"context-doctor: push ok: {changed}: 0 defects{warnings}{elsewhere}")
-        )
+        # The verdict's own format (what was audited, then the counts): `check` words it so.
+        counts = f"0 defects, {plural(verdict.warnings, 'warning')}"
+        click.echo(escape_text(f"context-doctor: push ok: {changed} audited, {counts}{elsewhere}"))
         return
     for finding in sorted(verdict.blocking, key=Finding.sort_key):
         where = f"{finding.path}:{finding.line or 1}:1"

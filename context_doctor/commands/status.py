@@ -1,6 +1,6 @@
 """``context-doctor status``: one line from a report cache, for a session-start hook (docs/surfaces.md).
 
-``context: 2 defects, 5 warnings in 14 projects, 3 h ago (repository report)``. No
+``context: 14 projects audited, 2 defects, 5 warnings; 3 h ago (repository report)``. No
 audit and no git. It reads, in order, ``--report-cache FILE`` (``--cache``, its old name,
 still works); else the current
 repository's cache, ``<git-common-dir>/context-doctor/last-report.json`` (what a
@@ -248,10 +248,11 @@ class Status:
     def line(self) -> str:
         if self.problem is not None:
             return f"context: {self.problem}"
+        # The verdict's own format (what was audited, then the counts), as `check` words it.
         return (
-            f"context: {_plural(self.defects, 'defect')}, {_plural(self.warnings, 'warning')} "
-            f"in {_plural(self.projects, 'project')}, {_age(self.age_hours or 0.0)} "
-            f"({self.origin})"
+            f"context: {_plural(self.projects, 'project')} audited, "
+            f"{_plural(self.defects, 'defect')}, {_plural(self.warnings, 'warning')}; "
+            f"{_age(self.age_hours or 0.0)} ({self.origin})"
         )
 
     def exit_code(self, strict: bool) -> int:

@@ -25,6 +25,7 @@ from context_doctor.guards.escape import escape_text
 from context_doctor.pipeline.audit import audit, require_something
 from context_doctor.pipeline.discover import discover, synthesis_home
 from context_doctor.render.jsonout import report_json
+from context_doctor.render.terminal import stream_width
 from context_doctor.render.text import console_for, coverage_lines, render_statistics
 
 
@@ -86,9 +87,11 @@ def sweep_command(
         write_json(cache, report_json(report))
         click.echo(f"report cached at {cache} (`context-doctor report` reads it)")
         console = console_for(sys.stdout)
-        for line in coverage_lines(report):
+        width = stream_width(sys.stdout)  # a terminal's; into a pipe each line stays whole
+        for line in coverage_lines(report, width=width):
             console.print(line)
-        render_statistics(report, console)  # counts per check, then the verdict line last
+        # Counts per check, then the verdict line last.
+        render_statistics(report, console, width=width)
         unreachable = report.unreachable_error()
         if unreachable is not None:
             problem, remedy = unreachable

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from context_doctor.render.jsonout import error_json, report_json
-from context_doctor.render.terminal import is_plain
+from context_doctor.render.terminal import is_plain, stream_width
 from context_doctor.render.text import (
     console_for,
     plain_verdict_line,
@@ -41,6 +41,7 @@ class RenderOptions:
     statistics: bool = False
     show_coverage: bool = False
     docs_url: str | None = None  # `[output] docs_url`: where SARIF's links lead (none unset)
+    importance: bool = False  # human output: defects and the working-memory checks first
 
 
 Renderer = Callable[[Report, RenderOptions, IO[str]], None]
@@ -65,12 +66,16 @@ def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
         stream.write(plain_verdict_line(report))
         return
     console = console_for(stream)
+    width = stream_width(stream)  # a terminal's; None into a pipe or a file: one line each
     if options.quiet:
-        render_quiet(report, console)
+        render_quiet(report, console, width=width)
     elif options.statistics:
-        render_statistics(report, console)
+        render_statistics(report, console, width=width)
     else:
-        render_human(report, console, show_coverage=options.show_coverage)
+        groups = {spec.name: spec.group for spec in options.checks} if options.importance else None
+        render_human(
+            report, console, show_coverage=options.show_coverage, width=width, groups=groups
+        )
 
 
 def _concise(report: Report, options: RenderOptions, stream: IO[str]) -> None:
@@ -78,12 +83,13 @@ def _concise(report: Report, options: RenderOptions, stream: IO[str]) -> None:
         stream.write(plain_verdict_line(report))
         return
     console = console_for(stream)
+    width = stream_width(stream)
     if options.quiet:
-        render_quiet(report, console)
+        render_quiet(report, console, width=width)
     elif options.statistics:
-        render_statistics(report, console)
+        render_statistics(report, console, width=width)
     else:
-        render_concise(report, console)
+        render_concise(report, console, width=width)
 
 
 def _document(text_of: Callable[[Report, RenderOptions], str]) -> Renderer:

@@ -108,9 +108,9 @@ def step_summary(report: Report) -> str:
     out = [
         "## context-doctor",
         "",
-        f"**{report.verdict()}**: {plural(report.defects, 'defect')}, "
-        f"{plural(report.warnings, 'warning')} in {plural(report.projects_audited, 'project')} audited (readiness `{report.readiness}`, "
-        f"today {report.today}).",
+        f"**{report.verdict()}**: {plural(report.projects_audited, 'project')} audited, "
+        f"{plural(report.defects, 'defect')}, {plural(report.warnings, 'warning')} "
+        f"(readiness `{report.readiness}`, today {report.today}).",
         "",
     ]
     if report.unreachable:

@@ -53,9 +53,10 @@ def render_report(
     statistics: bool = False,
     show_coverage: bool = False,
     docs_url: str | None = None,
+    importance: bool = False,
 ) -> None:
     """Print ``report`` in ``output_format`` (a key of :data:`FORMATS`) on ``stream``."""
-    options = RenderOptions(checks, quiet, statistics, show_coverage, docs_url)
+    options = RenderOptions(checks, quiet, statistics, show_coverage, docs_url, importance)
     FORMATS[output_format].render(report, options, stream)
 
 
@@ -71,6 +72,7 @@ def emit(
     output_file: Path | None = None,
     rendered: bytes | bytearray | None = None,
     docs_url: str | None = None,
+    importance: bool = False,
 ) -> None:
     """Print the report, or with ``output_file`` write it there (atomically, via write.py).
 
@@ -95,7 +97,7 @@ def emit(
     if output_file is None:
         render_report(
             report, output_format, checks, sys.stdout, quiet=quiet, statistics=statistics,
-            show_coverage=show_coverage, docs_url=docs_url,
+            show_coverage=show_coverage, docs_url=docs_url, importance=importance,
         )  # fmt: skip
         return
     # -o holds what stdout would: its lines as inert as the printed ones (guards/escape.py).
@@ -104,6 +106,7 @@ def emit(
     render_report(
         report, output_format, checks, cast("IO[str]", inert), quiet=quiet,
         statistics=statistics, show_coverage=show_coverage, docs_url=docs_url,
+        importance=importance,
     )  # fmt: skip
     inert.release()
     write_output(output_file, buffer.getvalue())

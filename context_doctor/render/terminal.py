@@ -7,10 +7,11 @@
 * A closed pipe (``… | head -1``) is raised as :class:`BrokenPipeError`, which the
   console script turns into a quiet exit (``cli._closed_pipe``); rich's own handling
   would exit 1, the status that means "defects".
-* Width: text the doctor wraps itself (``explain``, coverage lines, ``--help``)
-  wraps to the terminal's width: ``COLUMNS`` when set (as ``shutil`` reads it), else
-  the width of the terminal stdout is, else the caller's default (a pipe or a file
-  keeps the output it always had). A line breaks only between words: never inside
+* Width: text the doctor wraps itself (``explain``, ``--help``) wraps to the terminal's
+  width: ``COLUMNS`` when set (as ``shutil`` reads it), else the width of the terminal
+  stdout is, else the caller's default (a pipe or a file keeps the output it always had).
+  A report (findings, remedies, coverage, the verdict) wraps only on a terminal
+  (:func:`stream_width`): into a pipe each of its lines stays whole. A line breaks only between words: never inside
   one, never at the hyphen of a command or check name (``context-doctor``,
   ``--set-header``); a word longer than the line stands alone on its line.
 * Progress: a transient line on stderr, shown only when the audit has run for two
@@ -66,6 +67,23 @@ def terminal_width(default: int) -> int:
     except (AttributeError, ValueError, OSError):
         pass
     return default
+
+
+def stream_width(stream: IO[str]) -> int | None:
+    """The width a report on ``stream`` wraps to: a terminal's (``COLUMNS`` when set, else
+    its size), None for a pipe or a file, where each line of a report stays whole."""
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), MIN_WIDTH)
+    try:
+        return max(os.get_terminal_size(stream.fileno()).columns, MIN_WIDTH)
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:

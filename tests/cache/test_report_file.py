@@ -236,7 +236,7 @@ def test_report_prints_the_summary_of_the_cache(
     first, *counts = run.stdout.splitlines()
     # check's own verdict words (one renderer), then the cache's age.
     assert first.startswith(
-        "DEFECTS: 1 defect, 0 warnings in 1 of 1 project audited (1 source; readiness remote; "
+        "DEFECTS: 1 project audited, 1 defect, 0 warnings (1 source; readiness remote; "
         f"today {TODAY}); defects from uncommitted-context; cached {cached['generated_at']}, "
     )
     assert [line.split() for line in counts] == [["1", "uncommitted-context"]]

@@ -57,8 +57,8 @@ def test_the_demo_audits_a_layout_beside_the_seed_corpus(doctor: Doctor, tmp_pat
     assert run.findings("context-budget", "beacon")  # the seed's corpus, audited beside it
 
 
-def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run]) -> None:
-    run = doctor("demo", "--vault", "--output-format", "json")
+def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run], tmp_path: Path) -> None:
+    run = doctor("demo", "--vault", "--output-format", "json", cwd=tmp_path)
     assert run.exit_code == 1, run.stderr
     fired = {finding["check"] for finding in run.json["findings"]}
     readme = (REPO_ROOT / "fixtures" / "scenarios" / "vault-demo.yaml").read_text("utf-8")
@@ -234,7 +234,7 @@ def test_demo_keep_relative_puts_the_bare_remote_beside_the_corpus(
     """`demo --keep kept` from a working directory: corpus and remote side by side in kept/."""
     run = doctor("demo", "--keep", "kept", "--output-format", "json", cwd=tmp_path)
     assert run.exit_code == 1, run.stderr
-    corpus, remote = tmp_path / "kept" / "demo-kb", tmp_path / "kept" / "demo-kb-remote.git"
+    corpus, remote = tmp_path / "kept" / "kb", tmp_path / "kept" / "kb-remote.git"
     assert (remote / "HEAD").is_file()
     assert not list(corpus.rglob("*remote.git")), "a bare remote inside the corpus"
     origin = subprocess.run(
@@ -246,3 +246,57 @@ def test_demo_keep_relative_puts_the_bare_remote_beside_the_corpus(
     assert Path(origin) == remote
     again = doctor("demo", "--keep", "kept", cwd=tmp_path)
     assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+# -- a demo that teaches (#39 item 7) ----------------------------------------------------
+
+
+def test_the_demo_keeps_its_folder_and_says_what_to_do_next(
+    doctor: Callable[..., Run], tmp_path: Path
+) -> None:
+    run = doctor("demo", cwd=tmp_path)
+    assert run.exit_code == 1, run.stderr
+    folder = tmp_path / "context-doctor-demo"
+    assert (folder / "kb" / ".git").is_dir() and (folder / "demo-status" / ".git").is_dir()
+    first, *_, expected, following = run.stderr.strip().splitlines()
+    assert "context-doctor-demo" in first
+    assert expected.startswith("Exit 1 is expected")
+    assert "`context-doctor check`" in following and "your own repository" in following
+    # Every path it printed is there to open (or, for a file a finding asks for, its folder
+    # is): none points into a folder already deleted.
+    for path in re.findall(r"\bcontext-doctor-demo/[\w./-]*[\w/]", run.stdout + run.stderr):
+        assert (tmp_path / path).exists() or (tmp_path / path).parent.is_dir(), path
+
+
+def test_the_demo_never_overwrites_a_path(doctor: Callable[..., Run], tmp_path: Path) -> None:
+    taken = tmp_path / "context-doctor-demo"
+    taken.mkdir()
+    (taken / "notes.md").write_text("mine\n", encoding="utf-8")
+    run = doctor("demo", cwd=tmp_path)
+    assert run.exit_code == 2
+    assert run.stderr.count("\n") == 1 and "already exists" in run.stderr
+    assert "--dir" in run.stderr
+    assert [p.name for p in taken.iterdir()] == ["notes.md"]
+    elsewhere = doctor("demo", "--dir", "my-demo", "--output-format", "concise", cwd=tmp_path)
+    assert elsewhere.exit_code == 1, elsewhere.stderr
+    assert (tmp_path / "my-demo" / "kb").is_dir()
+    a_file = doctor("demo", "--dir", "my-demo/kb/projects/index.yaml", cwd=tmp_path)
+    assert a_file.exit_code == 2 and a_file.stderr.count("\n") == 1
+
+
+def test_the_demo_leads_with_defects_and_the_working_memory_checks(
+    doctor: Callable[..., Run], tmp_path: Path
+) -> None:
+    run = doctor("demo", cwd=tmp_path)
+    blocks = [block.splitlines() for block in run.stdout.split("\n\n") if "  → " in block]
+    labels = [[line.split()[1] for line in block if line.startswith("  ") and not
+               line.startswith("      ")] for block in blocks]  # fmt: skip
+    with_defects = [("FAIL" in block) for block in labels]
+    assert with_defects == sorted(with_defects, reverse=True), labels  # defect blocks first
+    for block in labels:
+        assert block == sorted(block, key=lambda label: label != "FAIL")  # FAIL before warn
+    first_finding = blocks[0][1]
+    assert "FAIL" in first_finding
+    # The freshness grades (source-wide here) come after every working-memory finding.
+    assert "(source-wide)" in blocks[-1][0]
+    assert "[freshness-derived-reviewed]" not in "\n".join(blocks[0])

@@ -76,7 +76,8 @@ def test_one_metavar_style(doctor: Doctor) -> None:
         page = doctor(*args, "--help", env={"COLUMNS": "200"}).stdout
         # A choice is named by a word (`--color WHEN`), its values said in the help.
         assert not re.search(r"\[[a-z]+\|", page), (args, page)
-        for metavar in re.findall(r"^\s+(?:-\w, )?--[\w-]+ (\S+)", page, re.MULTILINE):
+        options = page.partition("\nOptions:\n")[2] or page.partition("\nSources:\n")[2]
+        for metavar in re.findall(r"^ {2}(?:-\w, )?--[\w-]+ (\S+)", options, re.MULTILINE):
             assert re.fullmatch(r"\[?[A-Z][A-Z0-9-]*\]?|YYYY-MM-DD|ISO-8601", metavar), (
                 args,
                 metavar,

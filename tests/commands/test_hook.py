@@ -178,7 +178,9 @@ def test_hook_lets_a_healthy_push_through(make_repo: MakeRepo, doctor: Doctor) -
     # The hook audits on the real date: as the calendar moves past the scenario's dates a
     # warning about time (active-project-idle) may join; no defect may.
     assert len(hook_lines) == 1, hook_lines
-    assert re.fullmatch(r"context-doctor: push ok: fine: 0 defects(, 1 warning)?", hook_lines[0])
+    assert re.fullmatch(
+        r"context-doctor: push ok: fine audited, 0 defects, [01] warnings?", hook_lines[0]
+    )
 
 
 def test_hook_push_of_a_new_branch_without_upstream(make_repo: MakeRepo, doctor: Doctor) -> None:

@@ -87,7 +87,7 @@ def push(root: Path, *args: str) -> tuple[int, list[str]]:
 def without_warnings(lines: list[str]) -> list[str]:
     """The hook's lines without a warning count: the hook audits on the real date, and a
     warning about time (active-project-idle) joins as the calendar passes the scenario's."""
-    return [re.sub(r"(: 0 defects), \d+ warnings?", r"\1", line) for line in lines]
+    return [re.sub(r"( audited, 0 defects), \d+ warnings?", r"\1", line) for line in lines]
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ def test_a_header_committed_without_its_log_entry_is_refused(installed: Any) -> 
     code, lines = push(root)
     assert code == 0, lines
     assert without_warnings(lines) == [
-        "context-doctor: push ok: alpha, projects/index.yaml: 0 defects"
+        "context-doctor: push ok: alpha, projects/index.yaml audited, 0 defects"
     ]
     assert remote_ref(root) == head
 
@@ -156,7 +156,7 @@ def test_an_uncommitted_defect_does_not_block_a_clean_push(installed: Any) -> No
     )
     code, lines = push(root)
     assert code == 0, lines
-    assert without_warnings(lines) == ["context-doctor: push ok: alpha: 0 defects"]
+    assert without_warnings(lines) == ["context-doctor: push ok: alpha audited, 0 defects"]
     assert remote_ref(root) == head
 
 
@@ -170,7 +170,7 @@ def test_defects_in_projects_the_push_does_not_change_are_report_only(installed:
     code, lines = push(root)
     assert code == 0, lines
     assert without_warnings(lines) == [
-        "context-doctor: push ok: alpha: 0 defects; 1 defect in projects this push does not "
+        "context-doctor: push ok: alpha audited, 0 defects; 1 defect in projects this push does not "
         "change (report-only: `context-doctor check`)"
     ]
     assert remote_ref(root) == head
@@ -207,7 +207,7 @@ def test_a_projects_existing_defects_can_be_baselined(installed: Any, doctor: Do
     head = commit(root, {"projects/beta/notes.md": "A note.\n"}, "beta: a note")
     code, lines = push(root)
     assert code == 0, lines
-    assert without_warnings(lines) == ["context-doctor: push ok: beta: 0 defects"]
+    assert without_warnings(lines) == ["context-doctor: push ok: beta audited, 0 defects"]
     assert remote_ref(root) == head
 
 
@@ -228,7 +228,7 @@ def test_a_new_branch_is_judged_on_what_it_adds(installed: Any) -> None:
     head = commit(root, {"projects/beta/notes.md": "A note.\n"}, "beta: a note")
     code, lines = push(root, "topic")
     assert code == 0, lines
-    assert without_warnings(lines) == ["context-doctor: push ok: beta: 0 defects"]
+    assert without_warnings(lines) == ["context-doctor: push ok: beta audited, 0 defects"]
     assert remote_ref(root, "refs/heads/topic") == head
 
 
@@ -267,7 +267,7 @@ def test_a_push_of_500_commits_is_judged_on_the_tree_it_leaves(installed: Any) -
     assert git(root, "rev-list", "--count", "origin/main..main").stdout.strip() == "500"
     code, lines = push(root)
     assert code == 0, lines
-    assert without_warnings(lines) == ["context-doctor: push ok: alpha: 0 defects"]
+    assert without_warnings(lines) == ["context-doctor: push ok: alpha audited, 0 defects"]
     assert remote_ref(root) == head
     fast_import(root, 500, {"projects/beta/CONTEXT.md": over_budget("Beta")})
     code, lines = push(root)
@@ -371,7 +371,7 @@ def test_only_the_pushed_commit_is_judged(make_repo: MakeRepo) -> None:
     run = pre_push(root, f"refs/heads/main {first} refs/heads/main {old}\n")
     assert run.exit_code == 0, run.stdout + run.stderr
     assert without_warnings(run.stdout.splitlines()) == [
-        "context-doctor: push ok: alpha: 0 defects"
+        "context-doctor: push ok: alpha audited, 0 defects"
     ]
 
 
@@ -390,7 +390,7 @@ def test_pre_push_reads_the_pushed_shas_from_git_hook_input(make_repo: MakeRepo)
     run = pre_push(root, f"refs/heads/main {head} refs/heads/main {old}\n")
     assert run.exit_code == 0
     assert without_warnings(run.stdout.splitlines()) == [
-        "context-doctor: push ok: alpha: 0 defects"
+        "context-doctor: push ok: alpha audited, 0 defects"
     ]
     # A deletion (all-zero local sha) sends nothing to audit.
     gone = pre_push(root, f"(delete) {'0' * 40} refs/heads/gone {old}\n")
@@ -435,7 +435,7 @@ def test_warnings_as_defects_and_exit_zero(make_repo: MakeRepo) -> None:
     line = f"refs/heads/main {head} refs/heads/main {old}\n"
     plain = pre_push(root, line)
     assert plain.exit_code == 0, plain.stdout
-    assert plain.stdout.startswith("context-doctor: push ok: alpha: 0 defects, ")
+    assert plain.stdout.startswith("context-doctor: push ok: alpha audited, 0 defects, ")
     assert re.search(r" [1-9][0-9]* warnings?", plain.stdout), plain.stdout
     strict = pre_push(root, line, None, "--warnings-as-defects")
     assert strict.exit_code == 1
@@ -511,5 +511,5 @@ def test_a_baseline_written_in_another_clone_holds_in_the_hook(
     head = commit(root, {"a.py": "2\n"}, "code")
     code, lines = push(root)
     assert code == 0, lines
-    assert without_warnings(lines) == [f"context-doctor: push ok: {project}: 0 defects"]
+    assert without_warnings(lines) == [f"context-doctor: push ok: {project} audited, 0 defects"]
     assert remote_ref(root) == head

@@ -56,8 +56,8 @@ def test_status_is_one_line_from_the_cache(cached: Path, doctor: Doctor) -> None
     run = doctor("status", "--now", later(cached, 3.2))
     assert run.exit_code == 0  # a session must start whatever the corpus says
     assert run.stdout == (
-        f"context: {report['defects']} defects, {report['warnings']} warnings in "
-        f"{report['projects_audited']} projects, 3 h ago (console report)\n"
+        f"context: {report['projects_audited']} projects audited, {report['defects']} defects, "
+        f"{report['warnings']} warnings; 3 h ago (console report)\n"
     )
     assert run.stderr == ""
 
@@ -76,7 +76,7 @@ def test_status_json_for_hooks(cached: Path, doctor: Doctor) -> None:
     )
     assert data["generated_at"] == report["generated_at"]
     assert data["age_hours"] == 0.25
-    assert data["line"].endswith(", 15 min ago (console report)")
+    assert data["line"].endswith("; 15 min ago (console report)")
     assert data["cache"] == str(cached)
 
 
@@ -90,8 +90,8 @@ def test_strict_exits_0_on_a_healthy_report(cached: Path, doctor: Doctor) -> Non
     cached.write_text(json.dumps(report))
     run = doctor("status", "--strict", "--now", later(cached, 50))
     assert run.exit_code == 0
-    assert run.stdout.startswith("context: 0 defects, 2 warnings in ")
-    assert run.stdout.endswith(", 2 d ago (console report)\n")
+    assert re.match(r"context: \d+ projects? audited, 0 defects, 2 warnings; ", run.stdout)
+    assert run.stdout.endswith("; 2 d ago (console report)\n")
 
 
 def test_no_cache_is_one_line_and_exit_0(
@@ -261,7 +261,9 @@ def test_status_reads_the_cache_given_then_the_repository_then_the_console(
     assert repository["cache"] == str(_repository_cache(root))
     given = _report(tmp_path / "mine.json", 1)
     run = doctor("status", "--cache", str(given), *NOW, cwd=inside)
-    assert run.stdout == f"context: 1 defect, 0 warnings in 1 project, 1 h ago (report {given})\n"
+    assert run.stdout == (
+        f"context: 1 project audited, 1 defect, 0 warnings; 1 h ago (report {given})\n"
+    )
     assert doctor("status", "--json", *NOW).json["read"] == "console"  # outside: the console's
     assert console.is_file()
 

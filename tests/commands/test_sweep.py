@@ -33,7 +33,9 @@ def test_sweep_exits_0_with_defects_and_writes_the_cache(
         (isolated_home / "context-doctor" / "last-report.json").read_text(encoding="utf-8")
     )
     assert cached["defects"] > 0 and cached["readiness"] == "local"
-    assert lines[-1].startswith(f"DEFECTS: {cached['defects']} defects")
+    assert lines[-1].startswith(
+        f"DEFECTS: {cached['projects_audited']} projects audited, {cached['defects']} defects"
+    )
     assert any(line.startswith("coverage ") and "skipped" in line for line in lines)
 
 

@@ -272,7 +272,7 @@ def test_github_annotations_are_escaped(make_repo: MakeRepo, doctor: Doctor) -> 
     findings = doctor("check", "--source", str(root), "--today", TODAY, "--json").json["findings"]
     *annotations, verdict = run.stdout.splitlines()
     assert len(annotations) == len(findings) == 2
-    assert verdict.startswith("DEFECTS: 1 defect, 1 warning")
+    assert verdict.startswith("DEFECTS: 1 project audited, 1 defect, 1 warning")
     by_check = {}
     findings.sort(key=lambda finding: finding["severity"] != "defect")  # defects first
     for line, finding in zip(annotations, findings, strict=True):

@@ -57,8 +57,10 @@ def _problem_and_remedy(stderr: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("name", [n for n, e in FORMATS.items() if e.machine])
-def test_every_machine_format_renders_the_demo_as_a_document(name: str, doctor: Doctor) -> None:
-    run = doctor("demo", "--output-format", name)
+def test_every_machine_format_renders_the_demo_as_a_document(
+    name: str, doctor: Doctor, tmp_path: Path
+) -> None:
+    run = doctor("demo", "--output-format", name, cwd=tmp_path)  # builds ./context-doctor-demo
     assert run.exit_code == 1
     if name in ("json", "sarif", "gitlab"):
         json.loads(run.stdout)

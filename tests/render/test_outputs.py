@@ -99,7 +99,7 @@ def test_quiet_prints_only_the_verdict(
     assert run.exit_code == 1
     assert run.stdout.count("\n") == 1
     # The counts are pinned by the snapshots; here only the shape of the one line matters.
-    assert re.match(r"DEFECTS: \d+ defects, \d+ warnings in ", run.stdout), run.stdout
+    assert re.match(r"DEFECTS: \d+ projects audited, \d+ defects, \d+ warnings ", run.stdout)
 
 
 def test_statistics_counts_per_check(
@@ -120,7 +120,7 @@ def test_exit_zero_and_warnings_as_defects(
         "check", "--source", root, "--today", TODAY, "--select", "reference-shard", "-q"
     )
     assert warnings_only.exit_code == 0
-    assert warnings_only.stdout.startswith("WARNINGS: 0 defects, 1 warning")
+    assert warnings_only.stdout.startswith("WARNINGS: 10 projects audited, 0 defects, 1 warning")
     strict = doctor(
         "check",
         "--source",

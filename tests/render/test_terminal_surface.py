@@ -31,10 +31,10 @@ def console_script(*args: str) -> list[str]:
     return [sys.executable, "-c", "from context_doctor.cli import main; main()", *args]
 
 
-def run_on_terminal(args: list[str], env: Mapping[str, str]) -> str:
+def run_on_terminal(args: list[str], env: Mapping[str, str], cwd: Path | None = None) -> str:
     """Run with stdout and stderr on a pseudo-terminal; everything it printed."""
     leader, follower = os.openpty()
-    process = subprocess.Popen(args, stdout=follower, stderr=follower, env=dict(env))
+    process = subprocess.Popen(args, stdout=follower, stderr=follower, env=dict(env), cwd=cwd)
     os.close(follower)
     chunks: list[bytes] = []
     while True:

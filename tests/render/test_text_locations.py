@@ -38,7 +38,9 @@ def test_concise_is_one_line_a_finding_with_path_line_col(
         "1",
     )
     defects = sum(finding["severity"] == "defect" for finding in findings)
-    assert summary.startswith(f"DEFECTS: {defects} defects, {len(findings) - defects} warnings")
+    assert summary.startswith(
+        f"DEFECTS: 10 projects audited, {defects} defects, {len(findings) - defects} warnings"
+    )
 
 
 def test_paths_are_relative_to_the_current_directory_below_it(
