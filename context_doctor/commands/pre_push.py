@@ -13,6 +13,7 @@ command that shows them.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ from context_doctor.git.repository import Repository, origin_name, repository_fo
 from context_doctor.guards.escape import escape_text
 from context_doctor.layouts.detect import detect
 from context_doctor.model.source import Corpus
+from context_doctor.render.terminal import stream_width
+from context_doctor.render.wrapping import break_line
 from context_doctor.report.findings import Finding, Severity
 from context_doctor.report.report import Report, plural
 
@@ -250,6 +253,13 @@ def run_pre_push(
     return 1 if verdict.blocking else 0
 
 
+def _echo(line: str, width: int | None, subsequent: str) -> None:
+    """``line`` as ``check`` prints a finding: wrapped at ``width`` (render/wrapping.py)."""
+    text = escape_text(line)
+    for piece in break_line(text, width, subsequent):
+        click.echo(piece.indent + text[piece.start : piece.end] + piece.suffix)
+
+
 def _say(verdict: Verdict) -> None:
     elsewhere = (
         f"; {plural(verdict.elsewhere, 'defect')} in projects this push does not change "
@@ -276,11 +286,12 @@ def _say(verdict: Verdict) -> None:
         counts = f"0 defects, {plural(verdict.warnings, 'warning')}"
         click.echo(escape_text(f"context-doctor: push ok: {changed} audited, {counts}{elsewhere}"))
         return
+    width = stream_width(sys.stdout)  # the pusher's terminal; one line each into a pipe
     for finding in sorted(verdict.blocking, key=Finding.sort_key):
         where = f"{finding.path}:{finding.line or 1}:1"
         level = "FAIL" if finding.severity is Severity.DEFECT else "warn"
-        click.echo(escape_text(f"{where}  {level}  [{finding.check}] {finding.message}"))
-        click.echo(escape_text(f"    → {finding.remedy}"))
+        _echo(f"{where}  {level}  [{finding.check}] {finding.message}", width, "    ")
+        _echo(f"    → {finding.remedy}", width, "      ")
     names = sorted(verdict.blocked_dirs)
     command = " ".join(["context-doctor", "check", *(verdict.blocked_dirs[n] for n in names)])
     click.echo(

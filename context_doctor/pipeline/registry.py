@@ -512,7 +512,7 @@ def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str
         else:
             raise DoctorError(
                 f"unknown check or group name `{name}` in {origin}{did_you_mean(name, known)}",
-                "run `context-doctor explain --all` for the checks; groups: "
+                "`context-doctor explain` lists the checks by group; groups: "
                 + ", ".join(sorted(set(GROUPS) | set(groups))),
             )
     return resolved

@@ -513,3 +513,18 @@ def test_a_baseline_written_in_another_clone_holds_in_the_hook(
     assert code == 0, lines
     assert without_warnings(lines) == [f"context-doctor: push ok: {project} audited, 0 defects"]
     assert remote_ref(root) == head
+
+
+def test_a_refused_push_wraps_its_findings_on_a_terminal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As `check` does (#39): at the terminal's width, between words, never inside a span."""
+    from context_doctor.commands.pre_push import _echo
+
+    remedy = "    → Move the header, then run `context-doctor log add projects/alpha --set-header`."
+    _echo(remedy, 50, "      ")
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 1 and all(line.startswith("      ") for line in lines[1:])
+    assert " ".join(" ".join(lines).replace(" \\", " ").split()) == " ".join(remedy.split())
+    _echo(remedy, None, "      ")
+    assert capsys.readouterr().out == remedy + "\n"  # into a pipe: one line
