@@ -418,6 +418,30 @@ def entry_date(
     return spelled, _later_day(found.day, span.group(1), span.group(2), span.group(3))
 
 
+@cache
+def _month_year() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<!{_LETTER})(?P<name>{_month_alternation()})\.?,?\s+(?P<year>\d{{4}})(?!\d)",
+        re.IGNORECASE,
+    )
+
+
+def entry_month(text: str, *, not_leads: frozenset[str] = frozenset()) -> tuple[int, int] | None:
+    """(year, month) of an entry dated by its month alone (``## Recently completed (July
+    2026)``), read as :func:`entry_date` reads a day: in its first words. None: no such
+    entry (or one dated to the day)."""
+    if _YEAR.search(text) is None or find_date(text) is not None:
+        return None
+    body = _MARKS.sub("", text)
+    found = _month_year().search(body)
+    if found is None:
+        return None
+    lead = body[: found.start()]
+    if lead and not _lead_allowed(lead, not_leads):
+        return None
+    return int(found.group("year")), _language(found.group("name"), dotted_day=False)[1]
+
+
 def _lead_allowed(lead: str, not_leads: frozenset[str]) -> bool:
     if len(lead) > _LEAD_CHARS or (lead[-1] not in _BEFORE_DATE and lead[-1].isalnum()):
         return False
@@ -456,9 +480,12 @@ def _later_day(first: dt.date, year: str | None, month: str | None, day: str) ->
 def respell(found: FoundDate, day: dt.date) -> str:
     """``day`` written as ``found`` was: the same form, order, padding, month language and
     letter case (``30.04.2026`` -> ``14.05.2026``, ``26 maja 2025`` -> ``14 maja 2026``,
-    ``April 30, 2026`` -> ``May 14, 2026``); an ordinal suffix follows the new day."""
-    if found.form == "iso":
-        return day.isoformat()
+    ``April 30, 2026`` -> ``May 14, 2026``); an ordinal suffix follows the new day. A day
+    that slashes could not write unambiguously (``03/06/2025``) is written ISO."""
+    if found.form == "iso" or (
+        found.form.startswith("slashes") and day.day <= 12 and day.day != day.month
+    ):
+        return day.isoformat()  # 03/06/2025 would be read as no date: ISO is never ambiguous
     text = found.spelled
     (day_start, day_end), (month_start, month_end), (year_start, year_end) = found.parts
     padded = _padded(found, text)
