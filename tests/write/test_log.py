@@ -435,3 +435,34 @@ def test_set_header_on_a_month_name_heading_keeps_the_form(tmp_path: Path) -> No
     )
     add(root, where, date(2026, 3, 14), "b", set_header=True)
     assert "## CURRENT STATE (March 14, 2026)\n" in (root / "CLAUDE.md").read_text(encoding="utf-8")
+
+
+ROUNDS = """# Rounds
+
+| Round | Date | Fixed | Note |
+|---|---|---|---|
+| Round 1 | 2026-08-10 | 2 | pages |
+| Round 2 | 2026-08-17 | 1 | forms |
+"""
+
+
+@NEWLINES
+def test_a_table_dated_in_its_second_cell_gets_the_next_label(tmp_path: Path, nl: str) -> None:
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n", "docs/rounds.md": ROUNDS}, nl)
+    add(root, place(root, "HANDOFF.md", "docs/rounds.md"), date(2026, 8, 21), "review", "3 fixes")
+    assert (root / "docs/rounds.md").read_bytes() == (
+        ROUNDS + "| Round 3 | 2026-08-21 | review | 3 fixes |\n"
+    ).replace("\n", nl).encode()
+
+
+@NEWLINES
+def test_a_second_cell_table_whose_labels_do_not_count_writes_nothing(
+    tmp_path: Path, nl: str
+) -> None:
+    labels = ROUNDS.replace("| Round 2 |", "| R2 |")  # two words of label: no count
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n", "docs/rounds.md": labels}, nl)
+    before = files(tmp_path)
+    with pytest.raises(edit.EditRefused) as refused:
+        add(root, place(root, "HANDOFF.md", "docs/rounds.md"), date(2026, 8, 21), "review")
+    assert refused.value.rule == "row-label"
+    assert files(tmp_path) == before
