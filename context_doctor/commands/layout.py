@@ -54,10 +54,12 @@ def instruction_lines(source: Source) -> list[str]:
 def layout_text(source: Source) -> str:
     """The commented ``[layout]`` table for ``source``: its layout, and its project's id."""
     if source.instructions_only:
+        near = near_misses_text(source.root)
         return "\n".join(
             [
                 "# no working memory here: only the instruction files are audited",
                 *instruction_lines(source),
+                *([near] if near else []),
             ]
         )
     layout: Layout = source.layout

@@ -96,3 +96,14 @@ def test_a_second_record_and_a_newest_first_log_are_named(
     assert tomllib.loads(run.stdout)["layout"]["context"] == "docs/PROGRESS.md"
     assert "# also working memory here, not audited: .claude/STATUS.md" in run.stdout
     assert "# the log runs newest first (read from docs/PROGRESS.md)" in run.stdout
+
+
+def test_instruction_files_only_still_name_the_near_misses_seen(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    design = "# Design: a hand-off feature\n\nHow the hand-off should work one day.\n"
+    root = make_repo(repo({"docs/session-handoff.md": design, "AGENTS.md": "# Rules\n\n- Test.\n"}))
+    run = doctor("layout", str(root))
+    assert run.exit_code == 0, run.stderr
+    assert "# no working memory here" in run.stdout
+    assert "# seen, not working memory: docs/session-handoff.md" in run.stdout

@@ -302,5 +302,7 @@ def test_a_standing_project_status_is_not_working_memory(
             ],
         }
     )
-    run = doctor("check", str(root), "--today", "2026-12-04")
-    assert run.exit_code == 2 and "matches no layout" in run.stdout + run.stderr
+    run = doctor("check", str(root), "--today", "2026-12-04", "--json")
+    assert run.json["findings"] == [] and run.json["projects_audited"] == 0, run.json
+    layout = doctor("layout", str(root))
+    assert "no working memory here" in layout.stdout
