@@ -17,8 +17,10 @@ from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.sessions import (
     MIXED,
+    NEWEST_FIRST,
     SessionEntry,
     against_order,
+    kept_order,
     log_order,
 )
 from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
@@ -215,8 +217,8 @@ def _dated_note(name: str, entries: list[tuple[SessionEntry, date]] | None) -> b
         by date; an entry dated outside its file's month is in the wrong file. A file whose
         entries run consistently newest first, or oldest first, keeps its own convention
         (`log add` writes a new entry at its top, or its end); a file that mixes both
-        is reported, naming the first entry out of oldest-first order (the order `log add`
-        keeps in a mixed file).
+        is reported, naming the first entry against the order most of it keeps (the order
+        `log add` then writes in; oldest first on a tie).
         A file named by one day (`meeting-2026-04-09-client.md`) that holds no dated entry
         is a dated note kept beside the logs, not a misnamed log: it gets no finding.
         One finding per file and problem, naming the first offending entry and how many
@@ -262,18 +264,21 @@ def session_log_layout(project: Project, ctx: Context) -> Iterator[Issue]:
                 remedy=f"Correct the entry's date in {log.rel_path} to the day the session "
                 "happened.",
             )
-        if log_order([entry for entry, _ in entries]) != MIXED:
+        listed = [entry for entry, _ in entries]
+        if log_order(listed) != MIXED:
             continue  # one order, newest or oldest first: the log's own convention
-        against = against_order([entry for entry, _ in entries], None)
+        order = kept_order(listed)
+        against = against_order(listed, order)
         if against:
             first_entry, before = against[0]
             assert first_entry.date is not None
             more = f" ({len(against)} entries out of order)" if len(against) > 1 else ""
+            runs = "newest first" if order == NEWEST_FIRST else "oldest first"
             yield Issue(
                 f"entry dated {first_entry.date} comes after one dated {before}: the log "
-                f"mixes newest-first and oldest-first entries{more}",
+                f"mixes both orders, most of it {runs}{more}",
                 log.rel_path,
                 first_entry.line,
-                remedy="Keep the log in one order: move the entries out of order so that it "
-                "runs oldest first (or all of it newest first).",
+                remedy=f"Keep the log in one order: move the entries out of order so that all "
+                f"of it runs {runs}.",
             )

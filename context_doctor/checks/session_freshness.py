@@ -285,9 +285,17 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
     def set_to(day: date, why: str, from_log: bool) -> tuple[str, Fix | None]:
         # Never a fix: advancing the header claims the record was brought up to that session.
         if not project.layout.is_seed:
+            # A date read by the layouts' vocabulary may be a heading's or a colon-less line's
+            # (docs/layouts.md "Date lines"): name the line, never a `Name:` it does not hold.
+            written = project.context.lines[field.line - 1] if field.line else ""
+            where = (
+                f"its `{field.name}:` line (line {field.line})"
+                if f"{field.name}:" in written.replace("*", "").replace("_", "")
+                else f"the date on its line {field.line} (`{field.name}`)"
+            )
             return (
                 f"Re-read the record, then bring {context_path} up to that session ({day}, "
-                f"{why}) and set its `{field.name}:` line (line {field.line}) to {day}.",
+                f"{why}) and set {where} to {day}.",
                 None,
             )
         if not from_log:

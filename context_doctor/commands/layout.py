@@ -2,8 +2,13 @@
 
 Prints the ``[layout]`` table (docs/layouts.md) for the repository at PATH (default: the current
 directory), each key commented with what it matched and whether it was declared or
-detected, then the instruction files agents load there (docs/references.md), as comments. Exit 0 when a layout matches; exit 2 when none does, listing the shapes
-detection looked for (the message ``check PATH`` gives).
+detected, then the instruction files agents load there (docs/references.md), as comments.
+A detected layout also names the other working-memory records detection saw and does not
+audit (a second record), and how its log is ordered when it reads one order. Exit 0 when
+a layout matches; exit 2 when none does, listing the shapes detection looked for (the
+message ``check PATH`` gives), after the near misses it saw that are not working memory
+as they stand, each with the ``[layout]`` table that declares it (docs/layouts.md "Near
+misses").
 """
 
 from __future__ import annotations
@@ -14,9 +19,12 @@ import click
 
 from context_doctor.commands.common import guarded
 from context_doctor.config.settings import resolve_settings
+from context_doctor.errors import DoctorError
 from context_doctor.git.repository import origin_name
 from context_doctor.guards.escape import escape_text
-from context_doctor.layouts import SEED_SINGLE, Layout
+from context_doctor.layouts import NEWEST_FIRST, SEED_SINGLE, Layout
+from context_doctor.layouts.detect import survey
+from context_doctor.model.sessions import SessionEntry, log_order
 from context_doctor.model.source import Source
 from context_doctor.pipeline.audit import config_directories
 from context_doctor.pipeline.discover import discover
@@ -46,10 +54,12 @@ def instruction_lines(source: Source) -> list[str]:
 def layout_text(source: Source) -> str:
     """The commented ``[layout]`` table for ``source``: its layout, and its project's id."""
     if source.instructions_only:
+        near = near_misses_text(source.root)
         return "\n".join(
             [
                 "# no working memory here: only the instruction files are audited",
                 *instruction_lines(source),
+                *([near] if near else []),
             ]
         )
     layout: Layout = source.layout
@@ -75,8 +85,54 @@ def layout_text(source: Source) -> str:
         lines.append(table.toml())
     else:
         lines.append("# the seed's layout is the default: nothing to declare\n" + table.toml())
+    lines.extend(_order_note(source))
+    if not layout.declared and not layout.is_glob:
+        lines.extend(_second_records(source.root, layout))
     lines += instruction_lines(source)
     return "\n".join(lines)
+
+
+def _order_note(source: Source) -> list[str]:
+    """A comment when every log file of the project reads newest first (docs/layouts.md
+    "Order"): ``log add`` writes at its top; ``order`` declares it for good."""
+    if not source.is_single_project or not source.projects or source.layout.order:
+        return []
+    project = source.projects[0]
+    by_file: dict[str, list[SessionEntry]] = {}
+    for entry in project.session_entries:
+        by_file.setdefault(entry.path, []).append(entry)
+    if not by_file or any(log_order(entries) != NEWEST_FIRST for entries in by_file.values()):
+        return []
+    return [
+        f"# the log runs newest first (read from {', '.join(by_file)}): `log add` writes at "
+        'its top; `order = "newest-first"` declares it'
+    ]
+
+
+def _second_records(top: Path, layout: Layout) -> list[str]:
+    """The other working-memory records detection saw here and does not audit."""
+    found = survey(top)
+    return [
+        f"# also working memory here, not audited: {other.context}"
+        + (" (near the layouts table)" if other.near else "")
+        + f'; declare `context = "{other.context}"` to audit it instead'
+        for other in found.others
+        if other.context != layout.context
+    ]
+
+
+def near_misses_text(top: Path) -> str:
+    """The near misses detection saw at ``top`` that are not working memory as they stand,
+    each with the ``[layout]`` table that declares it ("" when it saw none)."""
+    if not top.is_dir():
+        return ""
+    seen = survey(top).seen
+    blocks = [
+        f"# seen, not working memory: {miss.path} ({miss.why}); to audit it, declare:\n"
+        + miss.layout.toml()
+        for miss in seen
+    ]
+    return "\n\n".join(blocks)
 
 
 @click.command("layout")
@@ -93,7 +149,13 @@ def layout_command(path: Path | None, config: Path | None, debug: bool) -> None:
     Each key is commented with what it matched.
     """
     with guarded(False, debug):
-        corpus = discover((str(path),) if path is not None else (), config=config)
+        try:
+            corpus = discover((str(path),) if path is not None else (), config=config)
+        except DoctorError:
+            near = near_misses_text(path if path is not None else Path.cwd())
+            for line in near.splitlines():
+                click.echo(escape_text(line))
+            raise
         if not corpus.sources:
             raise click.UsageError("no source here: pass a repository path")
         settings = resolve_settings(config_directories(corpus), config, None, None)

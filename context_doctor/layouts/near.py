@@ -117,12 +117,12 @@ def survey(tree: Tree) -> tuple[Layout | None, tuple[Seen, ...]]:
             return layout_of(tree, path, near=spelled), tuple(seen)
         lines = tree.lines(path) or []
         why = _dated(lines, entries_only=place.needs == ENTRIES)
-        found = layout_of(tree, path, near=why or "")
+        missing = "no dated entry" if place.needs == ENTRIES else "no date field and no dated entry"
+        found = layout_of(tree, path, near=why or missing, working=why is not None)
         if place.own_log:
             found = _own_log(found, path)
         if why is not None:
             return found, tuple(seen)
-        missing = "no dated entry" if place.needs == ENTRIES else "no date field and no dated entry"
         seen.append(Seen(path, missing, found))
     return None, tuple(seen)
 

@@ -76,13 +76,21 @@ def log_of(tree: Tree, context: str) -> tuple[str, str]:
 
 
 def layout_of(
-    tree: Tree, context: str, section: str | None = None, *, near: str | None = None
+    tree: Tree,
+    context: str,
+    section: str | None = None,
+    *,
+    near: str | None = None,
+    working: bool = True,
 ) -> Layout:
     """The single-file layout of ``context`` (``section``: the heading holding the record;
-    ``near``: why a file off the layouts table was taken, docs/layouts.md "Near misses")."""
+    ``near``: why a file off the layouts table was taken, docs/layouts.md "Near misses";
+    ``working``: False for a near miss seen and not taken, as its declaration would read)."""
     sessions, log_note = log_of(tree, context)
     where = f"`## {section}` in {context}" if section else context
-    role = f"working memory, near the layouts table: {near}" if near else "working memory"
+    role = "working memory" if working else "not yet working memory"
+    if near:
+        role = f"{role}, near the layouts table: {near}"
     return Layout(
         kind=SINGLE_FILE,
         context=context,

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from context_doctor.layouts.words import row_date_cell
 from context_doctor.model.claims import affirmative_versions, label_of
 from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.plain_blocks import plain_blocks
@@ -44,7 +45,7 @@ from context_doctor.model.suppression_comments import (
     SuppressionComment,
     markdown_suppressions,
 )
-from context_doctor.model.text import BOM, LEADING_DATE, decode_utf8
+from context_doctor.model.text import BOM, decode_utf8
 from context_doctor.model.text import lines as split_lines
 
 if TYPE_CHECKING:
@@ -165,15 +166,17 @@ class HeaderField(NamedTuple):
 
 
 class DatedRow(NamedTuple):
-    """A table body row whose first cell starts with a date (a session entry, docs/layouts.md).
+    """A table body row dated as a session entry (docs/layouts.md): by its first cell, or by
+    its second when the first is a number or a numbered label (``| Round 3 | 2026-08-21 |``).
 
-    ``first_cell`` is the cell with its emphasis stripped; ``text`` is every cell joined
-    by `` | ``, as a reader sees the row.
+    ``first_cell`` is the dated cell with its emphasis stripped (``column`` says which,
+    0 or 1); ``text`` is every cell joined by `` | ``, as a reader sees the row.
     """
 
     line: int
     first_cell: str
     text: str
+    column: int = 0
 
 
 class AsOfLine(NamedTuple):
@@ -436,10 +439,10 @@ def _list_items(items: Iterable[tuple[int, str]]) -> tuple[ListItem, ...]:
 
 
 def _dated_row(line: int, cells: list[str]) -> DatedRow | None:
-    first = cells[0].strip(_EMPHASIS_EDGES)
-    if LEADING_DATE.match(first) is None:
+    column = row_date_cell(cells)
+    if column is None:
         return None
-    return DatedRow(line, first, " | ".join(cells))
+    return DatedRow(line, cells[column].strip(_EMPHASIS_EDGES), " | ".join(cells), column)
 
 
 def field_of_line(line: str) -> tuple[str, str] | None:

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from context_doctor.layouts.words import first_date_line, pick_status_section, status_heading
+from context_doctor.model.dates import FoundDate, find_date, first_day
 from context_doctor.model.document_facts import HeaderField, field_of_line, first_of_each_name
 from context_doctor.model.text import first_date
 
@@ -143,20 +146,94 @@ def fields_named(
 
 
 def section_range(document: Document, section: str) -> tuple[int, int] | None:
-    """The lines (first, end excluded) under the heading whose text is ``section``: the
-    ``## Current status`` section an instructions file keeps its record in, up to the next
-    heading of its level or above.  None: the file has no such heading.  The reader
-    (``Project.fields``) and the writers (``edit set-field``, ``log add --set-header``)
-    ask this one function, so a writer edits the field the doctor reads (#27)."""
+    """The lines (first, end excluded) under the heading whose text is ``section`` (else,
+    when none is spelled so, the level-2 status heading the layouts' vocabulary reads,
+    :func:`context_doctor.layouts.words.status_heading`: a heading whose date a writer
+    moved is still the section): the ``## Current status`` section an instructions file
+    keeps its record in, up to the next heading of its level or above.  None: the file has
+    no such heading.  The reader (``Project.fields``) and the writers (``edit set-field``,
+    ``log add --set-header``) ask this one function, so a writer edits the field the
+    doctor reads (#27)."""
     headings = document.headings
-    for position, heading in enumerate(headings):
-        if heading.text.strip() == section:
-            end = next(
-                (h.line for h in headings[position + 1 :] if h.level <= heading.level),
-                len(document.lines) + 1,
-            )
-            return heading.line + 1, end
-    return None
+    position = next(
+        (n for n, heading in enumerate(headings) if heading.text.strip() == section), None
+    )
+    if position is None:
+        found = pick_status_section(
+            [
+                (n, heading.text, reading)
+                for n, heading in enumerate(headings)
+                if heading.level == 2 and (reading := status_heading(heading.text)) is not None
+            ]
+        )
+        if found is None:
+            return None
+        position = found[0]
+    heading = headings[position]
+    end = next(
+        (h.line for h in headings[position + 1 :] if h.level <= heading.level),
+        len(document.lines) + 1,
+    )
+    return heading.line + 1, end
+
+
+@dataclass(frozen=True)
+class RecordDate:
+    """A record's date read by the layouts' vocabulary (docs/layouts.md "Date lines"): the
+    field it stands for (its label as written, the rest of its line, its line), its day
+    (None: no real day), and the date as found on that line (columns of the line), so a
+    writer moves that date in its own spelling (``in_heading``: the date of the section's
+    heading)."""
+
+    field: HeaderField
+    day: date | None
+    found: FoundDate
+    in_heading: bool
+
+
+def record_date(document: Document, within: tuple[int, int] | None) -> RecordDate | None:
+    """The date a record carries when its layout's field names give none: the date in the
+    heading of its section (``## Current State (Updated: 2025-12-12)``), else the first
+    date line among the record's first lines (``Stand: 30.04.2026``, ``**Ngày cập nhật**:
+    17/01/2025``): :func:`context_doctor.layouts.words.date_line`. ``within``: the record's
+    section (None: the whole file). A section's record may also be dated at the top of its
+    file (``## Last Updated: March 13, 2026`` on line 2 of a ``CLAUDE.md``): the later of
+    the two dates counts, since the whole file, the section too, was brought up to it."""
+    lines = document.lines
+    if within is None:
+        return _date_line_in(lines, 1, len(lines) + 1)
+    heading_line = within[0] - 1
+    in_section = _heading_date(lines, heading_line) or _date_line_in(lines, within[0], within[1])
+    at_top = _date_line_in(lines, 1, heading_line) if heading_line > 1 else None
+    if at_top is None or at_top.day is None:
+        return in_section
+    if in_section is None or in_section.day is None or at_top.day > in_section.day:
+        return at_top
+    return in_section
+
+
+def _heading_date(lines: list[str], number: int) -> RecordDate | None:
+    if number < 1:
+        return None
+    raw = lines[number - 1]
+    text = raw.lstrip(" ").lstrip("#").strip()
+    reading = status_heading(text)
+    if reading is None or reading.date is None:
+        return None
+    found = find_date(raw)
+    if found is None:
+        return None
+    return RecordDate(HeaderField(reading.label, text, number), found.day, found, in_heading=True)
+
+
+def _date_line_in(lines: list[str], first: int, end: int) -> RecordDate | None:
+    """The first date line among the first lines from ``first``, before line ``end``."""
+    dated = first_date_line(lines[: end - 1], first=first)
+    if dated is None:
+        return None
+    number, line = dated
+    field = HeaderField(line.label, line.value, number)
+    return RecordDate(field, line.date.day, line.date, in_heading=False)
 
 
 def _inside(field: HeaderField, within: tuple[int, int] | None) -> bool:
@@ -175,7 +252,8 @@ def last_session_field(
     anywhere: bool,
     within: tuple[int, int] | None = None,
 ) -> tuple[HeaderField, date | None] | None:
-    """The last-session field and the first ``YYYY-MM-DD`` in its value (None: impossible).
+    """The last-session field and the first date in its value (None: impossible): in the
+    seed's layout a ``YYYY-MM-DD``, in every other any form docs/layouts.md "Dates" reads.
 
     The first field of ``names`` (:func:`fields_named`) whose value holds a date; when none
     does and fields are read ``anywhere``, the first HTML comment ``<!-- Updated: DATE … -->``
@@ -191,8 +269,9 @@ def last_session_field(
         if field.name.casefold() in wanted and _inside(field, within)
     ]
     fields = fields_named(document, names, anywhere=anywhere, within=within)
+    read = first_day if anywhere else first_date  # the seed's grammar: `YYYY-MM-DD` only
     for field in (*fields, *comments):
-        found = first_date(field.value)
+        found = read(field.value)
         if found is not None:
             return field, found[1]
     return None

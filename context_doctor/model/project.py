@@ -12,6 +12,7 @@ from pathlib import Path
 
 from context_doctor.errors import HistoryUnavailable
 from context_doctor.git.commits import ProjectCommit
+from context_doctor.layouts import DEFAULT_LAST_SESSION
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
 from context_doctor.model.attribution import Attribution, attributions
@@ -23,6 +24,7 @@ from context_doctor.model.header import (
     fields_named,
     last_session_field,
     pause_reading,
+    record_date,
     section_range,
 )
 from context_doctor.model.project_files import ProjectFiles
@@ -191,8 +193,11 @@ class Project(ProjectFiles):
     def header_last_session(self) -> tuple[HeaderField, date | None] | None:
         """The ``**Last session:**`` field (a layout's last-session field) and its first date.
 
-        In a layout other than the seed's, an ``<!-- Updated: DATE -->`` comment is the field
-        of last resort; failing that, the record's own newest commit that is no bulk sweep,
+        In a layout other than the seed's, an ``<!-- Updated: DATE -->`` comment comes after
+        the layout's names; then, unless the layout declares its own names, the date its
+        section's heading carries or a date line among its first lines in any language
+        (:func:`~context_doctor.model.header.record_date`); failing that, the record's own
+        newest commit that is no bulk sweep,
         merge or maintenance pass stands for it (:attr:`last_session_from_git`).
         """
         if self.layout.is_seed:
@@ -204,6 +209,10 @@ class Project(ProjectFiles):
         )
         if found is not None:
             return found
+        if self.layout.fields.last_session == DEFAULT_LAST_SESSION:  # nothing better declared
+            dated = record_date(self.context, self._record_range)
+            if dated is not None:
+                return dated.field, dated.day
         committed = self.record_commit
         if committed is None:
             return None

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from context_doctor.guards.patterns import LazyPattern
-from context_doctor.layouts import NEWEST_FIRST, OLDEST_FIRST
+from context_doctor.layouts import NEWEST_FIRST as NEWEST_FIRST  # a check names the orders
+from context_doctor.layouts import OLDEST_FIRST as OLDEST_FIRST
 from context_doctor.layouts.words import NOT_ENTRY_LEADS
-from context_doctor.model.dates import entry_date
+from context_doctor.model.dates import entry_date, entry_month
 from context_doctor.model.document_facts import Heading
 from context_doctor.model.documents import Document
 from context_doctor.model.text import ordinals
@@ -79,9 +80,12 @@ def entries_of(
     ``list_items`` (a layout's own log file, never its context file): a file with no dated
     heading and no dated row keeps its sessions as list items led by a date
     (``- 2026-07-19 — released``), and those are its entries (#27, seen in real hand-off
-    logs).  A file with dated headings or rows keeps its dated bullets as prose.
+    logs).  A file with dated headings or rows keeps its dated bullets as prose.  A file
+    whose newest heading entry is dated by its month alone (``## Done (July 2026)``, later
+    than every entry dated to the day) has no entry the doctor can read: none.
     """
     found: list[SessionEntry] = []
+    months: list[tuple[int, int]] = []
     for heading in document.headings:
         if heading.level not in heading_levels:
             continue
@@ -90,6 +94,13 @@ def entries_of(
             found.append(
                 SessionEntry(document.rel_path, heading.line, heading.text, *dated, file_order)
             )
+        elif (month := entry_month(heading.text, not_leads=NOT_ENTRY_LEADS)) is not None:
+            months.append(month)
+    if months and found and max(months) > max(_months_of(found), default=(0, 0)):
+        # `## Recently completed (July 2026)` above `## … (March 22, 2026)`: the newest
+        # session is dated by its month alone, so no entry of this file can say which day
+        # the log reaches; reading March's as the newest would be wrong (docs/layouts.md).
+        return []
     if table_rows and document.dated_rows:
         for row in document.dated_rows:
             dated = session_date(row.first_cell)
@@ -106,6 +117,10 @@ def entries_of(
                     SessionEntry(document.rel_path, item.line, item.text, *dated, file_order)
                 )
     return found
+
+
+def _months_of(entries: Sequence[SessionEntry]) -> list[tuple[int, int]]:
+    return [(entry.date.year, entry.date.month) for entry in entries if entry.date is not None]
 
 
 def layout_entries(
@@ -164,17 +179,16 @@ def log_order(entries: Sequence[SessionEntry]) -> str | None:
 
 
 def against_order(
-    entries: Sequence[SessionEntry], order: str | None
+    entries: Sequence[SessionEntry], order: str
 ) -> list[tuple[SessionEntry, dt.date]]:
-    """The entries against ``order`` (None: oldest first, the order ``log add`` keeps in a
-    log that mixes both), each with the date of the entry it should not follow: the newest
-    before it (newest first: the oldest before it)."""
+    """The entries against ``order``, each with the date of the entry it should not follow:
+    the newest before it (newest first: the oldest before it)."""
+    newest_first = order == NEWEST_FIRST
     against: list[tuple[SessionEntry, dt.date]] = []
     bound: dt.date | None = None
     for entry in entries:
         if entry.date is None:
             continue
-        newest_first = order == NEWEST_FIRST
         if bound is not None and (entry.date > bound if newest_first else entry.date < bound):
             against.append((entry, bound))
         if bound is None:
@@ -182,6 +196,22 @@ def against_order(
         else:
             bound = min(bound, entry.date) if newest_first else max(bound, entry.date)
     return against
+
+
+def kept_order(entries: Sequence[SessionEntry], declared: str | None = None) -> str:
+    """The order a log is kept in (docs/layouts.md "Order"): ``declared`` (``[layout]
+    order``), else the one :func:`log_order` reads, else, in a log that mixes both, the one
+    fewer of its entries go against (oldest first on a tie, and for a log of one date).
+    ``log add`` writes in this order and ``session-log-layout`` names the entries against it."""
+    if declared is not None:
+        return declared
+    read = log_order(entries)
+    if read in (NEWEST_FIRST, OLDEST_FIRST):
+        return read
+    if read is None:
+        return OLDEST_FIRST
+    newest = len(against_order(entries, NEWEST_FIRST))
+    return NEWEST_FIRST if newest < len(against_order(entries, OLDEST_FIRST)) else OLDEST_FIRST
 
 
 # -- how a new entry is spelled (``log add`` writes it, a remedy shows it) -----------------
@@ -195,6 +225,9 @@ ROW = 0
 """The level of :func:`new_entry_form` that means a new table row (``| DATE | … |``)."""
 ITEM = -1
 """The level of :func:`new_entry_form` that means a new list item (``- DATE — …``)."""
+ROW_AFTER_LABEL = -2
+"""The level of :func:`new_entry_form` that means a new table row dated in its second cell,
+after a numbered label (``| Round 8 | DATE | … |``)."""
 
 
 def is_month_file(name: str) -> bool:
@@ -213,7 +246,7 @@ def new_entry_form(
 ) -> tuple[int, str]:
     """How ``log add`` spells a new entry of ``document`` (None: a new file), whose dated
     entries are ``entries``: (heading level, separator after the date); level :data:`ROW`
-    is a new table row.  The writer and every remedy that proposes an entry ask this, so a
+    is a new table row (:data:`ROW_AFTER_LABEL`: one dated in its second cell).  The writer and every remedy that proposes an entry ask this, so a
     remedy shows what ``log add`` writes (#27).
 
     A log of table rows only gets a row; otherwise the level and separator of the file's
@@ -223,9 +256,10 @@ def new_entry_form(
     if document is None:
         return NEW_ENTRY
     entries = live_entries(document, entries)
-    rows = {row.line for row in document.dated_rows}
+    rows = {row.line: row for row in document.dated_rows}
     if entries and all(entry.line in rows for entry in entries):
-        return ROW, " | "
+        second = rows[entries[-1].line].column == 1
+        return (ROW_AFTER_LABEL if second else ROW), " | "
     heading_lines = {heading.line for heading in document.headings}
     if entries and not any(entry.line in heading_lines for entry in entries):
         found = _SEPARATOR.match(entries[0].heading.strip())
@@ -265,6 +299,8 @@ def spell_entry(day: dt.date, form: tuple[int, str]) -> str:
     level, separator = form
     if level == ROW:
         return f"| {day.isoformat()} | … |"
+    if level == ROW_AFTER_LABEL:
+        return f"| … | {day.isoformat()} | … |"
     if level == ITEM:
         return f"- {day.isoformat()}{separator}…"
     return f"{'#' * level} {day.isoformat()}{separator}…"
@@ -275,4 +311,4 @@ def new_file_form(sibling: Document | None, entries: Sequence[SessionEntry]) -> 
     newest month file of the same log (None: there is none): as that file spells its
     entries, so a log kept in ``###`` entries stays so; ``## YYYY-MM-DD — `` otherwise."""
     form = new_entry_form(sibling, entries, in_context=False) if sibling is not None else NEW_ENTRY
-    return NEW_ENTRY if form[0] in (ROW, ITEM) else form
+    return NEW_ENTRY if form[0] in (ROW, ROW_AFTER_LABEL, ITEM) else form

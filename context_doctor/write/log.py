@@ -45,19 +45,20 @@ from typing import TYPE_CHECKING
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.yamlio import careful_load
-from context_doctor.layouts import IN_CONTEXT, NEWEST_FIRST
-from context_doctor.model.document_facts import Heading
+from context_doctor.layouts import DEFAULT_LAST_SESSION, IN_CONTEXT, NEWEST_FIRST
+from context_doctor.model.dates import find_date, respell
+from context_doctor.model.document_facts import HeaderField, Heading
 from context_doctor.model.documents import Document
-from context_doctor.model.header import fields_named, last_session_field, section_range
+from context_doctor.model.header import fields_named, last_session_field, record_date, section_range
 from context_doctor.model.sessions import (
     ITEM,
     NOT_LOGS,
     SessionEntry,
     entries_of,
     is_month_file,
+    kept_order,
     layout_entries,
     live_entries,
-    log_order,
     log_section,
     new_entry_form,
     new_file_form,
@@ -65,7 +66,7 @@ from context_doctor.model.sessions import (
 from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.report.findings import SetEntryField
 from context_doctor.write.apply import ApplyResult, Batch, as_edit_refusal
-from context_doctor.write.edit import EditRefused, Splice
+from context_doctor.write.edit import EditRefused, Splice, apply_splices
 from context_doctor.write.edits_file import Edit
 from context_doctor.write.fixes import NotApplicable, set_entry_field
 from context_doctor.write.gates import Gates
@@ -351,10 +352,10 @@ def _before_line(
 
 def _entry_dated_after(entries: list[SessionEntry], day: date, order: str | None) -> int | None:
     """The line of the first entry the new one precedes in the log's own order (``order``
-    when the layout declares it, else :func:`log_order`'s reading of the log): the first
+    when the layout declares it, else the one :func:`kept_order` reads in the log): the first
     dated later, or, in a log kept newest first, the first dated earlier, so a new entry
     of a newest-first log goes at its top.  None: the new entry comes after them all."""
-    newest_first = (order or log_order(entries)) == NEWEST_FIRST
+    newest_first = kept_order(entries, order) == NEWEST_FIRST
     for entry in entries:
         if entry.date is None:
             continue
@@ -390,26 +391,65 @@ def _insert_row(
     sample = document.lines[entries[-1].line - 1]
     width = len(_cells(sample))
     note = _one_line(text, path, "table rows, and a row is one line")
-    if note and width < 3:
+    column = _row_column(document, entries)
+    if note and width < 3 + column:
         raise DoctorError(
             f"{path.name}'s session table has {width} columns: no cell for --text",
             "put the session in --title alone",
         )
     for entry in entries:
         cells = _cells(document.lines[entry.line - 1])
-        if entry.date == day and len(cells) > 1 and _normal(cells[1]) == _normal(title):
+        titled = len(cells) > column + 1
+        if entry.date == day and titled and _normal(cells[column + 1]) == _normal(title):
             raise EditRefused(
                 "duplicate-entry",
                 f"{path.name} already has the row `{entry.heading}` (line {entry.line})",
                 remedy="add to that row with `context-doctor edit replace`, or give another title",
             )
-    values = [day.isoformat(), title.strip(), note][:width]
+    values = [day.isoformat(), title.strip(), note]
+    if column == 1:
+        values.insert(0, _next_label(path, document, entries))
+    values = values[:width]
     values += [""] * (width - len(values))
     escaped = [value.replace("|", "\\|") for value in values]
     row = " | ".join(escaped)
     row = f"| {row} |" if sample.lstrip().startswith("|") else row
     splice = _line_splice(body, decoded, entries, (day, order), row, entries[-1].line)
     batch.change(path, [splice], "the new row")
+
+
+def _row_column(document: Document, entries: list[SessionEntry]) -> int:
+    """The cell the table log's rows are dated in (0 or 1), as its last dated row has it."""
+    rows = {row.line: row for row in document.dated_rows}
+    last = rows.get(entries[-1].line)
+    return last.column if last is not None else 0
+
+
+_LABEL_NUMBER = re.compile(r"(.*?)(\d{1,6})([a-z]?)")
+
+
+def _next_label(path: Path, document: Document, entries: list[SessionEntry]) -> str:
+    """The first cell of a new row in a table dated in its second cell: the numbered label
+    one past the greatest its rows hold (``Round 7`` -> ``Round 8``), when every row's label
+    is the same word and a number; else refused (the doctor does not invent a label)."""
+    prefixes: set[str] = set()
+    numbers: list[int] = []
+    for entry in entries:
+        label = _cells(document.lines[entry.line - 1])[0].strip("*_` ")
+        found = _LABEL_NUMBER.fullmatch(label)
+        if found is None:
+            prefixes.add(label)
+            break
+        prefixes.add(found.group(1))
+        numbers.append(int(found.group(2)))
+    if len(prefixes) != 1 or len(numbers) != len(entries):
+        raise EditRefused(
+            "row-label",
+            f"{path.name}'s session rows are dated in their second cell, after labels that do "
+            "not count up in one word (a number, or `Round 3`)",
+            remedy="add the row by hand with `context-doctor edit insert-before`",
+        )
+    return f"{prefixes.pop()}{max(numbers) + 1}"
 
 
 def _one_line(text: str, path: Path, kept_as: str) -> str:
@@ -508,6 +548,10 @@ def _set_header(batch: Batch, place: LogPlace, day: date, title: str) -> None:
     if place.section is not None and within is None:
         within = (0, 0)  # no such section: no field to move (set-field refuses, naming it)
     found = last_session_field(document, place.last_session, anywhere=place.anywhere, within=within)
+    if not place.seed and _move_date_in_place(
+        batch, place, held.body, document, found, within, day
+    ):
+        return
     if found is None and not place.seed:
         fields = fields_named(document, place.last_session, anywhere=place.anywhere, within=within)
         found = (fields[0], None) if fields else None
@@ -525,6 +569,55 @@ def _set_header(batch: Batch, place: LogPlace, day: date, title: str) -> None:
     )
     if place.seed:
         _set_index(batch, context.parent, day)
+
+
+def _move_date_in_place(
+    batch: Batch,
+    place: LogPlace,
+    body: str,
+    document: Document,
+    found: tuple[HeaderField, date | None] | None,
+    within: tuple[int, int] | None,
+    day: date,
+) -> bool:
+    """``--set-header`` on a date the doctor reads where ``set-field`` cannot write it in its
+    own spelling (docs/layouts.md "Date lines"): the date of a status heading or a date line
+    in any language (:func:`record_date`, when the layout declares no names of its own and
+    none of them is found), or a layout field's date that is not a leading ``YYYY-MM-DD``
+    (``Last updated: 30.04.2026``). That date is replaced on its own line, written as it was
+    (:func:`respell`); the text around it stays, and no second line is ever added. False:
+    not such a date."""
+    if found is not None:
+        if found[1] is None or found[0].line == 0:
+            return False
+        line = document.lines[found[0].line - 1]
+        at = line.find(found[0].value) if found[0].value else -1
+        date_found = find_date(line, max(at, 0))
+        if date_found is None or (date_found.form == "iso" and at == date_found.start):
+            return False  # a leading ISO date: set-field's own rule moves it
+        number = found[0].line
+    elif place.last_session == DEFAULT_LAST_SESSION:
+        dated = record_date(document, within)
+        if dated is None:
+            return False
+        date_found, number = dated.found, dated.field.line
+    else:
+        return False
+    offset = sum(len(text) for text in _with_ends(body)[: number - 1])
+    splice = Splice(offset + date_found.start, offset + date_found.end, respell(date_found, day))
+    after = Document.from_text(apply_splices(body, [splice]), place.context, place.context.name)
+    moved = last_session_field(after, place.last_session, anywhere=True, within=within)
+    if moved is None and found is None:
+        dated = record_date(after, within)
+        moved = (dated.field, dated.day) if dated is not None else None
+    if moved is None or moved[1] != day or moved[0].line != number:
+        raise EditRefused(
+            "value-unreadable",
+            f"the date on line {number} of {place.context.name} would not read back as {day}",
+            remedy="set the date by hand with `context-doctor edit replace`",
+        )
+    batch.change(place.context, [splice], "--set-header")
+    return True
 
 
 def _set_index(batch: Batch, project: Path, day: date) -> None:

@@ -102,13 +102,14 @@ def test_any_decorated_date_is_read_as_its_entry(
 @given(DAYS, FORMS, DAYS)
 def test_a_respelled_date_reads_back_in_its_own_form(day: date, form: str, new: date) -> None:
     written = spell(day, form)
-    if not written or form == "slashes":  # the new day may be ambiguous in slashes
+    if not written:
         return
     found = find_date(f"Stand: {written} (note)")
     assert found is not None and found.day == day
     again = respell(found, new)
     back = find_date(again)
-    assert back is not None and back.day == new and back.form == found.form, (written, again)
+    assert back is not None and back.day == new, (written, again)
+    assert back.form == found.form or (form == "slashes" and back.form == "iso"), (written, again)
 
 
 @pytest.mark.parametrize(
@@ -117,6 +118,7 @@ def test_a_respelled_date_reads_back_in_its_own_form(day: date, form: str, new: 
         ("30.04.2026", date(2026, 5, 2), "02.05.2026"),
         ("1.4.2026", date(2026, 5, 2), "2.5.2026"),
         ("17/01/2025", date(2026, 5, 20), "20/05/2026"),
+        ("17/01/2025", date(2026, 5, 2), "2026-05-02"),  # 02/05/2026 would be no date
         ("April 30, 2026", date(2026, 5, 2), "May 2, 2026"),
         ("Apr 1st 2026", date(2026, 5, 22), "May 22nd 2026"),
         ("30. April 2026", date(2026, 5, 2), "2. Mai 2026"),

@@ -647,6 +647,7 @@ ELSEWHERE = {
     "duplicate-entry": "test_log.py",
     "index-unreadable": "test_log.py",
     "index-unwritable": "test_log.py",
+    "row-label": "test_log.py",
 }
 
 

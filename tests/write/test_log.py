@@ -375,3 +375,94 @@ def test_a_layout_with_no_log_is_refused(tmp_path: Path) -> None:
     root = layout_repo(tmp_path, {"STATUS.md": "# S\n"})
     with pytest.raises(DoctorError, match="keeps no session log"):
         add(root, place(root, "STATUS.md", None), date(2026, 5, 2), "x")
+
+
+# -- `--set-header` moves the date the doctor reads, in its own spelling (docs/layouts.md) -----
+
+
+@pytest.mark.parametrize(
+    ("line", "moved"),
+    [
+        ("> **Data:** 26 maja 2025  ", "> **Data:** 3 czerwca 2025  "),
+        # 03/06/2025 would be no date (June 3 or March 6): the slashes give way to ISO
+        ("**Ngày cập nhật**: 17/01/2025", "**Ngày cập nhật**: 2025-06-03"),
+        ("Stand: 30.04.2025 · dokumentiert", "Stand: 03.06.2025 · dokumentiert"),
+        (
+            "A snapshot. Updated 2025-05-20 after the renames.",
+            "A snapshot. Updated 2025-06-03 after the renames.",
+        ),
+        ("Last updated: May 20, 2025 (review)", "Last updated: June 3, 2025 (review)"),
+    ],
+)
+def test_set_header_moves_a_date_line_in_place(tmp_path: Path, line: str, moved: str) -> None:
+    text = f"# Stan projektu\n{line}\n\n## Zrobione\n\n- Eksport.\n\n## Session Log\n"
+    root = layout_repo(tmp_path, {"PROJECT_STATUS.md": text})
+    add(
+        root,
+        place(root, "PROJECT_STATUS.md", "context"),
+        date(2025, 6, 3),
+        "import",
+        set_header=True,
+    )
+    written = (root / "PROJECT_STATUS.md").read_text(encoding="utf-8")
+    assert written.splitlines()[1] == moved  # the same line, never a second one
+    assert written.count("\n") == text.count("\n") + 2  # the entry's heading and a blank line
+    assert "### 2025-06-03 — import" in written
+
+
+def test_set_header_moves_the_date_of_a_status_heading(tmp_path: Path) -> None:
+    guide = (
+        "# CLAUDE.md\n\nRules.\n\n## Current State (Updated: 2025-12-12)\n\n- Porting.\n\n"
+        "## Session Log\n\n### 2025-12-12 — parser\n\n## Commands\n\n- make test\n"
+    )
+    root = layout_repo(tmp_path, {"CLAUDE.md": guide})
+    where = replace(
+        place(root, "CLAUDE.md", "context"), section="Current State (Updated: 2025-12-12)"
+    )
+    add(root, where, date(2026, 1, 5), "lexer", set_header=True)
+    written = (root / "CLAUDE.md").read_text(encoding="utf-8")
+    assert "## Current State (Updated: 2026-01-05)\n" in written
+    assert "Last updated" not in written and "Last session" not in written
+
+
+def test_set_header_on_a_month_name_heading_keeps_the_form(tmp_path: Path) -> None:
+    guide = "# CLAUDE.md\n\n## CURRENT STATE (March 11, 2026)\n\n- Ten projects.\n"
+    root = layout_repo(
+        tmp_path, {"CLAUDE.md": guide, "SESSION_LOG.md": "# Log\n\n## 2026-03-11 — a\n"}
+    )
+    where = replace(
+        place(root, "CLAUDE.md", "SESSION_LOG.md"), section="CURRENT STATE (March 11, 2026)"
+    )
+    add(root, where, date(2026, 3, 14), "b", set_header=True)
+    assert "## CURRENT STATE (March 14, 2026)\n" in (root / "CLAUDE.md").read_text(encoding="utf-8")
+
+
+ROUNDS = """# Rounds
+
+| Round | Date | Fixed | Note |
+|---|---|---|---|
+| Round 1 | 2026-08-10 | 2 | pages |
+| Round 2 | 2026-08-17 | 1 | forms |
+"""
+
+
+@NEWLINES
+def test_a_table_dated_in_its_second_cell_gets_the_next_label(tmp_path: Path, nl: str) -> None:
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n", "docs/rounds.md": ROUNDS}, nl)
+    add(root, place(root, "HANDOFF.md", "docs/rounds.md"), date(2026, 8, 21), "review", "3 fixes")
+    assert (root / "docs/rounds.md").read_bytes() == (
+        ROUNDS + "| Round 3 | 2026-08-21 | review | 3 fixes |\n"
+    ).replace("\n", nl).encode()
+
+
+@NEWLINES
+def test_a_second_cell_table_whose_labels_do_not_count_writes_nothing(
+    tmp_path: Path, nl: str
+) -> None:
+    labels = ROUNDS.replace("| Round 2 |", "| R2 |")  # two words of label: no count
+    root = layout_repo(tmp_path, {"HANDOFF.md": "# H\n", "docs/rounds.md": labels}, nl)
+    before = files(tmp_path)
+    with pytest.raises(edit.EditRefused) as refused:
+        add(root, place(root, "HANDOFF.md", "docs/rounds.md"), date(2026, 8, 21), "review")
+    assert refused.value.rule == "row-label"
+    assert files(tmp_path) == before
