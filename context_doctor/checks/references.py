@@ -155,13 +155,13 @@ def what_became(unresolved: Unresolved) -> str:
         )
     if state == DELETED and removal is not None:
         renames = _hops(unresolved)
-        after = f" after a rename {renames}," if renames else ""
+        deleted = f"was renamed {renames}, then deleted" if renames else "was deleted"
         if not unresolved.compared:
             return (
-                f"was deleted{after} in {removal.when()} (git could not compare that commit's "
+                f"{deleted} in {removal.when()} (git could not compare that commit's "
                 "contents, so it may have moved)"
             )
-        return f"was deleted{after} in {removal.when()} (no file of that commit took its contents)"
+        return f"{deleted} in {removal.when()} (no file of that commit took its contents)"
     if state == FOLDER_REMOVED and removal is not None:
         folder = unresolved.detail
         if folder == unresolved.looked_up:

@@ -221,7 +221,17 @@ class _Builder:
     def _paths(self, sha: str, fields: list[bytes], tokens: list[str]) -> list[str]:
         """The file names of ``--name-status`` tokens (a status, then one path, or two for a
         rename), every deletion and rename recorded on the way (git/removals.py)."""
-        paths: list[str] = []
+        statuses = tokens[0::2]
+        if len(tokens) % 2 == 0 and not any(status[:1] in "RC" for status in statuses):
+            # Most commits rename nothing: statuses and paths alternate, read in C.
+            paths = tokens[1::2]
+            if "D" in statuses:
+                when = fields[2].decode("utf-8", "replace")
+                for status, path in zip(statuses, paths, strict=True):
+                    if status == "D":
+                        self.history.removals.record(sha, when, path)
+            return paths
+        paths = []
         removals = self.history.removals
         authored: str | None = None
         at, count = 0, len(tokens)

@@ -192,7 +192,25 @@ def holds_instruction_files(top: Path) -> bool:
 
 
 def _wanted_name(name: str, fallback_names: frozenset[str]) -> bool:
-    return name in _BY_NAME or name in fallback_names or name.endswith((".md", ".mdc"))
+    """A name the walk reports: the agents' own names, a Cursor rule, Copilot's files. The
+    Markdown files of rule and lesson folders are listed where those folders are
+    (:func:`_folder_files`), not looked for in every folder of the tree."""
+    return (
+        name in _BY_NAME
+        or name in fallback_names
+        or name.endswith((".mdc", ".instructions.md"))
+        or name == "copilot-instructions.md"
+    )
+
+
+def _folder_files(top: Path, folder: str) -> tuple[list[str], set[str]]:
+    """Every Markdown file under ``top/folder`` (a rules or lessons folder) by the one walk, and
+    those of them that are not regular files; none when the folder is not a real folder."""
+    path = top / folder
+    if not path.is_dir() or path.is_symlink():
+        return [], set()
+    listed = walk_files(path, wanted=lambda name: name.endswith(".md"), regular_only=False)
+    return listed.files, listed.irregular
 
 
 def find_instruction_files(
@@ -216,12 +234,26 @@ def find_instruction_files(
         enter=enter,
         regular_only=False,
     )
-    nested = _nested_repositories(top, walk.files)
+    paths = list(walk.files)
+    irregular = set(walk.irregular)
+    # Claude Code's rules at the top and beside each nested CLAUDE.md; lessons at the top.
+    claude_folders = {""}
+    for path in walk.files:
+        folder = os.path.dirname(path)
+        if os.path.basename(path) == "CLAUDE.md" and os.path.basename(folder) != ".claude":
+            claude_folders.add(folder[len(str(top)) + 1 :])
+    extra = [posixpath.join(folder, ".claude/rules") for folder in sorted(claude_folders)]
+    for folder in [*extra, "lessons"]:
+        files, links = _folder_files(top, folder)
+        paths += files
+        irregular |= links
+    nested = _nested_repositories(top, paths)
     found: list[InstructionFile] = []
     skipped = 0
     folders = None if within is None else [f.strip("/") for f in within]
-    for path in sorted(walk.files):
-        relative = Path(path).relative_to(top).as_posix()
+    prefix = len(str(top)) + 1
+    for path in sorted(set(paths)):
+        relative = path[prefix:].replace(os.sep, "/")
         family = family_of(relative, fallbacks)
         if family is None or any(relative.startswith(prefix) for prefix in nested):
             continue
@@ -234,7 +266,7 @@ def find_instruction_files(
             continue
         document = Document(Path(path), relative, top)
         target, outside = None, False
-        if path in walk.irregular:
+        if path in irregular:
             target, outside = _link_target(path, top)
         found.append(InstructionFile(relative, family, document, target, outside))
     return found, skipped

@@ -7,6 +7,7 @@ runs before one does (a run that selects none of them walks nothing).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from context_doctor.git.removals import Removals
+from context_doctor.guards.patterns import LazyPattern
 from context_doctor.model.documents import Document
 from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.model.instructions import (
@@ -175,37 +177,42 @@ def record_references(project: Project, procedural: Procedural) -> list[Unresolv
     """The references of a project's records that do not resolve (docs/references.md): its
     working-memory file, its reference file and topics, and the entries of its log dated
     after the record's own date (older entries are history: they cite what was there then).
-    A record that is an instruction file is the procedural tier's, judged there once."""
+    A record that is an instruction file is the procedural tier's, judged there once.
+
+    Most records name nothing: a document without a reference costs no more than asking.
+    """
+    named = [
+        (document, document.references)
+        for document in (project.context, project.reference, *project.topics)
+        if document.exists and document.problem is None
+    ]
+    logs = [
+        (log, log.references)
+        for log in project.session_logs
+        if log is not project.context and log.exists and log.problem is None
+    ]
+    if not any(references for _, references in named + logs):
+        return []
     instruction_paths = {file.rel_path for file in procedural.files}
     header = project.header_last_session
     since = header[1] if header is not None else None
     documents: list[tuple[str, list[Reference]]] = []
-    for document in (project.context, project.reference, *project.topics):
-        if (
-            document.exists
-            and document.problem is None
-            and document.rel_path not in instruction_paths
-        ):
-            known = {
-                entry.line: entry.date
-                for entry in project.session_entries
-                if entry.path == document.rel_path
-            }
-            past = past_entry_lines(document, since, known)
-            documents.append(
-                (document.rel_path, [r for r in document.references if not _inside(r.line, past)])
-            )
-    if since is not None:
-        for log in project.session_logs:
-            if log is project.context or log.rel_path in instruction_paths:
-                continue
-            if not log.exists or log.problem is not None:
-                continue
-            ranges = newer_entry_lines(project, log.rel_path, since)
-            if ranges:
-                documents.append(
-                    (log.rel_path, [r for r in log.references if _inside(r.line, ranges)])
-                )
+    for document, references in named:
+        if not references or document.rel_path in instruction_paths:
+            continue
+        known = {
+            entry.line: entry.date
+            for entry in project.session_entries
+            if entry.path == document.rel_path
+        }
+        past = past_entry_lines(document, since, known) + history_lines(document)
+        documents.append((document.rel_path, [r for r in references if not _inside(r.line, past)]))
+    for log, references in logs:
+        if since is None or not references or log.rel_path in instruction_paths:
+            continue
+        ranges = newer_entry_lines(project, log.rel_path, since)
+        if ranges:
+            documents.append((log.rel_path, [r for r in references if _inside(r.line, ranges)]))
     return procedural.resolver.judge(documents)
 
 
@@ -238,6 +245,26 @@ def past_entry_lines(
     for line, day in known.items():  # entries that are not headings (a dated list item)
         if line not in heading_lines and (since is None or day is None or day <= since):
             ranges.append((line, line + 1))
+    return ranges
+
+
+_HISTORY_HEADING = LazyPattern(
+    r"\b(?:completed?|done|shipped|finished|changes|changed|changelog|history|touched"
+    r"|archived?|recently|log)\b",
+    re.IGNORECASE,
+)
+
+
+def history_lines(document: Document) -> list[tuple[int, int]]:
+    """A record's lines that say what was done, not what is: a checked task item (``- [x]``)
+    and a section whose heading names past work (``## Completed``, ``## Files touched this
+    session``, ``## Changelog``): they cite what was there then."""
+    ranges = [(item.line, item.line + 1) for item in document.list_items if item.checked]
+    headings = document.headings
+    for at, heading in enumerate(headings):
+        if heading.level >= 2 and _HISTORY_HEADING.search(heading.text):  # not the title
+            end = next((h.line for h in headings[at + 1 :] if h.level <= heading.level), 1 << 30)
+            ranges.append((heading.line, end))
     return ranges
 
 

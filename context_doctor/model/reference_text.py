@@ -305,7 +305,7 @@ def references_in(
     """
     code = fence_languages(lines, code_ranges)
     found = _references_of_lines(lines, code)
-    found = [r for r in found if not _ABSENCE.search(lines[r.line - 1])]
+    found = [r for r in found if not _says_absent(lines, r.line, code)]
     return tuple(_with_home_twins(_foreign(found, lines, code), lines))
 
 
@@ -342,6 +342,34 @@ _ABSENCE = LazyPattern(
     re.IGNORECASE,
 )
 """Words by which a line says what it names is gone, renamed, or not to be kept."""
+_STARTS_BLOCK = LazyPattern(r"^\s*(?:[-*+]\s|\d{1,9}[.)]\s|#{1,6}\s|>|\||```|~~~)")
+
+
+def _says_absent(lines: list[str], number: int, code: dict[int, tuple[int, str]]) -> bool:
+    """The reference's line, or the line of its sentence right before or after it (a soft-
+    wrapped paragraph, not a new item or heading), says what it names is gone."""
+    if _ABSENCE.search(lines[number - 1]):
+        return True
+    if number in code:
+        return False
+    above, below = number - 1, number + 1
+    if (
+        above >= 1
+        and above not in code
+        and lines[above - 1].strip()
+        and not _STARTS_BLOCK.match(lines[number - 1])
+        and _ABSENCE.search(lines[above - 1])
+    ):
+        return True
+    return bool(
+        below <= len(lines)
+        and below not in code
+        and lines[below - 1].strip()
+        and not _STARTS_BLOCK.match(lines[below - 1])
+        and _ABSENCE.search(lines[below - 1])
+    )
+
+
 _REPOSITORY_NAME = LazyPattern(r"`?([A-Za-z0-9][\w.\-]*[\w])`?\s+(?:repo|repository)\b")
 _NOT_A_NAME = frozenset(
     [

@@ -314,3 +314,31 @@ def test_a_bare_file_name_whose_file_was_deleted(doctor: Doctor, make_repo: Make
         f"`ensureAuth.ts` names no file of the tree any more: src/auth/ensureAuth.ts was "
         f"deleted in {sha} on 2026-06-05"
     )
+
+
+def test_what_a_record_says_was_done_is_history(doctor: Doctor, make_repo: MakeRepo) -> None:
+    status = (
+        "# Status\n\n**Last updated:** 2026-06-12\n\n## Current state\n\n"
+        "- [x] Tagged runs in `scripts/train_old.py`\n"
+        "- [ ] Port `scripts/train_old.py` to the new harness\n\n"
+        "## Files touched this session\n\n- `scripts/train_old.py`\n"
+    )
+    root = make_repo(
+        {
+            "commits": [
+                commit(
+                    "2026-06-01T10:00:00+00:00",
+                    "start",
+                    {"STATUS.md": status, "scripts/train_old.py": "pass\n"},
+                ),
+                commit(
+                    "2026-06-10T10:00:00+00:00",
+                    "drop the old trainer",
+                    {},
+                    ["scripts/train_old.py"],
+                ),
+            ]
+        }
+    )
+    (finding,) = check(doctor, root).findings(CHECK)
+    assert finding["line"] == line_of(root, "STATUS.md", "- [ ] Port")

@@ -150,9 +150,12 @@ def test_any_text_gives_references_whose_columns_hold_what_was_written(parts: li
 def test_a_line_that_says_its_target_is_gone_names_nothing_to_fix() -> None:
     text = (
         "Don't keep a separate `HISTORY.md`; the git log is the history.\n"
-        "`dashboard/old.json` was removed with the Projects tab.\n"
+        "`dashboard/old.json` was removed with the\n"
+        "Projects tab, and `dashboard/tab.json` with it.\n"
+        "\n"
         "See `docs/live.md`.\n"
     )
+    # The sentence goes on across a soft-wrapped line: the second path is gone too.
     assert found(text) == [(SPAN, "docs/live.md")]
 
 

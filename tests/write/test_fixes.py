@@ -222,3 +222,23 @@ def test_diff_never_prints_a_detected_secret(doctor: Doctor, demo: Path) -> None
     assert token not in fixed.stdout + fixed.stderr
     # The file itself is the user's: the fix adds its line and leaves the secret to them.
     assert reference.read_text() == text + "\n- [vendors](reference/vendors.md)\n"
+
+
+def test_a_path_is_rewritten_where_it_was_and_nowhere_else() -> None:
+    from context_doctor.report.findings import RewritePath
+
+    body = "# Notes\r\nSee `scripts/deploy.sh` and `scripts/deploy.sh.bak`.\r\n"
+    edit = RewritePath(2, 5, "scripts/deploy.sh", "scripts/release.sh")
+    assert fixes.apply_edit(body, edit) == (
+        "# Notes\r\nSee `scripts/release.sh` and `scripts/deploy.sh.bak`.\r\n"
+    )
+    # Moved along its line by an earlier rewrite: found again when it is there once.
+    shifted = RewritePath(2, 9, "docs/a.md", "docs/b.md")
+    assert fixes.apply_edit("x\nSee `docs/a.md`.\n", shifted) == "x\nSee `docs/b.md`.\n"
+    for refused in (
+        RewritePath(3, 0, "docs/a.md", "docs/b.md"),  # no such line
+        RewritePath(1, 0, "docs/a.md", "docs/b.md"),  # the line no longer holds it
+        RewritePath(2, 5, "docs/a.md", "docs/b c.md"),  # not a path the fixer writes
+    ):
+        with pytest.raises(fixes.NotApplicable):
+            fixes.apply_edit("x\nSee `docs/a.md`.\n", refused)
