@@ -357,7 +357,7 @@ def test_no_hook_input_judges_what_a_push_to_the_upstream_would_change(
     assert manual.exit_code == hook.exit_code == 0, manual.stdout + manual.stderr
     assert manual.stdout == hook.stdout
     assert without_warnings(manual.stdout.splitlines()) == [
-        "context-doctor: push ok: alpha: 0 defects; 1 defect in projects this push does not "
+        "context-doctor: push ok: alpha audited, 0 defects; 1 defect in projects this push does not "
         "change (report-only: `context-doctor check`)"
     ]
 
