@@ -107,7 +107,26 @@ def test_the_pre_push_stage_takes_pre_commits_refs(knowledge_base: Path, tmp_pat
     refs = ("--from-ref", pushed, "--to-ref", bad)
     done = pre_commit(knowledge_base, home, "--hook-stage", "pre-push", *refs, hook["id"])
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "1 defect in beta" in done.stdout and "judging HEAD" not in done.stdout
+    assert "1 defect in beta" in done.stdout and "a manual run" not in done.stdout
     earlier = ("--from-ref", pushed, "--to-ref", pushed)
     clean = pre_commit(knowledge_base, home, "--hook-stage", "pre-push", *earlier, hook["id"])
     assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+@pytest.mark.parametrize(("hook", "stage"), stages())
+def test_each_stage_refuses_a_defect_head_without_an_upstream(
+    knowledge_base: Path, tmp_path: Path, hook: str, stage: str
+) -> None:
+    """CI's checkout: the defect is pushed (on ``origin/main``), HEAD detached at it, no
+    refs given. The stage judges every project in HEAD and fails (it passed: "the push
+    changes no project's context", #42 item 9)."""
+    commit_files(
+        knowledge_base, {"projects/beta/CONTEXT.md": over_budget("Beta")}, "beta", when=WHEN
+    )
+    run_git(knowledge_base, "push", "-q", "origin", "HEAD:refs/heads/main")
+    run_git(knowledge_base, "checkout", "-q", "--detach")
+    done = pre_commit(knowledge_base, tmp_path / "pre-commit-home", "--hook-stage", stage, hook)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Failed" in done.stdout
+    assert "push refused by context-doctor: 1 defect in beta" in done.stdout, done.stdout
+    assert "has no upstream: judging every project in HEAD" in done.stdout

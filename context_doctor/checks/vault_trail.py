@@ -19,6 +19,7 @@ from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import AUDIT_LOG
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+    from context_doctor.vault.history import Rewrite
     from context_doctor.vault.model import Vault
 
 GROUP = "memory-vault"
@@ -226,6 +227,23 @@ def _short(sha: str) -> str:
     return sha[:10]
 
 
+NAMED_IDS = 5  # memory ids a rewrite's finding names; past that, how many more
+
+
+def _what_it_lost(rewrite: Rewrite) -> str:
+    """Which memories' entries the rewrite removed or changed: their trail now starts late
+    (or with a `delete`), and the finding names them (docs/vaults.md)."""
+    if rewrite.reordered:
+        return "; every entry is still there, reordered"
+    if not rewrite.lost:
+        return "; the lines it removed or changed record no memory"
+    shown = [f"`{memory_id[:80]}`" for memory_id in rewrite.lost[:NAMED_IDS]]
+    more = len(rewrite.lost) - len(shown)
+    named = ", ".join(shown) + (f" and {more} more" if more else "")
+    entries = "entry" if len(rewrite.lost) == 1 else "entries"
+    return f"; it removed or changed the {entries} of memor{'y' if len(rewrite.lost) == 1 else 'ies'} {named}"
+
+
 @check(
     "audit-log-rewritten",
     scope="vault",
@@ -241,7 +259,9 @@ def _short(sha: str) -> str:
         Git keeps every committed version, so the contract can be checked: each version
         must extend the previous one byte for byte. A merge may take the union of its
         parents' lines (two machines appended at once). A commit that removes, reorders or
-        edits a line, or deletes the log, is reported with its sha, date and subject.
+        edits a line, or deletes the log, is reported with its sha, date and subject, and
+        with the memories whose entries it removed or changed (their trail now starts
+        late, or with a `delete`), one finding per rewriting commit.
         The history is read in one pass; the log's versions are streamed once each, and
         when they add up to more than 512 MiB the oldest are counted as unverifiable.""",
 )
@@ -253,7 +273,7 @@ def audit_log_rewritten(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
     for rewrite in history.rewrites:
         yield Issue(
             f'commit {_short(rewrite.sha)} ({rewrite.date[:10]}, "{rewrite.subject}") '
-            f"{rewrite.problem}",
+            f"{rewrite.problem}{_what_it_lost(rewrite)}",
             path,
             remedy=f"Restore {path} as it was before commit {_short(rewrite.sha)} (git history "
             "holds it) and append what came later; the log is append-only: never edit or tidy it.",

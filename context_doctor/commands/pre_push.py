@@ -72,20 +72,31 @@ def _ancestors(paths: frozenset[str]) -> set[str]:
     return found
 
 
-def judge(corpus: Corpus, report: Report, changed: frozenset[str], verdict: Verdict) -> None:
-    """Sort ``report``'s findings into blocking and report-only, by what ``changed`` touches."""
+def judge(
+    corpus: Corpus,
+    report: Report,
+    changed: frozenset[str],
+    verdict: Verdict,
+    *,
+    everything: bool = False,
+) -> None:
+    """Sort ``report``'s findings into blocking and report-only, by what ``changed`` touches.
+
+    ``everything``: the whole tree counts as changed (a manual run of a HEAD without an
+    upstream): every project, and every source's own findings, are judged."""
     touched = _ancestors(changed)
     changed_projects: set[tuple[str, str]] = set()
     index_changed: dict[str, str] = {}
     for source in corpus.sources:
-        if source.index_rel_path in changed:
+        if source.index_rel_path in changed or everything:
             index_changed[source.name] = source.index_rel_path
-            verdict.changed.add(source.index_rel_path)
-            verdict.changed_dirs.setdefault(
-                source.index_rel_path, source.repository.relative(source.root) or "."
-            )
+            if source.index_rel_path in changed or source.projects_dir is not None:
+                verdict.changed.add(source.index_rel_path)
+                verdict.changed_dirs.setdefault(
+                    source.index_rel_path, source.repository.relative(source.root) or "."
+                )
         for project in source.projects:
-            if project.rel_dir in touched:
+            if everything or project.rel_dir in touched:
                 changed_projects.add((source.name, project.id))
                 verdict.changed.add(project.id)
                 verdict.changed_dirs.setdefault(project.id, project.rel_dir or ".")
@@ -159,22 +170,40 @@ def _pushed_refs() -> list[PushedRef] | None:
     return parse_pushed_refs(text)
 
 
-def _head_as_pushed(pusher: PushRepository) -> list[PushedRef]:
-    """No refs given: judge ``HEAD`` as a push of it would be judged, against what the
-    remotes already hold (with no remote, every commit is new: every project is changed).
-    Never an error for want of refs; an unborn ``HEAD`` has nothing to audit."""
+def _head_as_pushed(pusher: PushRepository) -> tuple[list[PushedRef], bool]:
+    """No refs given (pre-commit's ``manual`` stage, ``run --hook-stage pre-push``): the
+    refs a push of ``HEAD`` to its upstream would send, judged as that push would be; with
+    no upstream (a detached ``HEAD`` in CI, a branch never pushed, an upstream not fetched
+    here) the whole tree of ``HEAD``, every project in it (the second value: True).
+
+    Decision: what remote-tracking refs already hold is no reason to pass a tree that has
+    no upstream (a CI checkout's commit is on ``origin`` by construction); a manual run
+    judges what it can name. Never an error for want of refs; an unborn ``HEAD`` has
+    nothing to audit."""
     head = pusher.head()
     if head is None:
-        return []
+        return [], False
     ref, commit = head
+    upstream = pusher.upstream(ref)
+    if upstream is not None:
+        tracking, remote_ref, remote_sha = upstream
+        click.echo(
+            escape_text(
+                f"context-doctor: no pushed refs on stdin (a manual run): judging what a "
+                f"push of HEAD ({commit[:12]}) to its upstream {tracking} "
+                f"({remote_sha[:12]}) would change"
+            ),
+            err=True,
+        )
+        return [PushedRef(ref, commit, remote_ref, remote_sha)], False
     click.echo(
         escape_text(
-            f"context-doctor: no pushed refs on stdin (a manual run): judging HEAD "
-            f"({commit[:12]}) as a push of it"
+            f"context-doctor: no pushed refs on stdin (a manual run) and HEAD ({commit[:12]}) "
+            "has no upstream: judging every project in HEAD"
         ),
         err=True,
     )
-    return [PushedRef(ref, commit, ref, ZERO)]
+    return [PushedRef(ref, commit, ref, ZERO)], True
 
 
 def run_pre_push(
@@ -196,8 +225,9 @@ def run_pre_push(
     anchor = Path(given[0]) if given else Path.cwd()
     repository = repository_for(anchor if anchor.is_dir() else anchor.parent)
     pusher = PushRepository(repository)
+    everything = False
     if refs is None:
-        refs = _head_as_pushed(pusher)
+        refs, everything = _head_as_pushed(pusher)
         if not refs:
             click.echo("context-doctor: HEAD has no commit yet; nothing to audit")
             return 0
@@ -217,8 +247,8 @@ def run_pre_push(
         if commit in seen:
             continue
         seen.add(commit)
-        changed = pusher.changed_paths(ref, commit)
-        if not changed:
+        changed = frozenset() if everything else pusher.changed_paths(ref, commit)
+        if not (changed or everything):
             continue
         with pusher.checked_out(commit, ref.branch) as top:
             # The hook's own target: a branch that holds no knowledge base there (a site
@@ -248,7 +278,7 @@ def run_pre_push(
                     error.problem.replace(str(top), str(repository.toplevel)),
                     error.remedy.replace(str(top), str(repository.toplevel)),
                 ) from error
-            judge(corpus, report, changed, verdict)
+            judge(corpus, report, changed, verdict, everything=everything)
     _say(verdict)
     return 1 if verdict.blocking else 0
 

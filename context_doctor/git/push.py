@@ -122,6 +122,25 @@ class PushRepository:
         ref = out.decode("utf-8", "surrogateescape").strip() if code == 0 else ""
         return (ref or "HEAD"), commit
 
+    def upstream(self, ref: str) -> tuple[str, str, str] | None:
+        """The upstream of the branch ``ref`` (``refs/heads/…``): its remote-tracking ref,
+        the branch it names on the remote, and its commit here; None for a detached
+        ``HEAD``, a branch without one, or an upstream this repository has no commit of."""
+        if not ref.startswith("refs/heads/"):
+            return None
+        code, out = self._git(
+            "for-each-ref", "--format=%(upstream)%00%(upstream:remoteref)", "--end-of-options", ref
+        )
+        fields = out.decode("utf-8", "surrogateescape").strip().split("\x00")
+        if code != 0 or len(fields) != 2 or not fields[0]:
+            return None
+        tracking, remote_ref = fields
+        commit = self.commit_of(tracking)
+        if commit is None:
+            return None
+        shown = tracking.removeprefix("refs/remotes/")
+        return shown, remote_ref or ref, commit
+
     def changed_paths(self, ref: PushedRef, commit: str) -> frozenset[str]:
         """Repository-relative paths the commits this push sends change.
 

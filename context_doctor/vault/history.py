@@ -40,6 +40,10 @@ class Rewrite:
     date: str
     subject: str
     problem: str
+    # The memory ids whose audit entries the commit removed or changed (in the order the
+    # version before it logged them): the memories whose history now misses its start.
+    lost: tuple[str, ...] = ()
+    reordered: bool = False  # every line is still there, in another order
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,8 @@ class _Blob:
     cuts: set[int] = field(default_factory=set)
     ids_after: int | None = None
     want_lines: bool = False
+    want_line_ids: bool = False  # each line's digest and the memory id it records
+    line_ids: dict[bytes, str | None] = field(default_factory=dict)
     prefix: dict[int, bytes] = field(default_factory=dict)
     ids: set[str] = field(default_factory=set)
     lines: set[bytes] = field(default_factory=set)
@@ -126,7 +132,7 @@ def _digest_stream(blob: _Blob, chunks: Iterator[bytes]) -> None:
     """One pass over a version of the log: its digest at each cut, and its lines when asked."""
     digest = hashlib.blake2b(digest_size=20)
     cuts = sorted(blob.cuts)
-    collect = blob.want_lines or blob.ids_after is not None
+    collect = blob.want_lines or blob.ids_after is not None or blob.want_line_ids
     position = 0
     pending = bytearray()
     line_start = 0
@@ -167,13 +173,25 @@ def _digest_stream(blob: _Blob, chunks: Iterator[bytes]) -> None:
 
 
 def _finish_line(blob: _Blob, text: bytes, offset: int) -> None:
-    if blob.want_lines and text.strip():
-        blob.lines.add(hashlib.blake2b(text.strip(), digest_size=16).digest())
+    if (blob.want_lines or blob.want_line_ids) and text.strip():
+        line = hashlib.blake2b(text.strip(), digest_size=16).digest()
+        if blob.want_lines:
+            blob.lines.add(line)
+        if blob.want_line_ids:
+            blob.line_ids.setdefault(line, _memory_id(text))
     if blob.ids_after is not None and offset >= blob.ids_after:
-        found = _MEMORY_ID.search(text)
-        if found:
-            with contextlib.suppress(ValueError):  # an escape JSON rejects: not an id to match
-                blob.ids.add(json.loads(b'"' + found.group(1) + b'"'))
+        memory_id = _memory_id(text)
+        if memory_id is not None:
+            blob.ids.add(memory_id)
+
+
+def _memory_id(text: bytes) -> str | None:
+    found = _MEMORY_ID.search(text)
+    if found:
+        with contextlib.suppress(ValueError):  # an escape JSON rejects: not an id to match
+            value = json.loads(b'"' + found.group(1) + b'"')
+            return value if isinstance(value, str) else None
+    return None
 
 
 def read_vault_history(repository: Repository | None, prefix: str) -> VaultHistory:
@@ -261,16 +279,65 @@ def read_vault_history(repository: Repository | None, prefix: str) -> VaultHisto
 
     stream_blobs(repository, sorted(wanted), consume)
     added: dict[str, set[str] | None] = {}
+    rewritten: list[tuple[VaultCommit, list[str | None], str | None, str]] = []
     for commit, olds, new in judged:
         problem = _judge(olds, new, wanted, sizes)
         if problem is not None:
-            history.rewrites.append(Rewrite(commit.sha, commit.date, commit.subject, problem))
+            rewritten.append((commit, olds, new, problem))
             added[commit.sha] = None
         elif len(olds) == 1 and new is not None:
             added[commit.sha] = wanted[new].ids
+    history.rewrites.extend(_named_rewrites(repository, rewritten))
     log_shas = {c.sha for c, _o, _n in transitions}
     _memory_changes(repository, prefix, commits, log_shas, added, history)
     return history
+
+
+def _named_rewrites(
+    repository: Repository,
+    rewritten: list[tuple[VaultCommit, list[str | None], str | None, str]],
+) -> list[Rewrite]:
+    """Each rewrite with the memories whose entries it removed or changed: a line of a
+    version before it (of either parent, for a merge) that the version after it lacks.
+
+    A second pass over the versions of the rewrites alone (a rewrite is a defect: rare),
+    line by line as the first one reads them, never a version held whole."""
+    if not rewritten:
+        return []
+    blobs: dict[str, _Blob] = {}
+    for _commit, olds, new, _problem in rewritten:
+        for old in olds:
+            if old is not None:
+                blobs.setdefault(old, _Blob()).want_line_ids = True
+        if new is not None:
+            blobs.setdefault(new, _Blob()).want_lines = True
+
+    def consume(name: str, size: int, chunks: Iterator[bytes]) -> None:
+        _digest_stream(blobs[name], chunks)
+
+    stream_blobs(repository, sorted(blobs), consume)
+    named: list[Rewrite] = []
+    for commit, olds, new, problem in rewritten:
+        kept = blobs[new].lines if new is not None else set()
+        lost: dict[str, None] = {}
+        removed = False
+        for old in olds:
+            for line, memory_id in (blobs[old].line_ids if old is not None else {}).items():
+                if line not in kept:
+                    removed = True
+                    if memory_id is not None:
+                        lost.setdefault(memory_id)
+        named.append(
+            Rewrite(
+                commit.sha,
+                commit.date,
+                commit.subject,
+                problem,
+                tuple(lost),
+                reordered=new is not None and not removed,
+            )
+        )
+    return named
 
 
 def _judge(

@@ -57,8 +57,41 @@ def test_deleting_or_shortening_the_log_is_a_rewrite(doctor: Doctor, make_repo: 
     run_git(root, "commit", "-qam", "drop the log", identity=True)
     run = vault_audit(doctor, root)
     problems = sorted(f["message"].split(") ", 1)[1] for f in run.findings("audit-log-rewritten"))
-    assert problems[0] == "deleted the audit log"
+    assert problems[0].startswith("deleted the audit log; it removed or changed the entries")
     assert problems[1].startswith("shortened the audit log")
+
+
+def test_a_rewrite_names_the_memories_whose_entries_it_lost(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    """One finding per rewriting commit, naming the memories whose entries it removed or
+    changed: a history that now starts with a `delete` is named (#42 item 10)."""
+    root = base(make_repo)
+    lines = CLEAN[LOG].splitlines(keepends=True)  # 1-4 create four memories, 5-6 old-staging
+    steps = [
+        ("drop a create", [*lines[:4], lines[5]], "memory `old-staging-host`"),
+        ("reorder", [lines[1], lines[0], *lines[2:4], lines[5]], "every entry is still there"),
+        ("tidy a reason", [lines[1].replace("keep this", "tidy"), lines[0], *lines[2:4],
+                           lines[5]], "memory `back-up-before-migration`"),
+    ]  # fmt: skip
+    shas = [commit_files(root, {LOG: "".join(text)}, subject) for subject, text, _ in steps]
+    many = "".join(log(*(entry(f"memory-{n}", "create", number=10 + n) for n in range(8))))
+    shas.append(commit_files(root, {LOG: many}, "append eight"))
+    shas.append(commit_files(root, {LOG: "".join(many.splitlines(keepends=True)[:1])}, "cut"))
+    run = vault_audit(doctor, root)
+    found = {f["message"][len("commit ") : len("commit ") + 10]: f["message"] for f in
+             run.findings("audit-log-rewritten")}  # fmt: skip
+    assert len(found) == len(run.findings("audit-log-rewritten"))  # one finding per rewrite
+    for sha, (_subject, _text, named) in zip(shas, steps, strict=False):
+        assert named in found[sha[:10]], found[sha[:10]]
+    replaced = found[shas[3][:10]]  # the eight appended in place of the five: all five lost
+    assert "memories `back-up-before-migration`, `deployment-rollback-window`" in replaced
+    assert replaced.endswith("`answer-tersely`, `old-staging-host`")
+    cut = found[shas[4][:10]]
+    assert cut.startswith(f'commit {shas[4][:10]} (2026-06-01, "cut") shortened the audit log')
+    assert cut.endswith(
+        "memories `memory-1`, `memory-2`, `memory-3`, `memory-4`, `memory-5` and 2 more"
+    )
 
 
 def test_a_merge_may_take_the_union_of_its_parents_lines(
@@ -86,6 +119,7 @@ def test_a_merge_may_take_the_union_of_its_parents_lines(
     run = vault_audit(doctor, root, "--no-cache")
     (found,) = run.findings("audit-log-rewritten")
     assert '"merge laptop: ours"' in found["message"]
+    assert found["message"].endswith("it removed or changed the entry of memory `times-in-utc`")
 
 
 def test_a_memory_changed_without_an_audit_line(doctor: Doctor, make_repo: MakeRepo) -> None:

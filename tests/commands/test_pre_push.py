@@ -297,7 +297,7 @@ def test_no_hook_input_judges_head_as_a_push_of_it(make_repo: MakeRepo) -> None:
     root = make_repo(corpus())  # HEAD is on the remote: the push would change nothing
     run = pre_push(root, "")
     assert run.exit_code == 0, run.stderr
-    assert "judging HEAD" in run.stderr
+    assert "judging what a push of HEAD" in run.stderr
     assert run.stdout == "context-doctor: the push changes no project's context\n"
     commit(root, {"projects/beta/CONTEXT.md": over_budget("Beta")}, "beta: long")
     (root / "projects/alpha/CONTEXT.md").write_text(over_budget("Alpha"))  # not committed
@@ -312,6 +312,54 @@ def test_no_hook_input_judges_head_as_a_push_of_it(make_repo: MakeRepo) -> None:
         cli, ["check", "--project", str(root / "projects/beta"), "--today", "2026-06-02", "-q"]
     )
     assert plain.exit_code == 1 and "[context-budget]" in refused.stdout
+
+
+def test_no_hook_input_without_an_upstream_judges_every_project_in_head(
+    make_repo: MakeRepo,
+) -> None:
+    """A manual run of a HEAD with no upstream (a CI checkout's detached HEAD, a branch
+    never pushed, an upstream not fetched here) judges every project in HEAD: its commits
+    being on a remote-tracking ref is no reason to pass a defect (#42 item 9)."""
+    root = make_repo(corpus({"projects/beta/CONTEXT.md": over_budget("Beta")}))  # on the remote
+    refused = (
+        "push refused by context-doctor: 1 defect in beta (context-doctor check projects/beta)"
+    )
+    on_branch = pre_push(root, "")  # main == origin/main: a push of it changes nothing
+    assert on_branch.exit_code == 0, on_branch.stdout + on_branch.stderr
+    assert "to its upstream origin/main" in on_branch.stderr
+    assert on_branch.stdout == "context-doctor: the push changes no project's context\n"
+    for setup in (
+        ("checkout", "-q", "--detach"),  # what actions/checkout leaves
+        ("switch", "-q", "-c", "topic"),  # a branch never pushed
+    ):
+        git(root, *setup)
+        run = pre_push(root, "")
+        assert run.exit_code == 1, (setup, run.stdout, run.stderr)
+        assert "has no upstream: judging every project in HEAD" in run.stderr
+        assert run.stdout.splitlines()[-1] == refused
+        git(root, "checkout", "-q", "main")
+    git(root, "update-ref", "-d", "refs/remotes/origin/main")  # configured, never fetched here
+    unfetched = pre_push(root, "")
+    assert unfetched.exit_code == 1, unfetched.stdout + unfetched.stderr
+    assert unfetched.stdout.splitlines()[-1] == refused
+
+
+def test_no_hook_input_judges_what_a_push_to_the_upstream_would_change(
+    make_repo: MakeRepo,
+) -> None:
+    """With an upstream, the manual run is the push of HEAD to it: the refs git would give
+    the hook, judged alike (beta's defect is on the remote already: report-only)."""
+    root = make_repo(corpus({"projects/beta/CONTEXT.md": over_budget("Beta")}))
+    upstream = git(root, "rev-parse", "origin/main").stdout.strip()
+    head = commit(root, {"projects/alpha/notes.md": "A note.\n"}, "alpha: a note")
+    manual = pre_push(root, "")
+    hook = pre_push(root, f"refs/heads/main {head} refs/heads/main {upstream}\n")
+    assert manual.exit_code == hook.exit_code == 0, manual.stdout + manual.stderr
+    assert manual.stdout == hook.stdout
+    assert without_warnings(manual.stdout.splitlines()) == [
+        "context-doctor: push ok: alpha audited, 0 defects; 1 defect in projects this push does not "
+        "change (report-only: `context-doctor check`)"
+    ]
 
 
 def test_no_hook_input_without_a_remote_judges_every_project(make_repo: MakeRepo) -> None:
