@@ -401,7 +401,7 @@ def test_a_root_context_with_an_undated_current_state_is_working_memory(
     root = make_repo(context_with_current_state(stale=True))
     run = audit(doctor, root, "2026-08-10")
     (finding,) = freshness(run)
-    assert finding["path"] == "CONTEXT.md" and "no date field" in finding["message"]
+    assert finding["path"] == "CONTEXT.md" and "no readable date field" in finding["message"]
     assert short_sha_of(root, "feat: v0.8 audit") in finding["message"]
     assert [f for f in run.json["findings"] if f["check"].startswith("context-template")] == []
     current = audit(doctor, make_repo(context_with_current_state(stale=False)), "2026-08-10")
