@@ -350,7 +350,10 @@ def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
     path = project.context.rel_path
     committed = project.record_commit
     assert committed is not None
-    own = f"{path} (no date field; last changed by commit {committed.commit.short} of {recorded})"
+    own = (
+        f"{path} (no readable date field; last changed by commit {committed.commit.short} "
+        f"of {recorded})"
+    )
     later = work_after_record(project)
     newest = project.newest_session
     if newest is not None and newest.date is not None:

@@ -400,6 +400,7 @@ def check_command(
                     written,
                     report,
                     within=corpus.sources[0].repository.toplevel if default else USER_NAMED,
+                    corpus=corpus,
                 )
                 click.echo(
                     f"wrote {written}: {plural(len(findings_for_baseline(report)), 'finding')} "
@@ -588,8 +589,11 @@ def baseline_path(raw: str | None, corpus: Corpus) -> Path | None:
     return Path(raw)
 
 
-def write_baseline_file(path: Path, report: Report, *, within: Path | None) -> None:
-    """Write the baseline via write.py; exit 2 (nothing written) when it cannot be."""
+def write_baseline_file(
+    path: Path, report: Report, *, within: Path | None, corpus: Corpus | None = None
+) -> None:
+    """Write the baseline via write.py; exit 2 (nothing written) when it cannot be. With the
+    run's ``corpus``, the ids of its single projects are recorded too (docs/layouts.md)."""
     if path.is_dir():
         raise DoctorError(f"baseline {path} is a directory", "name a file for the baseline")
     if not path.parent.is_dir():
@@ -597,9 +601,11 @@ def write_baseline_file(path: Path, report: Report, *, within: Path | None) -> N
             f"baseline {path}: directory {path.parent} does not exist",
             "create the directory first, or name a file in an existing one",
         )
+    from context_doctor.pipeline.ids import recorded_ids
     from context_doctor.pipeline.suppress import baseline_bytes, findings_for_baseline
 
-    write_whole(path, baseline_bytes(findings_for_baseline(report)), "baseline", within=within)
+    ids = recorded_ids(corpus) if corpus is not None else None
+    write_whole(path, baseline_bytes(findings_for_baseline(report), ids), "baseline", within=within)
 
 
 def report_cache_path(corpus: Corpus, explicit: Path | None, disabled: bool) -> Path | None:

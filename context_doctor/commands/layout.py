@@ -20,7 +20,6 @@ import click
 from context_doctor.commands.common import guarded
 from context_doctor.config.settings import resolve_settings
 from context_doctor.errors import DoctorError
-from context_doctor.git.repository import origin_name
 from context_doctor.guards.escape import escape_text
 from context_doctor.layouts import NEWEST_FIRST, SEED_SINGLE, Layout
 from context_doctor.layouts.detect import survey
@@ -72,12 +71,10 @@ def layout_text(source: Source) -> str:
         )
     table = layout
     if source.is_single_project and source.projects and layout.name is None:
+        # Where the id came from (docs/layouts.md "Project ids"): a remote could move the
+        # last two; `[layout] name` pins it (`context-doctor init` writes it).
         project_id = source.projects[0].id
-        why = (
-            "the origin remote's name"
-            if origin_name(source.repository) == project_id
-            else "the repository's folder name (no origin remote)"
-        )
+        why = source.id_source or "the repository's folder name (no origin remote)"
         table = Layout(
             **{**layout.__dict__, "name": project_id, "matched": (*layout.matched, ("name", why))}
         )
@@ -160,6 +157,11 @@ def layout_command(path: Path | None, config: Path | None, debug: bool) -> None:
             raise click.UsageError("no source here: pass a repository path")
         settings = resolve_settings(config_directories(corpus), config, None, None)
         corpus.assign_instructions(settings.instructions)
+        if settings.baseline is not None and settings.baseline.is_file():
+            # The ids the configured baseline recorded, as `check` reads them.
+            from context_doctor.pipeline.ids import keep_recorded_ids
+
+            keep_recorded_ids(corpus, settings.baseline)
         for number, source in enumerate(corpus.sources):
             if number:
                 click.echo("")

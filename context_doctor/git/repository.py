@@ -159,6 +159,16 @@ def origin_name(repository: Repository) -> str | None:
     return name_of_url(result.stdout.decode("utf-8", "replace").strip())
 
 
+def root_commits(repository: Repository) -> frozenset[str]:
+    """The shas of the commits with no parent reachable from ``HEAD``: what every clone of a
+    repository shares whatever its remotes are called (empty: no commit, or git failed).
+    A shallow clone answers its boundary instead, which then matches nothing recorded."""
+    result = run_git(["rev-list", "--max-parents=0", "HEAD"], repository.toplevel)
+    if result.returncode != 0:
+        return frozenset()
+    return frozenset(result.stdout.decode("ascii", "replace").split())
+
+
 def name_of_url(url: str) -> str | None:
     """``git@host:me/comics.git`` and ``https://host/me/comics/`` -> ``comics``."""
     tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]

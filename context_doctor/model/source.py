@@ -60,6 +60,7 @@ class Source:
     instructions_only: bool = False
     # The `[instructions]` table of the configuration it is audited under.
     instruction_options: InstructionOptions = field(default_factory=InstructionOptions)
+    id_source: str = ""  # where a single project's id came from (docs/layouts.md "Project ids")
 
     def __post_init__(self, given_layout: Layout | None) -> None:
         if given_layout is not None:

@@ -92,6 +92,14 @@ def audit(
         return merged, audits[0][1], [specs[name] for name in sorted(specs)]
     settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
     chosen = baseline or (settings.baseline if config_baseline else None)
+    # An id the baseline recorded holds when a remote is added or renamed (docs/layouts.md):
+    # read before anything keys on the ids (the replay, the suppressions), even by a
+    # --write-baseline run, which then records it again.
+    recorded = chosen or settings.baseline
+    if recorded is not None and recorded.is_file():
+        from context_doctor.pipeline.ids import keep_recorded_ids
+
+        keep_recorded_ids(corpus, recorded)
     corpus.assign_registry(settings.freshness_registry, settings.freshness_thresholds)
     corpus.assign_instructions(settings.instructions)
     ctx = Context(today=today, readiness=readiness, settings=settings)

@@ -32,7 +32,7 @@ from context_doctor.pipeline.sources import (
     existing_directory,
     existing_path,
     explicit_config,
-    single_project_id,
+    single_project_id_and_source,
     source_for_directory,
     source_for_path,
     source_for_working_directory,
@@ -238,7 +238,9 @@ def populate(source: Source) -> None:
     """
     layout = source.layout
     if source.is_single_project:
-        project_id = single_project_id(layout, source.repository, source.identity, source.root)
+        project_id, source.id_source = single_project_id_and_source(
+            layout, source.repository, source.identity, source.root
+        )
         if source.named_by_project:
             source.name = project_id  # the hook's lines and the report name the project
         source.projects = [Project(source, project_id, source.root, None)]

@@ -134,22 +134,50 @@ def _layout_source(root: Path, layout: Layout, repository: Repository) -> Source
     return Source(root.name, root, folder, repository, given_layout=layout)
 
 
+ID_DECLARED = "`[layout] name`"
+ID_PUSHED = "the pushing repository's identity"
+ID_ORIGIN = "the origin remote's name"
+ID_TOP_FOLDER = "the repository's folder name (no origin remote)"
+ID_FOLDER = "the project folder's name"
+DERIVED_IDS = frozenset({ID_PUSHED, ID_ORIGIN, ID_TOP_FOLDER})
+"""The id sources a recorded id outranks (docs/layouts.md "Project ids"): what a new remote,
+a renamed origin or another checkout folder would change."""
+
+
 def single_project_id(
     layout: Layout,
     repository: Repository,
     identity: Callable[[], str | None] | None,
     root: Path | None = None,
 ) -> str:
-    """A single project's id (docs/layouts.md): ``[layout] name``, else the pushing repository's
-    identity (the pre-push hook), else the ``origin`` remote's name, else the top folder's.
+    return single_project_id_and_source(layout, repository, identity, root)[0]
+
+
+def single_project_id_and_source(
+    layout: Layout,
+    repository: Repository,
+    identity: Callable[[], str | None] | None,
+    root: Path | None = None,
+) -> tuple[str, str]:
+    """A single project's id (docs/layouts.md) and where it came from: ``[layout] name``, else
+    the pushing repository's identity (the pre-push hook), else the ``origin`` remote's name,
+    else the top folder's (an id a baseline recorded outranks the last two:
+    :mod:`context_doctor.pipeline.ids`).
 
     Never the folder a checkout happens to sit in when anything steadier is known, so a
     baseline or suppression written in one clone holds in every clone and in the hook.
     """
+    if layout.name:
+        return layout.name, ID_DECLARED
     if root is not None and root != repository.toplevel:
-        return layout.name or root.name  # a folder inside the repository: its own name
-    pushed = identity() if identity is not None and not layout.name else None
-    return layout.name or pushed or origin_name(repository) or repository.toplevel.name
+        return root.name, ID_FOLDER  # a folder inside the repository: its own name
+    pushed = identity() if identity is not None else None
+    if pushed:
+        return pushed, ID_PUSHED
+    origin = origin_name(repository)
+    if origin:
+        return origin, ID_ORIGIN
+    return repository.toplevel.name, ID_TOP_FOLDER
 
 
 def source_for_path(path: Path, what: str, *, one_project: bool = False) -> Source:

@@ -186,8 +186,9 @@ def read_baseline(path: Path) -> Baseline:
     return Baseline(path, tuple(entries))
 
 
-def baseline_bytes(findings: list[Finding]) -> bytes:
-    """The baseline file recording ``findings`` (sorted, so a rewrite diffs cleanly)."""
+def baseline_bytes(findings: list[Finding], ids: list[dict[str, Any]] | None = None) -> bytes:
+    """The baseline file recording ``findings`` (sorted, so a rewrite diffs cleanly), and the
+    single projects' ``ids`` (:func:`context_doctor.pipeline.ids.recorded_ids`)."""
     entries = [
         {
             "fingerprint": fingerprint,
@@ -204,6 +205,8 @@ def baseline_bytes(findings: list[Finding]) -> bytes:
         "doctor_version": __version__,
         "findings": entries,
     }
+    if ids:
+        document["projects"] = ids
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 

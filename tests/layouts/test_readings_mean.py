@@ -8,11 +8,12 @@ silent. The files are written here, in the shapes people write; nothing is copie
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from conftest import Run
-from support import Doctor, MakeRepo, short_sha_of
+from support import Doctor, MakeRepo, git, short_sha_of
 
 Files = dict[str, str]
 FRESHNESS = frozenset({"context-header-freshness", "unlogged-session", "last-session-freshness"})
@@ -400,7 +401,7 @@ def test_a_root_context_with_an_undated_current_state_is_working_memory(
     root = make_repo(context_with_current_state(stale=True))
     run = audit(doctor, root, "2026-08-10")
     (finding,) = freshness(run)
-    assert finding["path"] == "CONTEXT.md" and "no date field" in finding["message"]
+    assert finding["path"] == "CONTEXT.md" and "no readable date field" in finding["message"]
     assert short_sha_of(root, "feat: v0.8 audit") in finding["message"]
     assert [f for f in run.json["findings"] if f["check"].startswith("context-template")] == []
     current = audit(doctor, make_repo(context_with_current_state(stale=False)), "2026-08-10")
@@ -426,3 +427,107 @@ def test_a_meeting_note_beside_the_logs_is_not_a_misnamed_log(
         if "not named" in f["message"]
     ]
     assert named == ["sessions/june-notes.md"]
+
+
+# -- ids that hold across remotes --------------------------------------------------------------
+
+FRESH = ("--select", "session-freshness")  # the record's own warning, no durability finding
+
+
+def stale_status_repo(make_repo: MakeRepo, work: str = "Import") -> Path:
+    """A STATUS.md behind a later work commit: one warning to baseline."""
+    status = f"# Status\n\n**Status:** active\n\n## Now\n\n- {work}.\n"
+    history = [
+        commit("2026-06-01", "status", {"STATUS.md": status, "src/app.py": "1\n"}),
+        code("2026-06-10", "export"),
+    ]
+    return make_repo({"commits": history})  # no remote: the id is the folder's name
+
+
+def check(doctor: Doctor, root: Path, *args: str) -> Run:
+    run = doctor("check", str(root), "--today", "2026-06-20", *FRESH, *args, "--json")
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    return run
+
+
+def ids_of(run: Run) -> set[str]:
+    return {f["project"] for f in run.json["findings"]}
+
+
+def test_a_baselined_id_holds_when_origin_is_added_then_renamed(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = stale_status_repo(make_repo)
+    assert ids_of(check(doctor, root)) == {root.name}
+    baseline = root / "context-doctor-baseline.json"
+    written = doctor("check", str(root), "--today", "2026-06-20", *FRESH, "--write-baseline")
+    assert written.exit_code == 0, written.stdout + written.stderr
+    recorded = json.loads(baseline.read_text(encoding="utf-8"))["projects"]
+    assert [(item["id"], item["from"]) for item in recorded] == [
+        (root.name, "the repository's folder name (no origin remote)")
+    ]
+    git(root, "remote", "add", "origin", f"https://example.invalid/me/{root.name}-remote.git")
+    assert ids_of(check(doctor, root)) == {f"{root.name}-remote"}  # what moved the id
+    for rename in (False, True):
+        if rename:
+            git(root, "remote", "set-url", "origin", "git@example.invalid:me/x.git")
+        run = check(doctor, root, "--baseline", str(baseline))
+        assert run.json["findings"] == [], run.json["findings"]  # still baselined, none stale
+        assert run.json["suppressed"].get("baseline") == 1
+    layout = doctor("layout", str(root), "--config", str(config_with_baseline(root)))
+    assert f'name = "{root.name}"' in layout.stdout
+    assert "recorded in the baseline context-doctor-baseline.json" in layout.stdout
+    assert "is now `x`" in layout.stdout
+
+
+def config_with_baseline(root: Path, ignores: str = "") -> Path:
+    config = root / "context-doctor.toml"
+    config.write_text(f'baseline = "context-doctor-baseline.json"\n{ignores}', encoding="utf-8")
+    return config
+
+
+def test_per_project_ignores_keep_their_key_under_a_recorded_id(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    root = stale_status_repo(make_repo)
+    written = doctor("check", str(root), "--today", "2026-06-20", "--write-baseline")
+    assert written.exit_code == 0, written.stdout + written.stderr
+    config_with_baseline(
+        root, f'[per-project-ignores]\n"{root.name}" = ["context-header-freshness"]\n'
+    )
+    git(root, "remote", "add", "origin", f"https://example.invalid/me/{root.name}-remote.git")
+    run = check(doctor, root)
+    assert run.findings("context-header-freshness") == []
+    assert run.json["suppressed"].get("config") == 1
+
+
+def test_without_a_record_the_origin_names_the_project(make_repo: MakeRepo, doctor: Doctor) -> None:
+    """The control: nothing recorded, so the origin's name is the id, as documented; and
+    `[layout] name` pins an id whatever the remotes say."""
+    root = stale_status_repo(make_repo)
+    git(root, "remote", "add", "origin", "https://example.invalid/me/comics.git")
+    assert ids_of(check(doctor, root)) == {"comics"}
+    assert "# the origin remote's name" in doctor("layout", str(root)).stdout
+    (root / "context-doctor.toml").write_text(
+        '[layout]\ncontext = "STATUS.md"\nname = "pinned"\n', encoding="utf-8"
+    )
+    assert ids_of(check(doctor, root)) == {"pinned"}
+    assert "# `[layout] name`" not in doctor("layout", str(root)).stdout  # declared, not derived
+
+
+def test_a_baseline_outside_the_repository_is_matched_by_its_root_commit(
+    make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
+) -> None:
+    root = stale_status_repo(make_repo)
+    other = stale_status_repo(make_repo, "Export")  # another repository: another root commit
+    baseline = tmp_path / "kept" / "baseline.json"
+    baseline.parent.mkdir()
+    written = doctor(
+        "check", str(root), "--today", "2026-06-20", *FRESH, "--write-baseline", str(baseline)
+    )
+    assert written.exit_code == 0, written.stdout + written.stderr
+    git(root, "remote", "add", "origin", "https://example.invalid/me/renamed.git")
+    assert check(doctor, root, "--baseline", str(baseline)).json["findings"] == []
+    git(other, "remote", "add", "origin", "https://example.invalid/me/renamed.git")
+    run = check(doctor, other, "--baseline", str(baseline))
+    assert ids_of(run) == {"renamed"}  # not this repository's record: its own id stands
