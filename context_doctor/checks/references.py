@@ -95,6 +95,17 @@ def reference_missing(project: Project, ctx: Context) -> Iterator[Issue]:
 @reference_missing.for_source
 def instruction_references(source: Source, ctx: Context) -> Iterator[Issue]:
     procedural = source.procedural
+    for file in procedural.files:
+        if file.outside or file.readable:
+            continue
+        # Nothing is skipped silently: a file no agent can read says so once.
+        yield Issue(
+            f"{file.rel_path} {file.unreadable}: no agent reads it, and its references cannot "
+            "be verified",
+            file.rel_path,
+            remedy="Make it a regular UTF-8 file inside the repository (or remove it).",
+            unit=procedural.unit_of(file.rel_path),
+        )
     for group in grouped(procedural.unresolved):
         yield issue_of(group, procedural.unit_of(group[0].document))
 

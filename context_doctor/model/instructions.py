@@ -124,6 +124,18 @@ class InstructionFile:
     def readable(self) -> bool:
         return not self.outside and self.document.exists and self.document.problem is None
 
+    @property
+    def unreadable(self) -> str:
+        """Why a file that is not :attr:`readable` cannot be read (a link that leaves the
+        repository aside: it is never opened)."""
+        document = self.document
+        if document.exists:
+            return document.problem or "cannot be read"
+        if os.path.islink(document.path):
+            return "is a broken or looping symlink"
+        found = document.read_bytes()
+        return found if isinstance(found, str) else "cannot be read"
+
     @cached_property
     def blank(self) -> bool:
         """Whitespace only: Codex skips it, and it costs nothing."""

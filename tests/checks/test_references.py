@@ -342,3 +342,23 @@ def test_what_a_record_says_was_done_is_history(doctor: Doctor, make_repo: MakeR
     )
     (finding,) = check(doctor, root).findings(CHECK)
     assert finding["line"] == line_of(root, "STATUS.md", "- [ ] Port")
+
+
+def test_an_instruction_file_no_agent_can_read_says_so(doctor: Doctor, make_repo: MakeRepo) -> None:
+    root = make_repo(
+        {"commits": [commit("2026-06-01T10:00:00+00:00", "start", {"AGENTS.md": "# A\n"})]}
+    )
+    (root / "pkg").mkdir()
+    os.mkfifo(root / "pkg" / "AGENTS.md")
+    os.symlink("missing.md", root / "CLAUDE.md")
+    (root / "big").mkdir()
+    (root / "big" / "GEMINI.md").write_bytes(b"\x00binary")
+    messages = sorted(f["message"] for f in check(doctor, root).findings(CHECK))
+    assert messages == [
+        "CLAUDE.md is a broken or looping symlink: no agent reads it, and its references "
+        "cannot be verified",
+        "big/GEMINI.md is binary (contains NUL bytes), not UTF-8 text: no agent reads it, and "
+        "its references cannot be verified",
+        "pkg/AGENTS.md cannot be read (is a FIFO, not a regular file): no agent reads it, and its "
+        "references cannot be verified",
+    ]
