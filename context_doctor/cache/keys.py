@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from context_doctor.cache.store import Store, read_regular_file
+from context_doctor.config.plugins import installed_metadata
 from context_doctor.errors import DoctorError
 from context_doctor.git.run import git_directories, run_git
-from context_doctor.pipeline.plugins import installed_metadata
 from context_doctor.version import __version__
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from context_doctor.model.currency import AsOfMarker, is_operational_title, stam
 from context_doctor.model.currency import header_lag as header_lag_of
 from context_doctor.model.document_facts import HeaderField, Heading
 from context_doctor.model.project import Project
-from context_doctor.model.text import first_date, ordinals
+from context_doctor.guards.text import first_date, ordinals
 from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 from context_doctor.report.findings import Issue, Severity
 

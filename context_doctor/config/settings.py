@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from context_doctor.errors import DoctorError
-from context_doctor.freshness import RegistryEntry
 from context_doctor.guards.contain import USER_NAMED, contained, repository_root
 from context_doctor.guards.limits import MAX_CONFIG_BYTES
 from context_doctor.guards.yamlio import read_text, validator
@@ -43,6 +42,16 @@ DEFAULT_BUDGETS: dict[str, int] = {
 DEFAULT_CHECK_OPTIONS: dict[str, dict[str, int]] = {
     "active-project-idle": {"idle_days": 60},
 }
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One ``[[freshness.registry]]`` entry: a file graded by its slug's threshold (or its own)."""
+
+    slug: str
+    path: str  # relative to the source root
+    threshold: int | None = None
+    derived_from: str | None = None
 
 
 def _default_check_options() -> dict[str, dict[str, int]]:

@@ -28,25 +28,20 @@ from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from context_doctor.guards.conflicts import may_hold_markers
+from context_doctor.guards.redact import redact, scrub_value
+from context_doctor.guards.text import BOM, decode_utf8
+from context_doctor.guards.text import lines as split_lines
 from context_doctor.layouts.words import row_date_cell
 from context_doctor.model.claims import affirmative_versions, label_of
-from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.plain_blocks import plain_blocks
 from context_doctor.model.reference_text import Reference, references_in
-from context_doctor.model.secrets import (
-    SecretHit,
-    find_secrets,
-    load_detectors,
-    redact,
-    scrub_value,
-)
+from context_doctor.model.secrets import SecretHit, find_secrets, load_detectors
 from context_doctor.model.suppression_comments import (
     MARKER,
     SuppressionComment,
     markdown_suppressions,
 )
-from context_doctor.model.text import BOM, decode_utf8
-from context_doctor.model.text import lines as split_lines
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -266,7 +261,7 @@ def unreadable_facts(problem: str) -> DocumentFacts:
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
-    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not): model/text.py."""
+    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not): guards/text.py."""
     text, problem = decode_utf8(raw)
     return (None, problem) if text is None else (text.removeprefix(BOM), None)
 

@@ -12,7 +12,7 @@ The reading is markdown-it's block pass, the one the doctor's documents use
 
 from __future__ import annotations
 
-from context_doctor.model.text import LINE_BREAK
+from context_doctor.guards.text import LINE_BREAK
 
 TEXT = "text"
 CODE = "code"

@@ -24,7 +24,7 @@ from context_doctor.layouts.words import NOT_ENTRY_LEADS
 from context_doctor.model.dates import entry_date, entry_month
 from context_doctor.model.document_facts import Heading
 from context_doctor.model.documents import Document
-from context_doctor.model.text import ordinals
+from context_doctor.guards.text import ordinals
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})
 # docs/layouts.md: the seed's entries are `##` and `###` headings.  docs/layouts.md: any heading.

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 from context_doctor.cache import keys, replay
+from context_doctor.config.plugins import plugin_modules
 from context_doctor.config.settings import Settings, find_config, resolve_settings
 from context_doctor.errors import DoctorError
-from context_doctor.pipeline.collector import paused_collection
-from context_doctor.pipeline.plugins import plugin_modules
+from context_doctor.model.collector import paused_collection
 from context_doctor.pipeline.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.report.findings import Finding
 from context_doctor.report.report import Coverage, Report, redacted
@@ -273,8 +273,9 @@ def merge_reports(reports: list[Report], corpus: Corpus, today: date) -> Report:
         for name, counted in report.coverage.items():
             coverage.setdefault(name, Coverage()).add(counted)
     from context_doctor import freshness
+    from context_doctor.freshness.grades import graded_files
 
-    graded = [item for source in corpus.sources for item in source.graded_files(today)]
+    graded = [item for source in corpus.sources for item in graded_files(source, today)]
     return replace(
         first,
         sources=[summary for report in reports for summary in report.sources],

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from context_doctor.config.plugins import BUILTIN_PACKAGE, entry_point_modules, plugins_enabled
+from context_doctor.config.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported
+from context_doctor.config.plugins import PLUGINS_OFF as PLUGINS_OFF
 from context_doctor.errors import DoctorError
 from context_doctor.layouts import ANOTHER_LAYOUT, EVERY_KIND, NOT_WORKING_MEMORY, SEED_KINDS
-from context_doctor.pipeline.plugins import BUILTIN_PACKAGE, entry_point_modules, plugins_enabled
-from context_doctor.pipeline.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported
-from context_doctor.pipeline.plugins import PLUGINS_OFF as PLUGINS_OFF
 from context_doctor.report.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:

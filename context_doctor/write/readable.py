@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from context_doctor.guards.contain import USER_NAMED
-from context_doctor.model.text import BOM
+from context_doctor.guards.text import BOM
 
 RECORD_SUFFIXES = frozenset({".md", ".markdown"})
 TEXT_SUFFIXES = RECORD_SUFFIXES | {".yaml", ".yml", ".txt"}

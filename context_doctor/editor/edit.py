@@ -6,11 +6,11 @@ turns its options into *splices* of a file's text (where, what goes) or refuses
 one intended: an absent or miscounted anchor, a field that shares its line or
 appears twice, a date-led value whose text would be lost, an insert that is not
 at a line start or does not end a line, a replace that would fuse surviving
-lines. :func:`context_doctor.write.gates.judge` then refuses a file's final text when a rule says so: a
+lines. :func:`context_doctor.editor.gates.judge` then refuses a file's final text when a rule says so: a
 byte-identical result, a result over the line budget, a change inside the
 generated state block, a broken pipe table, a header left lagging, a header
 advanced past an as-of marker, a marker advanced over untouched prose.
-:mod:`context_doctor.write.apply` runs the verbs in memory, judges every file
+:mod:`context_doctor.editor.apply` runs the verbs in memory, judges every file
 once, and writes through :mod:`context_doctor.write.atomic`.
 
 Everything is judged with the model's own parsers (header fields, ordinals,
@@ -55,15 +55,15 @@ from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
-from context_doctor.model.documents import Document
-from context_doctor.model.header import fields_named, section_range
-from context_doctor.model.text import (
+from context_doctor.guards.text import (
     BOM,
     LEADING_DATE,
     TextFile,
     decode_utf8,
     lines_with_ends,
 )
+from context_doctor.model.documents import Document
+from context_doctor.model.header import fields_named, section_range
 from context_doctor.write.atomic import WriteRefused
 
 # The override flag of each rule that has a fixed one; ``anchor-count`` and
@@ -136,7 +136,7 @@ def _text_of(data: bytes) -> str:
     return data.decode("utf-8", "replace").removeprefix(BOM)
 
 
-# The text model is model/text.py (BOM, line breaks, the CRLF rule); these names stay for
+# The text model is guards/text.py (BOM, line breaks, the CRLF rule); these names stay for
 # the editor's callers.
 split_lines = lines_with_ends
 DecodedText = TextFile
