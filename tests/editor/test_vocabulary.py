@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from write.test_apply import CONTEXT, project, snapshot
+from editor.test_apply import CONTEXT, project, snapshot
 
 from context_doctor import edit
 from context_doctor.editor.vocabulary import python_words
