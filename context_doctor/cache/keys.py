@@ -32,9 +32,9 @@ from context_doctor.git.run import git_directories, run_git
 from context_doctor.version import __version__
 
 if TYPE_CHECKING:
+    from context_doctor.checks.registry import CheckSpec, Context
     from context_doctor.config.settings import Settings
     from context_doctor.model.source import Corpus
-    from context_doctor.pipeline.registry import CheckSpec, Context
 
 RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
 MAX_ENTRIES = 100_000  # files; bounds what a miss costs (~0.3 s) in a huge tree

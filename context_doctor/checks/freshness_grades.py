@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from context_doctor.checks.registry import Context, check
 from context_doctor.freshness.grades import graded_files
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, check
 from context_doctor.report.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
 
 GROUP = "freshness-grades"

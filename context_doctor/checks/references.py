@@ -32,7 +32,7 @@ from context_doctor.model.references import (
     Unresolved,
 )
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, SkipRule, check
+from context_doctor.checks.registry import Context, SkipRule, check
 from context_doctor.report.findings import Applicability, Fix, Issue, RewritePath, Severity
 
 GROUP = "procedural"

@@ -32,9 +32,9 @@ from context_doctor.write import USER_NAMED, WriteRefused
 
 if TYPE_CHECKING:
     from context_doctor.cache.keys import Invocation
+    from context_doctor.checks.registry import CheckSpec
     from context_doctor.config.settings import Settings
     from context_doctor.model.source import Corpus
-    from context_doctor.pipeline.registry import CheckSpec
 
 
 def print_settings(

@@ -26,7 +26,7 @@ class ArgumentProblem(Exception):
 
 
 def _names() -> list[str]:
-    from context_doctor.pipeline.registry import load_checks, selectable_names
+    from context_doctor.checks.registry import load_checks, selectable_names
 
     return selectable_names(load_checks())
 

@@ -227,8 +227,8 @@ def _severity(finding: Mapping[str, Any]) -> str:
 
 def explain(name: str) -> str:
     """What check (or group) ``name`` means, why it matters, how to fix it, what skips it."""
+    from context_doctor.checks.registry import load_checks, resolve_names
     from context_doctor.commands.explain import EXPLAIN_WIDTH, explain_text
-    from context_doctor.pipeline.registry import load_checks, resolve_names
 
     with _answering():
         registry = load_checks()

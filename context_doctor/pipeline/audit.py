@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 from context_doctor.cache import keys, replay
+from context_doctor.checks.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.config.plugins import plugin_modules
 from context_doctor.config.settings import Settings, find_config, resolve_settings
 from context_doctor.errors import DoctorError
 from context_doctor.model.collector import paused_collection
-from context_doctor.pipeline.registry import CheckSpec, Context, load_checks, resolve_names
 from context_doctor.report.findings import Finding
 from context_doctor.report.report import Coverage, Report, redacted
 

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from context_doctor.checks.registry import CheckSpec, Context
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.freshness import summarize
 from context_doctor.freshness.grades import graded_files
 from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.model.source import Corpus, Source
-from context_doctor.pipeline.registry import CheckSpec, Context
 from context_doctor.report.findings import Finding, Issue, Severity, Unverified
 from context_doctor.report.report import Coverage, Report, SourceSummary
 

@@ -18,10 +18,10 @@ from support import Doctor, MakeRepo, read_cache, run_in_a_process, write_cache
 from test_store import TODAY, a_context, cache_dir, git
 
 from context_doctor.cache import keys, replay
+from context_doctor.checks.registry import Context, load_checks
 from context_doctor.config.settings import resolve_settings
 from context_doctor.pipeline.audit import audit as run_audit
 from context_doctor.pipeline.discover import discover
-from context_doctor.pipeline.registry import Context, load_checks
 from context_doctor.scenarios import load_scenario, scenario_path
 
 REPLAYED = "its report is replayed"
@@ -286,9 +286,9 @@ def test_every_variable_the_doctor_reads_is_keyed() -> None:
     """A variable read anywhere in the package is in the replay key (or only renders)."""
     import re
 
+    from context_doctor.checks.registry import PLUGINS_OFF
     from context_doctor.git.run import TIMEOUT_VARIABLE
     from context_doctor.pipeline.discover import VAULT_ENV
-    from context_doctor.pipeline.registry import PLUGINS_OFF
 
     package = Path(replay.__file__).resolve().parent.parent
     read = {VAULT_ENV, TIMEOUT_VARIABLE, PLUGINS_OFF}

@@ -395,12 +395,13 @@ def _import(module: str, origin: str) -> None:
 
 
 def builtin_modules() -> list[str]:
-    """The built-in check modules: every public module of :data:`BUILTIN_PACKAGE`."""
+    """The built-in check modules: every public module of :data:`BUILTIN_PACKAGE` but
+    this one (the registry lives beside the checks it registers, and holds none)."""
     package = importlib.import_module(BUILTIN_PACKAGE)
     return sorted(
         f"{BUILTIN_PACKAGE}.{info.name}"
         for info in pkgutil.iter_modules(package.__path__)
-        if not info.name.startswith("_")
+        if not info.name.startswith("_") and f"{BUILTIN_PACKAGE}.{info.name}" != __name__
     )
 
 
