@@ -19,11 +19,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from context_doctor.config.instruction_options import InstructionOptions
 from context_doctor.errors import DoctorError
 from context_doctor.guards.contain import USER_NAMED, contained, repository_root
 from context_doctor.guards.limits import MAX_CONFIG_BYTES
 from context_doctor.guards.yamlio import read_text, validator
-from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.report.findings import Severity
 
 if TYPE_CHECKING:

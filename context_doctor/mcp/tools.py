@@ -20,7 +20,6 @@ from context_doctor.errors import DoctorError
 from context_doctor.guards.text import LINE_BREAK
 from context_doctor.mcp.paths import PathRefused, resolve, writable_file, writable_project
 from context_doctor.mcp.schemas import shown
-from context_doctor.guards.text import LINE_BREAK
 from context_doctor.write import WriteRefused
 
 # The doctor's run state (module caches, the collector pause) is per process: one tool
@@ -305,8 +304,8 @@ def log_add(
     """
     from context_doctor import edit as editor
     from context_doctor.commands.log import layout_place
-    from context_doctor.mcp.paths import project_directory, writable_log_files
     from context_doctor.editor.log import log_file, log_path
+    from context_doctor.mcp.paths import project_directory, writable_log_files
 
     when = _day(day, "date")
     on = _day(today, "today")

@@ -7,6 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from context_doctor.config.instruction_options import InstructionOptions
 from context_doctor.config.settings import RegistryEntry
 from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
@@ -15,7 +16,6 @@ from context_doctor.guards.limits import resolves_within
 from context_doctor.layouts import MEMORY_BANK, Layout, seed, seed_single
 from context_doctor.layouts.tree import DirectoryTree
 from context_doctor.model.index import Index
-from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.model.procedural import Procedural
 from context_doctor.model.project import Project
 from context_doctor.model.project_files import SEED_RECORD_FILES, SEED_RECORD_FOLDERS
