@@ -436,14 +436,8 @@ def plan_replace(
 ) -> list[Splice]:
     if not anchor:
         raise DoctorError("--anchor is empty", "give the exact text to replace")
-    _check_count(count)
-    anchor = text.native(anchor)
-    replacement = text.native(replacement)
-    starts = _occurrences(body, anchor)
-    if not starts:
-        raise _absent(path)
-    if len(starts) != count:
-        raise _miscounted(path, len(starts), count, "occurs")
+    anchor, replacement = text.native(anchor), text.native(replacement)
+    starts = _counted(path, body, anchor, count)
     fused = _fusion(body, starts, anchor, replacement)
     if fused is not None:
         raise EditRefused(
@@ -453,6 +447,17 @@ def plan_replace(
             "a boundary on purpose",
         )
     return [Splice(start, start + len(anchor), replacement) for start in starts]
+
+
+def _counted(path: Path, body: str, anchor: str, count: int) -> list[int]:
+    """Where ``anchor`` occurs in ``body``: refused unless exactly ``count`` times (>= 1)."""
+    _check_count(count)
+    starts = _occurrences(body, anchor)
+    if not starts:
+        raise _absent(path)
+    if len(starts) != count:
+        raise _miscounted(path, len(starts), count, "occurs")
+    return starts
 
 
 def _occurrences(body: str, anchor: str) -> list[int]:
@@ -472,14 +477,8 @@ def plan_insert_before(
         raise DoctorError("--anchor is empty", "give the start of the line to insert before")
     if not insert:
         raise DoctorError("--text is empty", "give the text to insert, ending with a newline")
-    _check_count(count)
-    anchor = text.native(anchor)
-    insert = text.native(insert)
-    starts = _occurrences(body, anchor)
-    if not starts:
-        raise _absent(path)
-    if len(starts) != count:
-        raise _miscounted(path, len(starts), count, "occurs")
+    anchor, insert = text.native(anchor), text.native(insert)
+    starts = _counted(path, body, anchor, count)
     for start in starts:
         if not _at_line_start(body, start):
             raise EditRefused(

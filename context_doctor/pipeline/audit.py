@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -69,30 +69,8 @@ def audit(
     at 8,000 projects storing the report beside the model was the warm run's peak).
     """
     run = resolve_run(corpus, config=config, select=select, ignore=ignore)
-    if len(run) > 1:
-        # Each source under its own configuration: one audit per configuration, one report.
-        audits = [
-            _audit_group(
-                group.corpus,
-                group.settings,
-                today=today,
-                readiness=readiness,
-                select=select,
-                ignore=ignore,
-                baseline=baseline,
-                config_baseline=config_baseline,
-                jobs=jobs,
-                replayable=replayable,
-                tail=tail,
-            )
-            for group in run
-        ]
-        merged = merge_reports([report for report, _, _ in audits], corpus, today)
-        specs = {spec.name: spec for _, _, checks in audits for spec in checks}
-        return merged, audits[0][1], [specs[name] for name in sorted(specs)]
-    return _audit_group(
-        corpus,
-        run[0].settings,
+    audit_group = partial(
+        _audit_group,
         today=today,
         readiness=readiness,
         select=select,
@@ -101,9 +79,15 @@ def audit(
         config_baseline=config_baseline,
         jobs=jobs,
         replayable=replayable,
-        direct=direct,
         tail=tail,
     )
+    if len(run) > 1:
+        # Each source under its own configuration: one audit per configuration, one report.
+        audits = [audit_group(group.corpus, group.settings) for group in run]
+        merged = merge_reports([report for report, _, _ in audits], corpus, today)
+        specs = {spec.name: spec for _, _, checks in audits for spec in checks}
+        return merged, audits[0][1], [specs[name] for name in sorted(specs)]
+    return audit_group(corpus, run[0].settings, direct=direct)
 
 
 def _audit_group(
