@@ -49,10 +49,10 @@ from context_doctor.editor.edits_file import Edit
 from context_doctor.editor.fixes import NotApplicable, set_entry_field
 from context_doctor.editor.gates import Gates
 from context_doctor.errors import DoctorError
+from context_doctor.guards.dates import find_date, respell
 from context_doctor.guards.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.guards.yamlio import careful_load
 from context_doctor.layouts import DEFAULT_LAST_SESSION, IN_CONTEXT, NEWEST_FIRST
-from context_doctor.model.dates import find_date, respell
 from context_doctor.model.document_facts import HeaderField, Heading
 from context_doctor.model.documents import Document
 from context_doctor.model.header import fields_named, last_session_field, record_date, section_range

@@ -17,14 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from context_doctor.guards.dates import entry_date
+from context_doctor.guards.dates import entry_date, entry_month
 from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.text import ordinals
 from context_doctor.layouts import NEWEST_FIRST as NEWEST_FIRST  # a check names the orders
 from context_doctor.layouts import OLDEST_FIRST as OLDEST_FIRST
 from context_doctor.layouts.words import NOT_ENTRY_LEADS
-from context_doctor.guards.dates import entry_date, entry_month
-from context_doctor.guards.text import ordinals
-from context_doctor.layouts import NEWEST_FIRST, OLDEST_FIRST
 from context_doctor.model.document_facts import Heading
 from context_doctor.model.documents import Document
 
