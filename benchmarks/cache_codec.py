@@ -81,7 +81,10 @@ def main() -> int:
     scopes = (Scope("projects"),)
 
     def read_documents() -> dict[bytes, DocumentFacts]:
-        return {key: from_entry(value) for key, value in store.load_documents().items()}
+        return {
+            key: from_entry(value)
+            for key, value in store.load_documents(DocumentFacts._fields).items()
+        }
 
     facts = read_documents()
     loaded = store.load_history(scopes)
@@ -101,7 +104,9 @@ def main() -> int:
             "documents write (encode + tag + write)",
             _median(
                 args.rounds,
-                lambda: store.save_documents({k: to_entry(v) for k, v in facts.items()}),
+                lambda: store.save_documents(
+                    {k: to_entry(v) for k, v in facts.items()}, DocumentFacts._fields
+                ),
             ),
         ),
         ("history read", _median(args.rounds, lambda: store.load_history(scopes))),

@@ -108,7 +108,7 @@ PROGRAMS: dict[str, str] = {
         "load_yaml_text(TEXT, Path('index.yaml'), 'index file')"
     ),
     "index (writer re-read)": (
-        "from context_doctor.write.fixes import set_entry_field, SetEntryField\n"
+        "from context_doctor.editor.fixes import set_entry_field, SetEntryField\n"
         "set_entry_field(TEXT, SetEntryField(1, 'p000000-audit', 'status', 'paused'))"
     ),
     "index (at a reviewed commit)": (

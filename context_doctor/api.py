@@ -10,11 +10,7 @@ Names not listed in ``__all__`` are internal and may change between releases.
 
 from typing import TYPE_CHECKING, Any
 
-from context_doctor.errors import Unverifiable
-from context_doctor.model.documents import Document
-from context_doctor.model.project import Project
-from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     BOUNDED,
     DORMANT,
     NO_INDEX,
@@ -29,6 +25,10 @@ from context_doctor.pipeline.registry import (
     VaultSkipRule,
     check,
 )
+from context_doctor.errors import Unverifiable
+from context_doctor.model.documents import Document
+from context_doctor.model.project import Project
+from context_doctor.model.source import Source
 from context_doctor.report.findings import (
     AppendLine,
     Applicability,

@@ -345,7 +345,7 @@ def _through_click(argv: list[str]) -> NoReturn:
     # After the quick answers, which start no process a signal would have to stop.
     _exit_on_termination()
     if argv[:1] and argv[0] not in LIGHT_COMMANDS and argv[0] not in ("-h", "--help"):
-        from context_doctor.pipeline.collector import freeze_after_pauses
+        from context_doctor.model.collector import freeze_after_pauses
 
         # The process ends after this one command: an audit's objects are frozen, not
         # walked by the collector again before exit (collector.freeze_after_pauses).

@@ -1,22 +1,22 @@
 """The fail-closed editor's Python API (docs/editor.md), raising :class:`EditRefused` instead of writing.
 
-The editor lives in :mod:`context_doctor.write.edit` (the verbs and the gates) and
-:mod:`context_doctor.write.apply` (batches) with the rest of the write path; this
+The editor lives in :mod:`context_doctor.editor.edit` (the verbs and the gates) and
+:mod:`context_doctor.editor.apply` (batches) with the rest of the write path; this
 module is the stable import path for Python callers (``add_entry(LogEntry(...), today=...)``
 is ``log add``). Every file argument is a ``str`` or a ``Path``. A refusal raised here
 names the keyword that would let it pass (``allow_stale_body=True``, ``count=3``), not
-the command line's flag (:mod:`context_doctor.write.vocabulary`); the CLI calls the
+the command line's flag (:mod:`context_doctor.editor.vocabulary`); the CLI calls the
 write path itself and keeps its flags.
 """
 
-from context_doctor.write import apply as _apply
-from context_doctor.write import log as _log
-from context_doctor.write.apply import ApplyResult
-from context_doctor.write.edit import EditRefused, EditResult
-from context_doctor.write.edits_file import Edit
-from context_doctor.write.gates import BODY_CURRENT, BODY_LAGS, BODY_UNVERIFIABLE, Gates
-from context_doctor.write.log import LogEntry
-from context_doctor.write.vocabulary import speaking_python
+from context_doctor.editor import apply as _apply
+from context_doctor.editor import log as _log
+from context_doctor.editor.apply import ApplyResult
+from context_doctor.editor.edit import EditRefused, EditResult
+from context_doctor.editor.edits_file import Edit
+from context_doctor.editor.gates import BODY_CURRENT, BODY_LAGS, BODY_UNVERIFIABLE, Gates
+from context_doctor.editor.log import LogEntry
+from context_doctor.editor.vocabulary import speaking_python
 
 apply = speaking_python(_apply.apply)
 set_field = speaking_python(_apply.set_field)

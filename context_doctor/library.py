@@ -18,8 +18,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from context_doctor.editor.vocabulary import python_refusals
 from context_doctor.errors import DoctorError
-from context_doctor.write.vocabulary import python_refusals
 
 READINESS = ("local", "remote")
 

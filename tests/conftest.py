@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import settings
 
+from context_doctor.checks.registry import PLUGINS_OFF
 from context_doctor.cli import cli
-from context_doctor.pipeline.registry import PLUGINS_OFF
 from context_doctor.scenarios import build_scenario
 
 # Hypothesis: CI runs a fixed seed (derandomize) and, where a test names no count, a few

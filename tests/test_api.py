@@ -17,8 +17,8 @@ import pytest
 from conftest import REPO_ROOT
 
 import context_doctor.api as api
-from context_doctor.pipeline import registry
-from context_doctor.pipeline.registry import PLUGINS_OFF, load_checks
+from context_doctor.checks import registry
+from context_doctor.checks.registry import PLUGINS_OFF, load_checks
 
 PAGE = REPO_ROOT / "docs" / "plugins.md"
 

@@ -16,7 +16,7 @@ from conftest import Run
 from support import loaded_by
 
 from context_doctor import cli as cli_module
-from context_doctor.pipeline.registry import load_checks
+from context_doctor.checks.registry import load_checks
 
 ISSUE_2_CHECKS = {
     "context-present",

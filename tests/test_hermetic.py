@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from context_doctor.pipeline.registry import PLUGINS_OFF
+from context_doctor.checks.registry import PLUGINS_OFF
 
 
 def test_git_reads_the_pinned_config_and_nothing_else(

@@ -26,15 +26,14 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from context_doctor.cache.store import Store, read_regular_file
+from context_doctor.config.plugins import installed_metadata
 from context_doctor.errors import DoctorError
 from context_doctor.git.run import git_directories, run_git
-from context_doctor.pipeline.plugins import installed_metadata
 from context_doctor.version import __version__
 
 if TYPE_CHECKING:
+    from context_doctor.checks.registry import CheckSpec, Context
     from context_doctor.config.settings import Settings
-    from context_doctor.model.source import Corpus
-    from context_doctor.pipeline.registry import CheckSpec, Context
 
 RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
 MAX_ENTRIES = 100_000  # files; bounds what a miss costs (~0.3 s) in a huge tree
@@ -358,8 +357,41 @@ def _link_target(path: bytes) -> bytes:
         return b"unreadable link " + str(error.errno).encode("ascii")
 
 
+@dataclass(frozen=True)
+class SourceInputs:
+    """What the run key reads of one source: values, taken before the key is."""
+
+    name: str
+    root: Path
+    projects_dir: str | None
+    only: str | None  # the ``--project`` narrowing, sorted, as text
+    toplevel: Path
+    allow_shallow: bool
+    ci: bool
+    pushing: tuple[str, ...]
+    store: object  # its repository's store (a Store; None without the cache)
+    projects: tuple[str, ...]  # the project ids
+    registry: tuple[str, ...]  # each freshness registry entry, as text
+    registered: tuple[Path, ...]  # the files those entries name
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """The corpus as the run key reads it, taken once before the key (by
+    :func:`context_doctor.pipeline.audit.run_inputs`): the key reads values and never calls
+    back into the model, so the model knows nothing of the key."""
+
+    has_vaults: bool
+    has_projects: bool
+    sources: tuple[SourceInputs, ...]
+    console_path: Path | None
+    from_console: bool
+    unaudited: str  # the unaudited sources, as text
+    whole: Path | None  # the one repository the run audits whole, if it does
+
+
 def run_key(
-    corpus: Corpus,
+    run: RunInputs,
     *,
     settings: Settings,
     checks: list[CheckSpec] | None,
@@ -375,9 +407,9 @@ def run_key(
     :class:`Invocation`); it is keyed by its invocation and its inputs, and what a later
     run needs to take that key before discovery is stored with the report.
     """
-    if corpus.vaults:
+    if run.has_vaults:
         return None  # a vault may live outside git, and its floors live outside the vault
-    stores = [source.repository_facts().store for source in corpus.sources]
+    stores = [source.store for source in run.sources]
     if not stores or not all(isinstance(store, Store) and store.directory for store in stores):
         return None  # --no-cache, or a source outside git: no store to keep a report in
     store = stores[0]
@@ -386,13 +418,13 @@ def run_key(
     if secret is None:
         return None
     try:
-        toplevels = sorted({source.repository.toplevel for source in corpus.sources})
-        externals = _externals(corpus, settings, baseline)
+        toplevels = sorted({source.toplevel for source in run.sources})
+        externals = _externals(run, settings, baseline)
         inputs, watched, racy = key_inputs(secret, toplevels, externals)
         digests = file_digests(racy)
-        if direct is not None and corpus.projects:
+        if direct is not None and run.has_projects:
             start = direct_start(secret, direct)
-            whole = corpus.whole_repository()
+            whole = run.whole
             manifest = Manifest(
                 [os.fsencode(top) for top in toplevels],
                 [None if path is None else str(path) for path in externals],
@@ -401,7 +433,7 @@ def run_key(
             digest = direct_digest(secret, start, inputs)
             return RunKey(digest, secret, store, watched, digests, (start, manifest))
         material = Material(secret)
-        _add_invocation(material, corpus, settings, checks, ctx)
+        _add_invocation(material, run, settings, checks, ctx)
         material.add("inputs", inputs)
     except (Unkeyable, OSError, DoctorError) as reason:  # a deleted working directory, git gone
         LOG.debug(f"this run is not replayable: {reason}")
@@ -409,12 +441,10 @@ def run_key(
     return RunKey(material.digest.digest(), secret, store, watched, digests)
 
 
-def _externals(corpus: Corpus, settings: Settings, baseline: Path | None) -> list[Path | None]:
+def _externals(run: RunInputs, settings: Settings, baseline: Path | None) -> list[Path | None]:
     """The files outside the repositories the run may read, by their bytes."""
-    named = [settings.config_file, baseline, corpus.console_path, settings.freshness_cache]
-    registered = [
-        source.root / entry.path for source in corpus.sources for entry in source.registry
-    ]
+    named = [settings.config_file, baseline, run.console_path, settings.freshness_cache]
+    registered = [path for source in run.sources for path in source.registered]
     return [*named, *registered]
 
 
@@ -461,7 +491,7 @@ def _add_doctor(material: Material) -> None:
 
 def _add_invocation(
     material: Material,
-    corpus: Corpus,
+    run: RunInputs,
     settings: Settings,
     checks: list[CheckSpec] | None,
     ctx: Context,
@@ -475,23 +505,22 @@ def _add_invocation(
     for spec in checks or []:
         material.add("check", spec.name, spec.severity.value, spec.module, spec.scope)
     material.add("settings", repr(settings), repr(ctx.settings))
-    material.add("console", int(corpus.from_console), repr(corpus.unaudited))
-    for source in corpus.sources:
-        facts = source.repository_facts()
+    material.add("console", int(run.from_console), run.unaudited)
+    for source in run.sources:
         material.add(
             "source",
             source.name,
             os.fsencode(source.root),
             source.projects_dir,
-            repr(sorted(source.only)) if source.only is not None else None,
-            os.fsencode(source.repository.toplevel),
-            int(facts.allow_shallow),
-            int(facts.ci),
-            *facts.pushing,
+            source.only,
+            os.fsencode(source.toplevel),
+            int(source.allow_shallow),
+            int(source.ci),
+            *source.pushing,
         )
-        material.add("projects", *(project.id for project in source.projects))
+        material.add("projects", *source.projects)
         for entry in source.registry:
-            material.add("registered", repr(entry))
+            material.add("registered", entry)
 
 
 # -- the direct key: a run named by paths, keyed before its corpus is discovered ---------

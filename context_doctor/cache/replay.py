@@ -129,8 +129,8 @@ def recall_direct(invocation: Invocation) -> tuple[Report, Path | None] | None:
     """The report a run with this invocation stored, with the repository whose report
     cache it wrote, when nothing it read has changed; else None (then discover and audit:
     that run keys and stores itself)."""
+    from context_doctor.config.plugins import plugin_modules
     from context_doctor.git.repository import repository_or_none
-    from context_doctor.pipeline.plugins import plugin_modules
 
     if not invocation.anchors or plugin_modules():
         return None  # a plugin's checks are keyed by its code, known once it is imported

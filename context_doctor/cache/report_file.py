@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
+from context_doctor.git.repository import doctor_directory
 from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.write import (
     USER_NAMED,
     WriteRefused,
-    doctor_directory,
     ensure_directory,
     write_file,
 )

@@ -45,7 +45,7 @@ import hmac
 import logging
 import os
 import stat
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
@@ -69,11 +69,10 @@ from context_doctor.cache.secret import machine_secret
 from context_doctor.errors import DoctorError
 from context_doctor.git import history as git_history
 from context_doctor.git.commits import Commit, History, Scope
-from context_doctor.git.repository import Repository
+from context_doctor.git.repository import Repository, doctor_directory
 from context_doctor.version import __version__
 from context_doctor.write import (
     WriteRefused,
-    doctor_directory,
     ensure_directory,
     remove_file,
     write_file,
@@ -362,17 +361,19 @@ class Store:
 
     # -- document facts ------------------------------------------------------
 
-    def _documents_key(self) -> str:
-        from context_doctor.model.document_facts import DocumentFacts
+    def _documents_key(self, fields: Sequence[str]) -> str:
+        """The documents file's key names the facts' fields: a field added is a new format."""
+        return cache_key(self.code, "documents " + ",".join(fields))
 
-        return cache_key(self.code, "documents " + ",".join(DocumentFacts._fields))
+    def load_documents(self, fields: Sequence[str]) -> Entries:
+        """Each document's stored facts by its key, still as bytes (:func:`decode_entry`);
+        ``fields``: the facts' field names (``DocumentFacts._fields``)."""
+        return self.read_entries(DOCUMENTS_FILE, self._documents_key(fields))
 
-    def load_documents(self) -> Entries:
-        """Each document's stored facts by its key, still as bytes (:func:`decode_entry`)."""
-        return self.read_entries(DOCUMENTS_FILE, self._documents_key())
-
-    def save_documents(self, entries: dict[bytes, msgspec.Raw | DocumentFacts]) -> None:
-        self.write(DOCUMENTS_FILE, self._documents_key(), entries)
+    def save_documents(
+        self, entries: dict[bytes, msgspec.Raw | DocumentFacts], fields: Sequence[str]
+    ) -> None:
+        self.write(DOCUMENTS_FILE, self._documents_key(fields), entries)
 
 
 def decode_entry(entry: msgspec.Raw, kind: type[T], what: str) -> T | None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.model.project import Project
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     DORMANT,
     SEED_LAYOUTS,
     SHARDED,
@@ -14,6 +13,7 @@ from context_doctor.pipeline.registry import (
     SkipRule,
     check,
 )
+from context_doctor.model.project import Project
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "structure"

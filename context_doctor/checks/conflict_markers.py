@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.model.conflicts import conflict_regions
+from context_doctor.checks.registry import Context, check
+from context_doctor.guards.conflicts import conflict_regions
 from context_doctor.model.project import Project
-from context_doctor.pipeline.registry import Context, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "hygiene"

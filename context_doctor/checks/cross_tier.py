@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.terminal import completed_date_remedy
-from context_doctor.model.header import deciding_field
-from context_doctor.model.project import Project
-from context_doctor.model.source import Source
-from context_doctor.model.text import is_valid_unicode
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     NO_DIRECTORY,
     NO_INDEX,
     NOT_TERMINAL,
@@ -18,6 +13,11 @@ from context_doctor.pipeline.registry import (
     SkipRule,
     check,
 )
+from context_doctor.checks.terminal import completed_date_remedy
+from context_doctor.guards.text import is_valid_unicode
+from context_doctor.model.header import deciding_field
+from context_doctor.model.project import Project
+from context_doctor.model.source import Source
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "lifecycle"

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from datetime import date
 
 from context_doctor.checks._session_evidence import markers_behind_with_header, newest_day_ordinals
+from context_doctor.checks.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 from context_doctor.checks.session_freshness import NO_DATED_LOG, NO_LOG
+from context_doctor.guards.text import first_date, ordinals
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
 from context_doctor.model.currency import header_lag as header_lag_of
 from context_doctor.model.document_facts import HeaderField, Heading
 from context_doctor.model.project import Project
-from context_doctor.model.text import first_date, ordinals
-from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "currency"

@@ -11,13 +11,13 @@ import shlex
 from collections.abc import Iterator
 from datetime import date
 
+from context_doctor.checks.registry import SEED_LAYOUTS, Context, check
 from context_doctor.errors import Unreadable
 from context_doctor.model.claims import Release, Version, claimed_version
 from context_doctor.model.document_claims import is_history, labels, releases
 from context_doctor.model.documents import Document
 from context_doctor.model.project import Project
 from context_doctor.model.state_file import STATE_FILE, StructuredState, render_block
-from context_doctor.pipeline.registry import SEED_LAYOUTS, Context, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "state"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 
+from context_doctor.checks.registry import Context, SkipRule, check
 from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, SkipRule, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "durability"

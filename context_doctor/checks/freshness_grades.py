@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from context_doctor.checks.registry import Context, check
+from context_doctor.freshness.grades import graded_files
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, check
 from context_doctor.report.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
 
 GROUP = "freshness-grades"
 
 
 def _graded(source: Source, ctx: Context) -> int:
-    return len(source.graded_files(ctx.today))
+    return len(graded_files(source, ctx.today))
 
 
 def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
-    for graded in source.graded_files(ctx.today):
+    for graded in graded_files(source, ctx.today):
         for problem in graded.problems:
             if problem.check != name:
                 continue

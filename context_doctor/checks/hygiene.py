@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from datetime import date
 
+from context_doctor.checks.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 from context_doctor.checks.structure import log_for
 from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document
@@ -23,7 +24,6 @@ from context_doctor.model.sessions import (
     kept_order,
     log_order,
 )
-from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "hygiene"

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from context_doctor.checks.references import fix_of, remedy_of, what_became
+from context_doctor.checks.registry import Context, SkipRule, check
 from context_doctor.model.instructions import MAX_IMPORT_HOPS, CodexChain
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, SkipRule, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "procedural"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.pipeline.registry import Context, check
+from context_doctor.checks.registry import Context, check
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.hygiene import NO_LOG_FILES
+from context_doctor.checks.registry import SEED_LAYOUTS, Context, check
 from context_doctor.checks.structure import log_for
 from context_doctor.model.attribution import REQUIRED_FIELDS
 from context_doctor.model.project import Project
-from context_doctor.pipeline.registry import SEED_LAYOUTS, Context, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "hygiene"

@@ -7,10 +7,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
-from context_doctor.guards.escape import escape_text
-from context_doctor.guards.patterns import LazyPattern
-from context_doctor.model.project import Project
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     BOUNDED,
     DORMANT,
     NOT_SHARDED,
@@ -20,6 +17,9 @@ from context_doctor.pipeline.registry import (
     SkipRule,
     check,
 )
+from context_doctor.guards.escape import escape_text
+from context_doctor.guards.patterns import LazyPattern
+from context_doctor.model.project import Project
 from context_doctor.report.findings import AppendLine, Applicability, Fix, Issue, Severity
 
 GROUP = "structure"

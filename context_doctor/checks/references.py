@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from context_doctor.checks.registry import Context, SkipRule, check
 from context_doctor.model.procedural import record_references
 from context_doctor.model.project import Project
 from context_doctor.model.reference_text import (
@@ -32,7 +33,6 @@ from context_doctor.model.references import (
     Unresolved,
 )
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, SkipRule, check
 from context_doctor.report.findings import Applicability, Fix, Issue, RewritePath, Severity
 
 GROUP = "procedural"

@@ -21,10 +21,7 @@ from context_doctor.checks._session_evidence import (
     session_commits_since,
     work_after_record,
 )
-from context_doctor.git.commits import ProjectCommit
-from context_doctor.layouts import SEED
-from context_doctor.model.project import Project
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     DORMANT,
     NO_INDEX,
     NOT_REGISTERED,
@@ -33,6 +30,9 @@ from context_doctor.pipeline.registry import (
     SkipRule,
     check,
 )
+from context_doctor.git.commits import ProjectCommit
+from context_doctor.layouts import SEED
+from context_doctor.model.project import Project
 from context_doctor.report.findings import Applicability, Fix, Issue, SetEntryField, Severity
 
 GROUP = "session-freshness"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from context_doctor.checks.registry import NO_INDEX, NOT_REGISTERED, SEED_LAYOUTS, Context, check
 from context_doctor.model import lifecycle
 from context_doctor.model.project import Project
-from context_doctor.pipeline.registry import NO_INDEX, NOT_REGISTERED, SEED_LAYOUTS, Context, check
 from context_doctor.report.findings import Applicability, Fix, Issue, SetEntryField, Severity
 
 GROUP = "lifecycle"

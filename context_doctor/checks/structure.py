@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date, timedelta
 
+from context_doctor.checks.registry import DORMANT, SEED_LAYOUTS, Context, check
+from context_doctor.guards.text import first_date
 from context_doctor.model.project import Project
 from context_doctor.model.sections import milestone_lines
-from context_doctor.model.text import first_date
-from context_doctor.pipeline.registry import DORMANT, SEED_LAYOUTS, Context, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "structure"

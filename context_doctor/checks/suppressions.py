@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from context_doctor.checks.registry import Context, check
 from context_doctor.model.source import Source
-from context_doctor.pipeline.registry import Context, check
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "suppression"

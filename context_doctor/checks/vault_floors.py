@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.pipeline.registry import Context, VaultSkipRule, check
+from context_doctor.checks.registry import Context, VaultSkipRule, check
 from context_doctor.report.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.pipeline.registry import Context, VaultSkipRule, check
+from context_doctor.checks.registry import Context, VaultSkipRule, check
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import AUDIT_LOG
 

@@ -22,7 +22,7 @@ from context_doctor.commands.common import guarded, output_options, split_names
 from context_doctor.commands.help_format import SectionedCommand
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
-from context_doctor.pipeline.collector import release_audit
+from context_doctor.model.collector import release_audit
 from context_doctor.render.formats import FORMATS
 from context_doctor.render.jsonout import report_json_bytes
 from context_doctor.render.output import emit, write_step_summary, write_whole
@@ -32,9 +32,9 @@ from context_doctor.write import USER_NAMED, WriteRefused
 
 if TYPE_CHECKING:
     from context_doctor.cache.keys import Invocation
+    from context_doctor.checks.registry import CheckSpec
     from context_doctor.config.settings import Settings
     from context_doctor.model.source import Corpus
-    from context_doctor.pipeline.registry import CheckSpec
 
 
 def print_settings(
@@ -409,7 +409,7 @@ def check_command(
                 )
                 sys.exit(0)
             if show_diff or apply_fixes:
-                from context_doctor.write.fixes import apply_plan, plan_fixes
+                from context_doctor.editor.fixes import apply_plan, plan_fixes
 
                 plan = plan_fixes(report.findings, corpus, unsafe=unsafe_fixes)
                 for finding, why in plan.skipped:
@@ -427,7 +427,7 @@ def check_command(
                         sys.exit(0)
                     # The diff quotes the files around each fix: a secret there is shown only
                     # redacted, as in every other output (SECURITY.md "A secret is never spread").
-                    from context_doctor.model.secrets import scrub
+                    from context_doctor.guards.redact import scrub
                     from context_doctor.pipeline.audit import secrets_of
 
                     click.echo(scrub(plan.diff(), secrets_of(corpus)), nl=False)

@@ -140,7 +140,7 @@ def complete_check_names(
     """Shell completion of check and group names; after a comma, of the next name."""
     from click.shell_completion import CompletionItem
 
-    from context_doctor.pipeline.registry import load_checks, selectable_names
+    from context_doctor.checks.registry import load_checks, selectable_names
 
     head, comma, last = incomplete.rpartition(",")
     try:

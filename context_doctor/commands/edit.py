@@ -28,13 +28,13 @@ from context_doctor.commands.text_input import (
     read_stdin,
     text_option,
 )
+from context_doctor.editor import apply as edit  # not context_doctor.edit: the CLI names its flags
+from context_doctor.editor.apply import ApplyResult, recover_project
+from context_doctor.editor.edit import EditRefused, EditResult
+from context_doctor.editor.edits_file import Edit, read_edits
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 from context_doctor.layouts.single_file import INSTRUCTION_FILES
-from context_doctor.write import apply as edit  # not context_doctor.edit: the CLI names its flags
-from context_doctor.write.apply import ApplyResult, recover_project
-from context_doctor.write.edit import EditRefused, EditResult
-from context_doctor.write.edits_file import Edit, read_edits
 
 _FILE = click.argument("file", type=click.Path(path_type=Path, dir_okay=True))
 _COUNT = click.option(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from context_doctor.commands.common import complete_check_names, guarded
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     GROUPS,
     CheckSpec,
     load_checks,
@@ -15,6 +14,7 @@ from context_doctor.pipeline.registry import (
     shape_reasons,
     skip_reasons,
 )
+from context_doctor.commands.common import complete_check_names, guarded
 from context_doctor.render.terminal import terminal_width, wrap
 
 EXPLAIN_WIDTH = 88  # a pipe or a file: the width explain always had

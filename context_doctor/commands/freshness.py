@@ -151,7 +151,7 @@ def run_summary(
 
 def _findings(files: list[GradedFile]) -> list[dict[str, Any]]:
     """Each problem of the graded files as ``check`` words it: severity and remedy included."""
-    from context_doctor.pipeline.registry import load_checks  # the checks' words, only when needed
+    from context_doctor.checks.registry import load_checks  # the checks' words, only when needed
 
     checks = load_checks()
     found: list[dict[str, Any]] = []

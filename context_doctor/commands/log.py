@@ -1,6 +1,6 @@
 """``context-doctor log add PROJECT``: log a session entry in ``sessions/YYYY-MM.md`` (docs/editor.md).
 
-Thin: parse the options, call :func:`context_doctor.write.log.add_entry`, say
+Thin: parse the options, call :func:`context_doctor.editor.log.add_entry`, say
 what was written. Exit codes as for ``edit``: 0 written, 1 refused (nothing
 written), 2 a usage error or a file that cannot be read.
 """
@@ -17,10 +17,10 @@ from context_doctor.commands.common import guarded, parse_today
 from context_doctor.commands.edit import gate_options, gates_of, report_batch, report_refusal
 from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.commands.text_input import TextSource, read_input, text_option
+from context_doctor.editor.edit import EditRefused
+from context_doctor.editor.gates import Gates
+from context_doctor.editor.log import LogEntry, LogPlace, add_entry
 from context_doctor.errors import DoctorError
-from context_doctor.write.edit import EditRefused
-from context_doctor.write.gates import Gates
-from context_doctor.write.log import LogEntry, LogPlace, add_entry
 
 
 def layout_place(project: Path) -> LogPlace | None:

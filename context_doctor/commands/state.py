@@ -16,6 +16,7 @@ import click
 from context_doctor.commands.common import guarded, parse_now
 from context_doctor.commands.help_format import DoctorGroup
 from context_doctor.commands.text_input import TextSource, read_input, text_option
+from context_doctor.editor.state import PlannedWrite, plan_compile, plan_init
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.guards.contain import repository_root
 from context_doctor.guards.escape import escape_text
@@ -23,7 +24,6 @@ from context_doctor.model.project import Project
 from context_doctor.pipeline.discover import discover
 from context_doctor.write import WriteRefused, read_snapshot, write_file
 from context_doctor.write.batch import PlannedFile, commit_files, recover
-from context_doctor.write.state import PlannedWrite, plan_compile, plan_init
 
 _PROJECT = click.argument("project", type=click.Path(path_type=Path))
 _NOW = click.option(

@@ -20,7 +20,7 @@ import click
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.limits import TooLarge, read_limited
-from context_doctor.model.text import BOM
+from context_doctor.guards.text import BOM
 
 MAX_TEXT_BYTES = 16 << 20
 

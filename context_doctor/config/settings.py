@@ -13,16 +13,17 @@ On the command line ``--select`` replaces the file's ``select`` and
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from context_doctor.config.instruction_options import InstructionOptions
 from context_doctor.errors import DoctorError
-from context_doctor.freshness import RegistryEntry
 from context_doctor.guards.contain import USER_NAMED, contained, repository_root
 from context_doctor.guards.limits import MAX_CONFIG_BYTES
 from context_doctor.guards.yamlio import read_text, validator
-from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.report.findings import Severity
 
 if TYPE_CHECKING:
@@ -45,12 +46,25 @@ DEFAULT_CHECK_OPTIONS: dict[str, dict[str, int]] = {
 }
 
 
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One ``[[freshness.registry]]`` entry: a file graded by its slug's threshold (or its own)."""
+
+    slug: str
+    path: str  # relative to the source root
+    threshold: int | None = None
+    derived_from: str | None = None
+
+
 def _default_check_options() -> dict[str, dict[str, int]]:
     return {name: dict(options) for name, options in DEFAULT_CHECK_OPTIONS.items()}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Settings:
+    """Everything a run's configuration decides, resolved once before the audit (one
+    configuration file, then the command line); the audit and the run key read it."""
+
     select: list[str] | None = None  # None: every registered check
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)
@@ -151,22 +165,34 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def find_config(roots: list[Path], explicit: Path | None) -> tuple[Path, dict[str, Any]] | None:
+def config_reader() -> Callable[[Path], dict[str, Any]]:
+    """A reader of configuration files that reads and parses each one once (for one run)."""
+    return cache(_read_toml)
+
+
+def find_config(
+    roots: list[Path],
+    explicit: Path | None,
+    read: Callable[[Path], dict[str, Any]] = _read_toml,
+) -> tuple[Path, dict[str, Any]] | None:
+    """The configuration ``explicit`` names, else the nearest of ``roots`` holds
+    (``context-doctor.toml``, else a ``pyproject.toml`` with a ``[tool.context-doctor]``
+    table); ``read`` reads one (:func:`config_reader`: each once per run)."""
     if explicit is not None:
         if not explicit.is_file() and not _special(explicit):
             what = "is a directory" if explicit.is_dir() else "does not exist"
             raise DoctorError(f"config file {explicit} {what}", "check the --config path")
-        data = _read_toml(explicit)
+        data = read(explicit)
         if explicit.name == "pyproject.toml":
             data = data.get("tool", {}).get("context-doctor", {})
         return explicit, data
     for root in roots:
         dedicated = root / "context-doctor.toml"
         if dedicated.is_file() or _special(dedicated):
-            return dedicated, _read_toml(dedicated)  # a FIFO: exit 2 naming it, not skipped
+            return dedicated, read(dedicated)  # a FIFO: exit 2 naming it, not skipped
         pyproject = root / "pyproject.toml"
         if pyproject.is_file() or _special(pyproject):
-            table = _read_toml(pyproject).get("tool", {}).get("context-doctor")
+            table = read(pyproject).get("tool", {}).get("context-doctor")
             if table is not None:
                 return pyproject, table
     return None
@@ -252,62 +278,89 @@ def resolve_settings(
     cli_select: list[str] | None,
     cli_ignore: list[str] | None,
 ) -> Settings:
-    settings = Settings()
-    found = find_config(roots, explicit)
+    """The settings of the configuration ``roots`` find (or ``explicit``), then the command line."""
+    return settings_of(find_config(roots, explicit), explicit, cli_select, cli_ignore)
+
+
+def settings_of(
+    found: tuple[Path, dict[str, Any]] | None,
+    explicit: Path | None,
+    cli_select: list[str] | None,
+    cli_ignore: list[str] | None,
+) -> Settings:
+    """One configuration file's settings (``found``, as :func:`find_config` read it; None:
+    the defaults), then the command line's: validated once, built once, never changed."""
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    severity: dict[str, Severity] = {}
+    budgets = dict(DEFAULT_BUDGETS)
+    per_project_ignores: dict[str, list[str]] = {}
+    per_path_ignores: dict[str, list[str]] = {}
+    check_options = _default_check_options()
+    select: list[str] | None = None
+    ignore: list[str] = []
     if found is not None:
         path, data = found
         validate_config(data, str(path))
         within = config_tree(path, explicit)
-        settings.config_file = path
+        values["config_file"] = path
         origin = str(path)
         if "select" in data:
-            settings.select = list(data["select"])
-            settings.origins["select"] = origin
+            select = list(data["select"])
+            origins["select"] = origin
         if "ignore" in data:
-            settings.ignore = list(data["ignore"])
-            settings.origins["ignore"] = origin
+            ignore = list(data["ignore"])
+            origins["ignore"] = origin
         for name, level in data.get("severity", {}).items():
-            settings.severity[name] = Severity(level)
-            settings.origins[f"severity.{name}"] = origin
+            severity[name] = Severity(level)
+            origins[f"severity.{name}"] = origin
         for name, number in data.get("budgets", {}).items():
-            settings.budgets[name] = int(number)
-            settings.origins[f"budgets.{name}"] = origin
+            budgets[name] = int(number)
+            origins[f"budgets.{name}"] = origin
         for key, table in (
-            ("per-project-ignores", settings.per_project_ignores),
-            ("per-path-ignores", settings.per_path_ignores),
+            ("per-project-ignores", per_project_ignores),
+            ("per-path-ignores", per_path_ignores),
         ):
             for name, checks in data.get(key, {}).items():
                 table[name] = list(checks)
-                settings.origins[f"{key}.{name}"] = origin
+                origins[f"{key}.{name}"] = origin
         for check_name, options in data.get("checks", {}).items():
             for name, number in options.items():
-                settings.check_options.setdefault(check_name, {})[name] = int(number)
-                settings.origins[f"checks.{check_name}.{name}"] = origin
+                check_options.setdefault(check_name, {})[name] = int(number)
+                origins[f"checks.{check_name}.{name}"] = origin
         if "baseline" in data:
-            settings.baseline = _place(path, data["baseline"], "baseline", within)
-            settings.origins["baseline"] = origin
+            values["baseline"] = _place(path, data["baseline"], "baseline", within)
+            origins["baseline"] = origin
         if "docs_url" in data.get("output", {}):
-            settings.docs_url = str(data["output"]["docs_url"])
-            settings.origins["output.docs_url"] = origin
+            values["docs_url"] = str(data["output"]["docs_url"])
+            origins["output.docs_url"] = origin
         if "instructions" in data:
-            settings.instructions = read_instructions(data["instructions"])
+            values["instructions"] = read_instructions(data["instructions"])
             for key in data["instructions"]:
-                settings.origins[f"instructions.{key}"] = origin
+                origins[f"instructions.{key}"] = origin
         freshness = read_freshness(path, data, within=within)
-        settings.freshness_registry = freshness.registry
-        settings.freshness_thresholds = freshness.thresholds
-        settings.freshness_cache = freshness.cache
+        values["freshness_registry"] = freshness.registry
+        values["freshness_thresholds"] = freshness.thresholds
+        values["freshness_cache"] = freshness.cache
         for key in ("registry", "thresholds", "cache"):
             if key in data.get("freshness", {}):
-                settings.origins[f"freshness.{key}"] = origin
+                origins[f"freshness.{key}"] = origin
     if cli_select:
-        settings.select = cli_select
-        settings.origins["select"] = "--select"
+        select = cli_select
+        origins["select"] = "--select"
     if cli_ignore:
-        settings.ignore = [*settings.ignore, *cli_ignore]
-        settings.origins["ignore"] = (
-            "--ignore"
-            if "ignore" not in settings.origins
-            else f"{settings.origins['ignore']} + --ignore"
+        ignore = [*ignore, *cli_ignore]
+        origins["ignore"] = (
+            "--ignore" if "ignore" not in origins else f"{origins['ignore']} + --ignore"
         )
-    return settings
+    return Settings(
+        select=select,
+        ignore=ignore,
+        severity=severity,
+        budgets=budgets,
+        origins=origins,
+        per_project_ignores=per_project_ignores,
+        per_path_ignores=per_path_ignores,
+        check_options=check_options,
+        **values,
+    )

@@ -12,6 +12,7 @@ The names other modules use are re-exported here.
 
 from __future__ import annotations
 
+from context_doctor.config.settings import RegistryEntry
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
     SECTION_MARKER,
@@ -27,7 +28,6 @@ from context_doctor.freshness.grades import (
     SLUG_THRESHOLDS,
     GradedFile,
     Problem,
-    RegistryEntry,
     SectionMark,
     grade_files,
     grade_for,

@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from context_doctor.errors import DoctorError
-from context_doctor.model.text import (
+from context_doctor.guards.text import (
     LINE_BREAK,
 )
 

@@ -21,8 +21,8 @@ from context_doctor.freshness.frontmatter import (
     split_frontmatter,
 )
 from context_doctor.guards.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.text import BOM
 from context_doctor.guards.walk import Walk, walk_files
-from context_doctor.model.text import BOM
 
 SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "Backups", "__pycache__", ".venv"})
 

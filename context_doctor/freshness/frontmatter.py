@@ -13,6 +13,7 @@ from ruamel.yaml.error import YAMLError
 
 from context_doctor.guards.limits import MAX_FRONTMATTER_BYTES, yaml_node_limit
 from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.text import BOM, lines_with_ends
 from context_doctor.guards.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
@@ -20,7 +21,6 @@ from context_doctor.guards.yamlio import (
     nesting_depth,
     plain,
 )
-from context_doctor.model.text import BOM, lines_with_ends
 
 CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
@@ -81,7 +81,7 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
     ``last_reviewed:`` quoted later in the body is never read as frontmatter.
     """
     body = text.removeprefix(BOM)
-    lines = lines_with_ends(body)  # only CRLF, CR and LF end a line (model/text.py)
+    lines = lines_with_ends(body)  # only CRLF, CR and LF end a line (guards/text.py)
     if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
         return None
     for index in range(1, len(lines)):

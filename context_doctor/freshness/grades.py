@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from context_doctor.config.settings import RegistryEntry
 from context_doctor.freshness.files import FileRead, discover_files, read_file
 from context_doctor.freshness.frontmatter import (
     CONVENTION,
@@ -36,6 +37,9 @@ from context_doctor.freshness.remedies import (
 )
 from context_doctor.guards.contain import inside, repository_root
 from context_doctor.model.documents import Document
+
+if TYPE_CHECKING:
+    from context_doctor.model.source import Source
 
 DEFAULT_THRESHOLD = 180
 PLACEHOLDER = date(1970, 1, 1)
@@ -135,14 +139,6 @@ def section_threshold(slug: str, overrides: Mapping[str, int] | None = None) -> 
 
 
 # -- graded files -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RegistryEntry:
-    slug: str
-    path: str  # relative to the source root
-    threshold: int | None = None
-    derived_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -646,3 +642,17 @@ def summarize(files: list[GradedFile]) -> dict[str, Any]:
             item.summary() for item in sorted(files, key=lambda item: (item.order, item.rel_path))
         ],
     }
+
+
+def graded_files(source: Source, today: date) -> list[GradedFile]:
+    """Freshness-graded files under ``source``, read and graded once per run (kept on it)."""
+    if source._graded is None:
+        source._graded = grade_files(
+            source.root,
+            source.registry,
+            today,
+            relative=source.repository.relative,
+            thresholds=source.thresholds,
+            known=source.known_heads,
+        )
+    return source._graded

@@ -11,6 +11,7 @@ from typing import Any
 
 from context_doctor.config.settings import (
     FreshnessConfig,
+    RegistryEntry,
     config_tree,
     find_config,
     read_freshness,
@@ -18,7 +19,7 @@ from context_doctor.config.settings import (
 )
 from context_doctor.errors import DoctorError
 from context_doctor.freshness.frontmatter import slug_of
-from context_doctor.freshness.grades import GradedFile, RegistryEntry, grade_files, summarize
+from context_doctor.freshness.grades import GradedFile, grade_files, summarize
 from context_doctor.guards.escape import clean_json, escape_undecodable
 from context_doctor.write import ensure_directory, repository_root, write_file
 

@@ -51,7 +51,8 @@ from context_doctor.freshness.frontmatter import (
     section_slug,
     split_frontmatter,
 )
-from context_doctor.model.text import (
+from context_doctor.git.repository import doctor_directory
+from context_doctor.guards.text import (
     BOM,
     decode_utf8,
     lines_with_ends,
@@ -59,7 +60,6 @@ from context_doctor.model.text import (
 )
 from context_doctor.write import (
     WriteRefused,
-    doctor_directory,
     ensure_directory,
     inside,
     read_snapshot,

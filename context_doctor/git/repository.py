@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePath
+from typing import Final
 
 from context_doctor.errors import DoctorError
-from context_doctor.git.run import locate, run_git
+from context_doctor.git.run import git_directories, locate, run_git
 
 
 @dataclass(frozen=True)
@@ -174,3 +176,46 @@ def name_of_url(url: str) -> str | None:
     tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
     name = tail.removesuffix(".git").strip()
     return name if name and name not in (".", "..") and "\\" not in name else None
+
+
+DOCTOR_DIRECTORY: Final = "context-doctor"
+"""The doctor's own directory under the git common directory (caches, backups)."""
+
+
+def doctor_directory(toplevel: Path) -> Path:
+    """``<git-common-dir>/context-doctor`` of the repository at ``toplevel``.
+
+    DoctorError when git cannot name the git directory, or when the doctor's
+    directory is a symlink or not a directory: a prepared ``.git`` could point it
+    anywhere, so it is not used (caches are then skipped, writers refuse).
+    """
+    known = git_directories(toplevel)
+    if known is not None:
+        common_directory = known[1]
+    else:
+        result = run_git(["rev-parse", "--git-common-dir"], toplevel)
+        common = result.stdout.decode("utf-8", "surrogateescape").strip()
+        if result.returncode != 0 or not common:
+            said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise DoctorError(
+                f"cannot find the git directory of {toplevel}"
+                + (f": git said {said[0]!r}" if said else ""),
+                "check the repository (`git status` there), then rerun",
+            )
+        common_directory = Path(os.path.abspath(toplevel / common))
+    directory = common_directory / DOCTOR_DIRECTORY
+    try:
+        status = os.lstat(directory)
+    except FileNotFoundError:
+        return directory
+    except OSError as error:
+        raise DoctorError(
+            f"cannot inspect {directory}: {error.strerror or error}", "check its permissions"
+        ) from error
+    if stat.S_ISLNK(status.st_mode) or not stat.S_ISDIR(status.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(status.st_mode) else "not a directory"
+        raise DoctorError(
+            f"{directory} is {kind}; the doctor keeps its files only in a real directory there",
+            f"remove it (`rm {directory}`) and rerun",
+        )
+    return directory

@@ -18,19 +18,14 @@ the write is refused too.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Final
 
 from context_doctor.errors import DoctorError
-from context_doctor.git.run import git_directories, run_git
 
 USER_NAMED: Final = None
 """``within=USER_NAMED``: the user named this path (a flag, the environment, a config file
 they passed), so there is no tree it must stay in. Never for a path read from the tree."""
-
-DOCTOR_DIRECTORY: Final = "context-doctor"
-"""The doctor's own directory under the git common directory (caches, backups)."""
 
 
 def inside(path: Path | str, root: Path | str) -> bool:
@@ -80,42 +75,3 @@ def contained(raw: str | Path, *, base: Path, root: Path, what: str) -> Path:
             "in a config you pass with --config, or with a command-line flag",
         )
     return path
-
-
-def doctor_directory(toplevel: Path) -> Path:
-    """``<git-common-dir>/context-doctor`` of the repository at ``toplevel``.
-
-    DoctorError when git cannot name the git directory, or when the doctor's
-    directory is a symlink or not a directory: a prepared ``.git`` could point it
-    anywhere, so it is not used (caches are then skipped, writers refuse).
-    """
-    known = git_directories(toplevel)
-    if known is not None:
-        common_directory = known[1]
-    else:
-        result = run_git(["rev-parse", "--git-common-dir"], toplevel)
-        common = result.stdout.decode("utf-8", "surrogateescape").strip()
-        if result.returncode != 0 or not common:
-            said = result.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise DoctorError(
-                f"cannot find the git directory of {toplevel}"
-                + (f": git said {said[0]!r}" if said else ""),
-                "check the repository (`git status` there), then rerun",
-            )
-        common_directory = Path(os.path.abspath(toplevel / common))
-    directory = common_directory / DOCTOR_DIRECTORY
-    try:
-        status = os.lstat(directory)
-    except FileNotFoundError:
-        return directory
-    except OSError as error:
-        raise DoctorError(
-            f"cannot inspect {directory}: {error.strerror or error}", "check its permissions"
-        ) from error
-    if stat.S_ISLNK(status.st_mode) or not stat.S_ISDIR(status.st_mode):
-        kind = "a symlink" if stat.S_ISLNK(status.st_mode) else "not a directory"
-        raise DoctorError(
-            f"{directory} is {kind}; the doctor keeps its files only in a real directory there",
-            f"remove it (`rm {directory}`) and rerun",
-        )
-    return directory

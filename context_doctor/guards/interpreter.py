@@ -20,8 +20,6 @@ from __future__ import annotations
 import site
 from pathlib import Path
 
-import context_doctor
-
 FULL_ISOLATION: tuple[str, ...] = ("-I",)
 KEEP_USER_SITE: tuple[str, ...] = ("-E", "-P")
 
@@ -39,5 +37,5 @@ def _installed_in_user_site(package: Path) -> bool:
 
 def isolation_flags() -> tuple[str, ...]:
     """The flags every interpreter the doctor starts gets, before ``-m`` or ``-c``."""
-    package = Path(context_doctor.__file__).parent
+    package = Path(__file__).parent.parent  # the context_doctor package itself
     return KEEP_USER_SITE if _installed_in_user_site(package) else FULL_ISOLATION

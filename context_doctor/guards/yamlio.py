@@ -16,6 +16,7 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.resolver import VersionedResolver
 
 from context_doctor.errors import DoctorError
+from context_doctor.guards.conflicts import conflict_regions, may_hold_markers
 from context_doctor.guards.limits import (
     MAX_CAREFUL_YAML_BYTES,
     MAX_FILE_BYTES,
@@ -29,8 +30,7 @@ from context_doctor.guards.limits import (
 # The bundled schemas and their checks (jsonschema only for an invalid document, #32).
 from context_doctor.guards.schema_check import schema as schema
 from context_doctor.guards.schema_check import validator as validator
-from context_doctor.model.conflicts import conflict_regions, may_hold_markers
-from context_doctor.model.text import BOM, join_surrogate_pairs
+from context_doctor.guards.text import BOM, join_surrogate_pairs
 
 # index.yaml and console.yaml are lists of flat records; nothing real nests this deep.
 MAX_FILE_DEPTH = 64

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from context_doctor.guards.dates import find_date
 from context_doctor.layouts import DEFAULT_LAST_SESSION, IN_CONTEXT, Layout
 from context_doctor.layouts.single_file import find_named, layout_of
 from context_doctor.layouts.tree import Tree
@@ -34,7 +35,6 @@ from context_doctor.layouts.words import (
     field_name,
     numbered_prose_lines,
 )
-from context_doctor.model.dates import find_date
 
 ROLE = "role"
 """Working memory by its name, as the layouts table's names are."""

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Protocol
 
 from context_doctor.guards.limits import TooLarge, read_limited
-from context_doctor.model.text import decode_utf8
-from context_doctor.model.text import lines as split_lines
+from context_doctor.guards.text import decode_utf8
+from context_doctor.guards.text import lines as split_lines
 
 
 class Tree(Protocol):

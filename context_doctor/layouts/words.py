@@ -10,7 +10,7 @@ are dated entries.
   of these labels followed by a date (``Stand: 30.04.2026``, ``**Ngày cập nhật**:
   17/01/2025``, ``_Last updated 2026-04-30_``) is its date field when the layout declares
   no other (:func:`date_line`).
-- Entries are read by :func:`context_doctor.model.dates.entry_date`, told these words
+- Entries are read by :func:`context_doctor.guards.dates.entry_date`, told these words
   (:data:`NOT_ENTRY_LEADS`): ``## Last updated: 2026-04-30`` is a field, not a session.
 
 Detection is deliberately line-based and small (it adds at most 20 ms); the model reads
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from context_doctor.guards.dates import FoundDate, entry_date, find_date
 from context_doctor.guards.patterns import LazyPattern
-from context_doctor.model.dates import FoundDate, entry_date, find_date
 
 STATUS_HEADINGS: Final = ("current status", "current state", "project status", "status", "state")
 """The words of a section that holds an instructions file's record (docs/layouts.md)."""

@@ -15,7 +15,7 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from context_doctor.write.edits_file import MAX_EDITS, OPS
+from context_doctor.editor.edits_file import MAX_EDITS, OPS
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
 PATH_MAX = 4095
@@ -26,7 +26,7 @@ class ArgumentProblem(Exception):
 
 
 def _names() -> list[str]:
-    from context_doctor.pipeline.registry import load_checks, selectable_names
+    from context_doctor.checks.registry import load_checks, selectable_names
 
     return selectable_names(load_checks())
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
+from context_doctor.guards.text import LINE_BREAK
 from context_doctor.mcp.paths import PathRefused, resolve, writable_file, writable_project
 from context_doctor.mcp.schemas import shown
-from context_doctor.model.text import LINE_BREAK
 from context_doctor.write import WriteRefused
 
 # The doctor's run state (module caches, the collector pause) is per process: one tool
@@ -226,8 +226,8 @@ def _severity(finding: Mapping[str, Any]) -> str:
 
 def explain(name: str) -> str:
     """What check (or group) ``name`` means, why it matters, how to fix it, what skips it."""
+    from context_doctor.checks.registry import load_checks, resolve_names
     from context_doctor.commands.explain import EXPLAIN_WIDTH, explain_text
-    from context_doctor.pipeline.registry import load_checks, resolve_names
 
     with _answering():
         registry = load_checks()
@@ -304,8 +304,8 @@ def log_add(
     """
     from context_doctor import edit as editor
     from context_doctor.commands.log import layout_place
+    from context_doctor.editor.log import log_file, log_path
     from context_doctor.mcp.paths import project_directory, writable_log_files
-    from context_doctor.write.log import log_file, log_path
 
     when = _day(day, "date")
     on = _day(today, "today")

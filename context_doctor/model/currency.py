@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from context_doctor.guards.text import ordinals, to_date
 from context_doctor.model.document_facts import HeaderField, Heading, ListItem
 from context_doctor.model.documents import Document
-from context_doctor.model.text import ordinals, to_date
 
 # docs/layouts.md: an open-section word counts only at the start of a title part (`What's Next —
 # Later` yes, `What Pierce Needs to Do` no). Parts are split at dashes between spaces, colons,

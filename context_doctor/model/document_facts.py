@@ -20,33 +20,27 @@ turns into a skip and ``record-unreadable`` turns into a finding.
 
 from __future__ import annotations
 
-import logging
 import re
-import sys
 from bisect import bisect_right
 from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from context_doctor.guards.conflicts import may_hold_markers
+from context_doctor.guards.markdown import block_parser, full_parser
+from context_doctor.guards.redact import redact, scrub_value
+from context_doctor.guards.text import BOM, decode_utf8
+from context_doctor.guards.text import lines as split_lines
 from context_doctor.layouts.words import row_date_cell
 from context_doctor.model.claims import affirmative_versions, label_of
-from context_doctor.model.conflicts import may_hold_markers
 from context_doctor.model.plain_blocks import plain_blocks
 from context_doctor.model.reference_text import Reference, references_in
-from context_doctor.model.secrets import (
-    SecretHit,
-    find_secrets,
-    load_detectors,
-    redact,
-    scrub_value,
-)
+from context_doctor.model.secrets import SecretHit, find_secrets, load_detectors
 from context_doctor.model.suppression_comments import (
     MARKER,
     SuppressionComment,
     markdown_suppressions,
 )
-from context_doctor.model.text import BOM, decode_utf8
-from context_doctor.model.text import lines as split_lines
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -71,63 +65,9 @@ _AS_OF = re.compile(r"^\s*\*State as of:\s*(\d{4})-(\d{2})-(\d{2})(?!\d)(.*?)\*\
 _AS_OF_HINT = "*State as of:"
 
 
-class _NoDebug:
-    """Stands in for markdown-it's per-rule module loggers, which are never enabled here.
-
-    Every block rule calls ``LOGGER.debug(...)`` on entry: about 2.5 million calls on a
-    2,000-project corpus, each paying for ``Logger.isEnabledFor``.  ``str.format`` on an
-    empty string accepts and ignores any arguments in C, so a call costs almost nothing.
-    """
-
-    debug = "".format
-
-
-def _silence_block_rule_loggers() -> None:
-    """Swap the block rules' loggers for :class:`_NoDebug` unless someone wants their output.
-
-    Only loggers still at their defaults are swapped: a caller that configured
-    ``markdown_it`` logging for DEBUG keeps it.
-    """
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("markdown_it."):
-            continue
-        logger = getattr(module, "LOGGER", None)
-        if isinstance(logger, logging.Logger) and not logger.isEnabledFor(logging.DEBUG):
-            module.LOGGER = _NoDebug()  # type: ignore[attr-defined]
-
-
 # markdown-it is imported and its parsers built on first use, not at import time: a warm
 # run takes every document's facts from the cache and never parses, and the import and
 # the rule chains cost tens of milliseconds of start-up (the pre-push case, #13).
-
-
-@cache
-def _full_parser() -> MarkdownIt:
-    """The whole grammar; only its inline parser is used (for ``links``, see :func:`_links`)."""
-    from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
-
-    _silence_block_rule_loggers()
-    return MarkdownIt("commonmark", {"html": True}).enable("table")
-
-
-@cache
-def _block_parser() -> MarkdownIt:
-    """The same block grammar with only the core rules that build block tokens.
-
-    The inline pass (about a quarter of parsing time) and text_join (which works on
-    inline children) are off.  Block tokens, and each inline token's raw ``content``,
-    are identical; only ``children`` stays empty, and only ``links`` needs them: it
-    runs the inline pass itself, on the few inline tokens that can hold a link.
-    """
-    from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
-
-    _silence_block_rule_loggers()
-    return MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
-
-
-def block_tokens(text: str) -> list[Token]:
-    """markdown-it's block tokens of ``text``, as the documents read it (no inline pass)."""
-    return _block_parser().parse(text, {})
 
 
 def load_parsers() -> None:
@@ -137,8 +77,8 @@ def load_parsers() -> None:
     they start with it (each would otherwise import markdown-it and detect-secrets
     and build the same parsers again: about 70 ms of CPU a worker).
     """
-    _block_parser()
-    _full_parser()
+    block_parser()
+    full_parser()
     load_detectors()
 
 
@@ -266,7 +206,7 @@ def unreadable_facts(problem: str) -> DocumentFacts:
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
-    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not): model/text.py."""
+    """(text, None) for UTF-8 text (a leading BOM dropped), else (None, why not): guards/text.py."""
     text, problem = decode_utf8(raw)
     return (None, problem) if text is None else (text.removeprefix(BOM), None)
 
@@ -349,7 +289,7 @@ def _blocks(
                 () if links else None,
             )
     env: dict[str, Any] = {}  # the block pass files reference definitions here (links need them)
-    tokens = _block_parser().parse(text, env)
+    tokens = block_parser().parse(text, env)
     found_headings, found_items, code_ranges, rows = _walk_blocks(tokens)
     # Only a comment naming the marker can be one of ours: most files skip the walk.
     suppressions = tuple(markdown_suppressions(tokens, lines, "")) if MARKER in text else ()
@@ -616,7 +556,7 @@ def _links(tokens: Iterable[Token], env: dict[str, Any]) -> tuple[Link, ...]:
     hold a link: each one's children are what a full parse gives it, and the others
     hold no link (:func:`_may_hold_link`).
     """
-    parser = _full_parser()
+    parser = full_parser()
     every = not _inline_rules_known(parser)
     found: list[Link] = []
     for token in tokens:
@@ -638,4 +578,4 @@ def _links(tokens: Iterable[Token], env: dict[str, Any]) -> tuple[Link, ...]:
 def links_of_text(text: str) -> tuple[Link, ...]:
     """The links of a text (what ``facts_of_text(text, links=True).links`` holds)."""
     env: dict[str, Any] = {}
-    return _links(_block_parser().parse(text, env), env)
+    return _links(block_parser().parse(text, env), env)

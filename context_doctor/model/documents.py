@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from context_doctor.errors import Unreadable
 from context_doctor.guards.limits import TooLarge, read_limited, resolves_within
+from context_doctor.guards.text import lines as split_lines
+from context_doctor.model.collector import release_with_the_audit
 from context_doctor.model.document_facts import (
     TAIL_LINES,
     AsOfLine,
@@ -38,8 +40,6 @@ from context_doctor.model.document_facts import (
 from context_doctor.model.reference_text import Reference
 from context_doctor.model.secrets import SecretHit, find_secrets
 from context_doctor.model.suppression_comments import SuppressionComment
-from context_doctor.model.text import lines as split_lines
-from context_doctor.pipeline.collector import release_with_the_audit
 
 if TYPE_CHECKING:
     import msgspec
@@ -280,7 +280,7 @@ class Document:
 
     @property
     def may_hold_markers(self) -> bool:
-        """A merge-conflict marker may be in the text (model/conflicts.py's cheap look)."""
+        """A merge-conflict marker may be in the text (guards/conflicts.py's cheap look)."""
         return self._readable().may_hold_markers
 
     @property

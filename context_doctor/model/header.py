@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from context_doctor.guards.dates import FoundDate, find_date, first_day
+from context_doctor.guards.text import first_date
 from context_doctor.layouts.words import first_date_line, pick_status_section, status_heading
-from context_doctor.model.dates import FoundDate, find_date, first_day
 from context_doctor.model.document_facts import HeaderField, field_of_line, first_of_each_name
-from context_doctor.model.text import first_date
 
 if TYPE_CHECKING:
     from context_doctor.model.documents import Document

@@ -9,9 +9,9 @@ from typing import Any
 
 from context_doctor.git.commits import PersistentStore
 from context_doctor.guards.limits import MAX_YAML_FILE_BYTES
+from context_doctor.guards.text import is_valid_unicode, parse_iso_date
 from context_doctor.guards.yamlio import line_of, load_yaml_text, plain, read_text, validator
 from context_doctor.model.suppression_comments import SuppressionComment, yaml_suppressions
-from context_doctor.model.text import is_valid_unicode, parse_iso_date
 
 
 @dataclass

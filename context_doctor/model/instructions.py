@@ -36,9 +36,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from context_doctor.config.instruction_options import InstructionOptions
 from context_doctor.guards.walk import walk_files
 from context_doctor.model.documents import Document
-from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.model.reference_text import IMPORT, Reference
 
 if TYPE_CHECKING:

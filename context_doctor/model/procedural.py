@@ -14,10 +14,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from context_doctor.config.instruction_options import InstructionOptions
 from context_doctor.git.removals import Removals
 from context_doctor.guards.patterns import LazyPattern
 from context_doctor.model.documents import Document
-from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.model.instructions import (
     CodexChain,
     ImportGraph,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from context_doctor.errors import HistoryUnavailable
 from context_doctor.git.commits import ProjectCommit
+from context_doctor.guards.redact import redact
 from context_doctor.layouts import DEFAULT_LAST_SESSION
 from context_doctor.model import lifecycle
 from context_doctor.model.artifacts import ARTIFACTS_DIR, Artifact, read_artifacts
@@ -29,7 +30,7 @@ from context_doctor.model.header import (
 )
 from context_doctor.model.project_files import ProjectFiles
 from context_doctor.model.review import PostCloseReview, review_of
-from context_doctor.model.secrets import SecretHit, redact, secrets_in_name
+from context_doctor.model.secrets import SecretHit, secrets_in_name
 from context_doctor.model.sessions import (
     EVERY_HEADING_LEVEL,
     SessionEntry,
@@ -85,7 +86,7 @@ class Project(ProjectFiles):
         if self.log_inner is None:
             return self._in_file_log
         if (self.directory / self.log_inner).is_dir():
-            # As `log add` chooses (write/log.py): a month file when the folder keeps month
+            # As `log add` chooses (editor/log.py): a month file when the folder keeps month
             # files or no log yet; its one other log file; else a file of your own naming.
             names = [d.path.name for d in self.session_logs]
             others = [name for name in names if not is_month_file(name)]

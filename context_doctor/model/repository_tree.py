@@ -23,7 +23,7 @@ from pathlib import Path
 
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.guards.limits import TooLarge, read_limited
-from context_doctor.model.text import decode_utf8
+from context_doctor.guards.text import decode_utf8
 
 FILE = "file"
 FOLDER = "folder"

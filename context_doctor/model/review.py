@@ -23,9 +23,9 @@ from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.guards.limits import MAX_YAML_FILE_BYTES
 from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.text import parse_iso_date
 from context_doctor.guards.yamlio import careful_load
 from context_doctor.model.index import IndexEntry
-from context_doctor.model.text import parse_iso_date
 
 _HEX = LazyPattern(r"[0-9a-fA-F]{4,64}")
 

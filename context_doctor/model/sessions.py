@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from context_doctor.guards.dates import entry_date, entry_month
 from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.text import ordinals
 from context_doctor.layouts import NEWEST_FIRST as NEWEST_FIRST  # a check names the orders
 from context_doctor.layouts import OLDEST_FIRST as OLDEST_FIRST
 from context_doctor.layouts.words import NOT_ENTRY_LEADS
-from context_doctor.model.dates import entry_date, entry_month
 from context_doctor.model.document_facts import Heading
 from context_doctor.model.documents import Document
-from context_doctor.model.text import ordinals
 
 NOT_LOGS = frozenset({"readme.md", "index.md"})
 # docs/layouts.md: the seed's entries are `##` and `###` headings.  docs/layouts.md: any heading.
@@ -55,7 +55,7 @@ def session_date(text: str) -> tuple[str, dt.date | None] | None:
     """The date ``text`` (a heading, a list item, a table cell) is dated by as a session
     entry, as spelled and as a day (None: impossible); else None.
 
-    One reader for every layout (:func:`context_doctor.model.dates.entry_date`): the date
+    One reader for every layout (:func:`context_doctor.guards.dates.entry_date`): the date
     stands in its first words, bare or decorated (``**2026-07-20**``, ``[2026-08-21]``,
     ``Session 12 — 2026-08-21``, ``Session: 2026-02-15 18:02``, ``🧭 Resume — …``); a
     field's label or a status heading before it (``Last updated: …``) makes it no entry. A

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
-from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from context_doctor.freshness import GradedFile, RegistryEntry, grade_files
+from context_doctor.config.instruction_options import InstructionOptions
+from context_doctor.config.settings import RegistryEntry
 from context_doctor.git.commits import Scope
 from context_doctor.git.facts import RepositoryFacts
 from context_doctor.git.repository import Repository
@@ -16,7 +16,6 @@ from context_doctor.guards.limits import resolves_within
 from context_doctor.layouts import MEMORY_BANK, Layout, seed, seed_single
 from context_doctor.layouts.tree import DirectoryTree
 from context_doctor.model.index import Index
-from context_doctor.model.instruction_options import InstructionOptions
 from context_doctor.model.procedural import Procedural
 from context_doctor.model.project import Project
 from context_doctor.model.project_files import SEED_RECORD_FILES, SEED_RECORD_FOLDERS
@@ -25,6 +24,7 @@ from context_doctor.report.findings import Issue
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from context_doctor.freshness.grades import GradedFile
     from context_doctor.vault.model import Vault
 
 DEFAULT_PROJECTS_DIR = "projects"
@@ -47,7 +47,7 @@ class Source:
     # Whether each file the run already read declares the freshness convention, by
     # absolute path (audit.prepare_corpus fills it): the freshness walk opens them no more.
     known_heads: dict[str, bool] = field(default_factory=dict)
-    _graded: list[GradedFile] | None = None
+    _graded: list[GradedFile] | None = None  # freshness.grades.graded_files, once per run
     # The layout its projects are built from (docs/layouts.md): declared, detected, or the seed's.
     given_layout: InitVar[Layout | None] = None
     layout: Layout = field(init=False)
@@ -69,19 +69,6 @@ class Source:
             self.layout = seed_single.layout(DirectoryTree(self.root))
         else:
             self.layout = seed.layout(self.projects_dir, origin=f"{self.projects_dir}/")
-
-    def graded_files(self, today: date) -> list[GradedFile]:
-        """Freshness-graded files under the source, read and graded once per run."""
-        if self._graded is None:
-            self._graded = grade_files(
-                self.root,
-                self.registry,
-                today,
-                relative=self.repository.relative,
-                thresholds=self.thresholds,
-                known=self.known_heads,
-            )
-        return self._graded
 
     @cached_property
     def procedural(self) -> Procedural:

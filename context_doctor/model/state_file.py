@@ -33,10 +33,10 @@ from typing import Any
 
 from context_doctor.guards.limits import TooLarge, kind_of, read_limited
 from context_doctor.guards.patterns import LazyPattern
+from context_doctor.guards.text import BOM
 from context_doctor.guards.walk import walk_files
 from context_doctor.guards.yamlio import validator
 from context_doctor.model.documents import Document
-from context_doctor.model.text import BOM
 
 STATE_FILE = "CURRENT_STATE.json"
 SCHEMA = "current-state.schema.json"

@@ -30,7 +30,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from context_doctor.guards.patterns import LazyPattern
-from context_doctor.model.text import LINE_BREAK
+from context_doctor.guards.text import LINE_BREAK
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

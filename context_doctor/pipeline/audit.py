@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from context_doctor.cache import keys, replay
-from context_doctor.config.settings import Settings, find_config, resolve_settings
+from context_doctor.checks.registry import CheckSpec, Context, load_checks, resolve_names
+from context_doctor.config.plugins import plugin_modules
+from context_doctor.config.settings import Settings, config_reader, find_config, settings_of
 from context_doctor.errors import DoctorError
-from context_doctor.pipeline.collector import paused_collection
-from context_doctor.pipeline.plugins import plugin_modules
-from context_doctor.pipeline.registry import CheckSpec, Context, load_checks, resolve_names
+from context_doctor.model.collector import paused_collection
 from context_doctor.report.findings import Finding
 from context_doctor.report.report import Coverage, Report, redacted
 
@@ -68,29 +68,44 @@ def audit(
     has let the model go, instead of being run here while the model is still held (#32:
     at 8,000 projects storing the report beside the model was the warm run's peak).
     """
-    groups = config_groups(corpus) if config is None else [corpus]
-    if len(groups) > 1:
+    run = resolve_run(corpus, config=config, select=select, ignore=ignore)
+    audit_group = partial(
+        _audit_group,
+        today=today,
+        readiness=readiness,
+        select=select,
+        ignore=ignore,
+        baseline=baseline,
+        config_baseline=config_baseline,
+        jobs=jobs,
+        replayable=replayable,
+        tail=tail,
+    )
+    if len(run) > 1:
         # Each source under its own configuration: one audit per configuration, one report.
-        audits = [
-            audit(
-                group,
-                today=today,
-                readiness=readiness,
-                select=select,
-                ignore=ignore,
-                config=None,
-                baseline=baseline,
-                config_baseline=config_baseline,
-                jobs=jobs,
-                replayable=replayable,
-                tail=tail,
-            )
-            for group in groups
-        ]
+        audits = [audit_group(group.corpus, group.settings) for group in run]
         merged = merge_reports([report for report, _, _ in audits], corpus, today)
         specs = {spec.name: spec for _, _, checks in audits for spec in checks}
         return merged, audits[0][1], [specs[name] for name in sorted(specs)]
-    settings = resolve_settings(config_directories(corpus), config, select or None, ignore or None)
+    return audit_group(corpus, run[0].settings, direct=direct)
+
+
+def _audit_group(
+    corpus: Corpus,
+    settings: Settings,
+    *,
+    today: date,
+    readiness: str,
+    select: list[str],
+    ignore: list[str],
+    baseline: Path | None,
+    config_baseline: bool,
+    jobs: int | None,
+    replayable: bool,
+    direct: keys.Invocation | None = None,
+    tail: list[Callable[[], None]] | None,
+) -> tuple[Report, Settings, Sequence[CheckSpec]]:
+    """:func:`audit` of sources that share one configuration, its ``settings`` resolved."""
     chosen = baseline or (settings.baseline if config_baseline else None)
     # An id the baseline recorded holds when a remote is added or renamed (docs/layouts.md):
     # read before anything keys on the ids (the replay, the suppressions), even by a
@@ -110,7 +125,12 @@ def audit(
         # code digest, and the settings name the selection: the key is taken, and a
         # stored report replayed, before any check module is imported (#27, #32).
         key = keys.run_key(
-            corpus, settings=settings, checks=None, ctx=ctx, baseline=chosen, direct=direct
+            run_inputs(corpus),
+            settings=settings,
+            checks=None,
+            ctx=ctx,
+            baseline=chosen,
+            direct=direct,
         )
         replayed = None if key is None else replay.recall(key)
         if replayed is not None:
@@ -125,7 +145,9 @@ def audit(
 
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
     if plugins:
-        key = keys.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=chosen)
+        key = keys.run_key(
+            run_inputs(corpus), settings=settings, checks=checks, ctx=ctx, baseline=chosen
+        )
         replayed = None if key is None else replay.recall(key)
         if replayed is not None:
             return replayed, settings, checks
@@ -158,6 +180,38 @@ def audit(
     else:
         tail.append(finish)
     return report, settings, checks
+
+
+def run_inputs(corpus: Corpus) -> keys.RunInputs:
+    """The corpus as the run key reads it (:class:`keys.RunInputs`), taken once."""
+    sources = []
+    for source in corpus.sources:
+        facts = source.repository_facts()
+        sources.append(
+            keys.SourceInputs(
+                name=source.name,
+                root=source.root,
+                projects_dir=source.projects_dir,
+                only=repr(sorted(source.only)) if source.only is not None else None,
+                toplevel=source.repository.toplevel,
+                allow_shallow=facts.allow_shallow,
+                ci=facts.ci,
+                pushing=tuple(facts.pushing),
+                store=facts.store,
+                projects=tuple(project.id for project in source.projects),
+                registry=tuple(repr(entry) for entry in source.registry),
+                registered=tuple(source.root / entry.path for entry in source.registry),
+            )
+        )
+    return keys.RunInputs(
+        has_vaults=bool(corpus.vaults),
+        has_projects=bool(corpus.projects),
+        sources=tuple(sources),
+        console_path=corpus.console_path,
+        from_console=corpus.from_console,
+        unaudited=repr(corpus.unaudited),
+        whole=corpus.whole_repository(),
+    )
 
 
 def _selected(
@@ -213,15 +267,42 @@ def settings_by_group(
     registry = load_checks()
     resolve_names(select, registry, "--select")
     resolve_names(ignore, registry, "--ignore")
-    groups = config_groups(corpus) if config is None else [corpus]
     resolved = []
-    for group in groups:
-        settings = resolve_settings(
-            config_directories(group), config, select or None, ignore or None
-        )
-        checks, _ignores = _selected(settings, registry)
-        resolved.append((group, settings, checks))
+    for group in resolve_run(corpus, config=config, select=select, ignore=ignore):
+        checks, _ignores = _selected(group.settings, registry)
+        resolved.append((group.corpus, group.settings, checks))
     return resolved
+
+
+@dataclass(frozen=True)
+class ConfigGroup:
+    """Sources that find one configuration, and the settings it resolves to."""
+
+    corpus: Corpus
+    settings: Settings
+
+
+def resolve_run(
+    corpus: Corpus, *, config: Path | None, select: list[str], ignore: list[str]
+) -> tuple[ConfigGroup, ...]:
+    """The run's configuration, resolved once, before the audit: the sources grouped by
+    the file each finds (docs/layouts.md: per source), each file read and validated once,
+    each group's settings built once (a frozen :class:`Settings` the audit and the run key
+    read)."""
+    read = config_reader()
+    groups = config_groups(corpus, read) if config is None else [corpus]
+    return tuple(
+        ConfigGroup(
+            group,
+            settings_of(
+                find_config(config_directories(group), config, read),
+                config,
+                select or None,
+                ignore or None,
+            ),
+        )
+        for group in groups
+    )
 
 
 def secrets_of(corpus: Corpus) -> set[str]:
@@ -237,13 +318,18 @@ def secrets_of(corpus: Corpus) -> set[str]:
     return found
 
 
-def source_config(corpus: Corpus, source: Source) -> Path | None:
+def source_config(
+    corpus: Corpus, source: Source, read: Callable[[Path], dict[str, Any]] | None = None
+) -> Path | None:
     """The configuration file ``source`` finds (nearest at or above its root), if any."""
-    found = find_config(config_directories(replace(corpus, sources=[source], vaults=[])), None)
+    directories = config_directories(replace(corpus, sources=[source], vaults=[]))
+    found = find_config(directories, None, read or config_reader())
     return found[0] if found else None
 
 
-def config_groups(corpus: Corpus) -> list[Corpus]:
+def config_groups(
+    corpus: Corpus, read: Callable[[Path], dict[str, Any]] | None = None
+) -> list[Corpus]:
     """The corpus split by the configuration file each source finds (docs/layouts.md: per source).
 
     One group (the corpus itself) when every source finds the same file or none; the
@@ -251,7 +337,7 @@ def config_groups(corpus: Corpus) -> list[Corpus]:
     """
     by_file: dict[Path | None, list[Source]] = {}
     for source in corpus.sources:
-        by_file.setdefault(source_config(corpus, source), []).append(source)
+        by_file.setdefault(source_config(corpus, source, read), []).append(source)
     if len(by_file) <= 1:
         return [corpus]
     return [
@@ -273,8 +359,9 @@ def merge_reports(reports: list[Report], corpus: Corpus, today: date) -> Report:
         for name, counted in report.coverage.items():
             coverage.setdefault(name, Coverage()).add(counted)
     from context_doctor import freshness
+    from context_doctor.freshness.grades import graded_files
 
-    graded = [item for source in corpus.sources for item in source.graded_files(today)]
+    graded = [item for source in corpus.sources for item in graded_files(source, today)]
     return replace(
         first,
         sources=[summary for report in reports for summary in report.sources],

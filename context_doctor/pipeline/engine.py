@@ -15,12 +15,13 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from context_doctor.checks.registry import CheckSpec, Context
 from context_doctor.errors import HistoryUnavailable, Unreadable, Unverifiable
 from context_doctor.freshness import summarize
+from context_doctor.freshness.grades import graded_files
 from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.model.source import Corpus, Source
-from context_doctor.pipeline.registry import CheckSpec, Context
 from context_doctor.report.findings import Finding, Issue, Severity, Unverified
 from context_doctor.report.report import Coverage, Report, SourceSummary
 
@@ -267,7 +268,7 @@ def run(
         for spec in vault_checks:
             findings += _run_vault_check(spec, vault, ctx, coverage[spec.name])
     findings.sort(key=Finding.sort_key)
-    graded = [item for source in corpus.sources for item in source.graded_files(ctx.today)]
+    graded = [item for source in corpus.sources for item in graded_files(source, ctx.today)]
     stamped = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     return Report(
         today=ctx.today,

@@ -91,7 +91,7 @@ class Preparation:
         """Write back what changed: document facts, memos (the history writes itself)."""
         for toplevel, store in sorted(self.stores.items()):
             if toplevel in self.dirty:
-                store.save_documents(self.documents[toplevel])
+                store.save_documents(self.documents[toplevel], DocumentFacts._fields)
             store.save_memos()
 
 
@@ -121,7 +121,7 @@ def prepare(
     for facts, listed in documents_by_repository:
         toplevel = facts.repository.toplevel
         store = preparation.stores.get(toplevel)
-        stored: Entries = store.load_documents() if store is not None else {}
+        stored: Entries = store.load_documents(DocumentFacts._fields) if store is not None else {}
         kept = used.setdefault(toplevel, {})
         for document in listed:
             raw = document.read_bytes()

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from context_doctor.checks.registry import CheckSpec, did_you_mean
 from context_doctor.errors import DoctorError, Unreadable
 from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.model.documents import Document
 from context_doctor.model.source import Corpus
 from context_doctor.model.suppression_comments import SuppressionComment
-from context_doctor.pipeline.registry import CheckSpec, did_you_mean
 from context_doctor.report.findings import Finding, Severity, fingerprints
 from context_doctor.report.report import Report
 from context_doctor.version import __version__

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from context_doctor.pipeline.registry import (
+from context_doctor.checks.registry import (
     GROUPS,
     CheckSpec,
     load_checks,

@@ -29,7 +29,7 @@ from context_doctor.render.text import (
 from context_doctor.report.report import Report
 
 if TYPE_CHECKING:
-    from context_doctor.pipeline.registry import CheckSpec
+    from context_doctor.checks.registry import CheckSpec
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from context_doctor.report.report import Report
 from context_doctor.write import USER_NAMED, WriteRefused, append_file, write_file
 
 if TYPE_CHECKING:
-    from context_doctor.pipeline.registry import CheckSpec
+    from context_doctor.checks.registry import CheckSpec
 
 
 def write_step_summary(report: Report) -> None:

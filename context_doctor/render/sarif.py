@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from context_doctor.checks.registry import CheckSpec
 from context_doctor.guards.escape import clean_json
-from context_doctor.pipeline.registry import CheckSpec
 from context_doctor.render.check_pages import (
     SECURITY_SEVERITY,
     docs_home,

@@ -317,7 +317,7 @@ def _fix_carries(finding: Finding, values: set[str]) -> bool:
     fix = finding.fix
     if fix is None:
         return False
-    from context_doctor.model.secrets import scrub
+    from context_doctor.guards.redact import scrub
 
     texts = [fix.path]
     for edit in fix.to_json()["edits"]:
@@ -338,7 +338,7 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
         return report
     # The detectors' patterns: imported only where a secret was found, never to print a
     # stored report (#32).
-    from context_doctor.model.secrets import scrub
+    from context_doctor.guards.redact import scrub
 
     findings = []
     for finding in report.findings:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from context_doctor.model.secrets import SecretHit, find_secrets, redact
+from context_doctor.guards.redact import redact
+from context_doctor.model.secrets import SecretHit, find_secrets
 
 REQUIRED = ("id", "memory_id", "timestamp", "actor", "operation", "diff_before", "diff_after")
 ACTORS = frozenset(("user", "assistant", "system", "import"))

@@ -27,6 +27,8 @@ from context_doctor.guards.limits import (
     MAX_RESCUED_ENTRIES,
     yaml_node_limit,
 )
+from context_doctor.guards.redact import scrub_value
+from context_doctor.guards.text import lines as split_lines
 from context_doctor.guards.yamlio import (
     RecursiveYaml,
     YamlTooLarge,
@@ -35,8 +37,7 @@ from context_doctor.guards.yamlio import (
     plain,
 )
 from context_doctor.model.document_facts import decode
-from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines, scrub_value
-from context_doctor.model.text import lines as split_lines
+from context_doctor.model.secrets import SecretHit, find_secrets, scan_lines
 from context_doctor.vault import EMPTY, MEMORY, PLAIN, REJECTED, UNKNOWN_TYPE, UNREADABLE
 
 # Bastra's `MemoryTypeEnum` (packages/core/src/schema.ts).

@@ -9,7 +9,6 @@ write only through it.
 from context_doctor.guards.contain import (
     USER_NAMED,
     contained,
-    doctor_directory,
     inside,
     repository_root,
 )
@@ -43,7 +42,6 @@ __all__ = [
     "commit_files",
     "contained",
     "default_mode",
-    "doctor_directory",
     "ensure_directory",
     "inside",
     "move_aside",

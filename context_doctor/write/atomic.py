@@ -302,6 +302,15 @@ def _fsync_directory(directory: int) -> None:
         os.fsync(directory)
 
 
+def _renamed_into_place(
+    path: Path, temporary: _Temporary, data: bytes | bytearray, directory: int
+) -> None:
+    """After the rename: the temporary name is gone, the directory synced, the bytes confirmed."""
+    temporary.name = None
+    _fsync_directory(directory)
+    _confirm(path, temporary, data, directory)
+
+
 def _confirm(path: Path, temporary: _Temporary, data: bytes | bytearray, directory: int) -> None:
     """Re-read what was written. If another writer replaced the file after us, theirs wins."""
     if not _starts_with(temporary.fd, data):
@@ -405,9 +414,7 @@ def _replace_locked(directory: int, snapshot: FileSnapshot, new_data: bytes) -> 
                 os.rename(temporary.name, path.name, src_dir_fd=directory, dst_dir_fd=directory)
             except OSError as error:
                 raise _write_error(path, error) from error
-            temporary.name = None
-            _fsync_directory(directory)
-            _confirm(path, temporary, new_data, directory)
+            _renamed_into_place(path, temporary, new_data, directory)
         finally:
             _discard(directory, temporary)
         # An appender that opened the file before the rename writes into the replaced copy:
@@ -560,9 +567,7 @@ def write_file(
                 ) from error
             except OSError as error:
                 raise _write_error(path, error) from error
-            temporary.name = None
-            _fsync_directory(directory)
-            _confirm(path, temporary, data, directory)
+            _renamed_into_place(path, temporary, data, directory)
         finally:
             _discard(directory, temporary)
 

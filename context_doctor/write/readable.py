@@ -15,7 +15,7 @@ still be edited elsewhere:
   others but a tab and the line breaks LF and CR) than the old ones. The doctor reads a
   file with a NUL as binary, and a terminal or a CI log acts on the rest.
 - ``unclosed-block``: the write changes how a line it did not touch reads (text, code,
-  an HTML block, a table row: :mod:`context_doctor.model.line_kinds`), or leaves the file
+  an HTML block, a table row: :mod:`context_doctor.guards.line_kinds`), or leaves the file
   ending inside a code fence or an HTML comment it did not end in before, so that the
   next entry written would read as code. A fence, a comment or a table the new text
   opens must close inside it (a table, by a blank line before the text that follows).
@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from context_doctor.guards.contain import USER_NAMED
-from context_doctor.model.text import BOM
+from context_doctor.guards.text import BOM
 
 RECORD_SUFFIXES = frozenset({".md", ".markdown"})
 TEXT_SUFFIXES = RECORD_SUFFIXES | {".yaml", ".yml", ".txt"}
@@ -103,7 +103,7 @@ def _decoded(data: bytes) -> str:
 
 
 def _judge_blocks(path: Path, before: bytes, after: bytes) -> tuple[str, str] | None:
-    from context_doctor.model.line_kinds import WORDS, line_kinds, lines_of
+    from context_doctor.guards.line_kinds import WORDS, line_kinds, lines_of
 
     old_text, new_text = _decoded(before), _decoded(after)
     if old_text == new_text:

@@ -258,12 +258,22 @@ def test_a_cache_of_the_previous_format_is_ignored(doctor: Doctor, make_repo: Ma
     for name in (store.DOCUMENTS_FILE, store.HISTORY_FILE, store.MEMO_FILE, replay.REPORTS_FILE):
         _format_2_file(cache_dir(root) / name, secret, planted)
     kept = store.Store(cache_dir(root))
-    assert kept.read(store.DOCUMENTS_FILE, kept._documents_key(), dict[bytes, Any]) is None
+    assert (
+        kept.read(
+            store.DOCUMENTS_FILE, kept._documents_key(DocumentFacts._fields), dict[bytes, Any]
+        )
+        is None
+    )
     # Its body under this format's header does not verify either (the header is tagged).
     path = cache_dir(root) / store.DOCUMENTS_FILE
     old = path.read_bytes()
     path.write_bytes(old.replace(b"cache 2\n", f"cache {store.CACHE_FORMAT}\n".encode(), 1))
-    assert kept.read(store.DOCUMENTS_FILE, kept._documents_key(), dict[bytes, Any]) is None
+    assert (
+        kept.read(
+            store.DOCUMENTS_FILE, kept._documents_key(DocumentFacts._fields), dict[bytes, Any]
+        )
+        is None
+    )
     found, stderr = budget_projects(doctor, root, "--debug")
     assert found == truth
     assert "Traceback" not in stderr

@@ -18,10 +18,11 @@ from support import Doctor, MakeRepo, read_cache, run_in_a_process, write_cache
 from test_store import TODAY, a_context, cache_dir, git
 
 from context_doctor.cache import keys, replay
+from context_doctor.checks.registry import Context, load_checks
 from context_doctor.config.settings import resolve_settings
 from context_doctor.pipeline.audit import audit as run_audit
+from context_doctor.pipeline.audit import run_inputs
 from context_doctor.pipeline.discover import discover
-from context_doctor.pipeline.registry import Context, load_checks
 from context_doctor.scenarios import load_scenario, scenario_path
 
 REPLAYED = "its report is replayed"
@@ -206,7 +207,7 @@ def test_a_racy_file_whose_bytes_moved_keeps_the_report_from_being_stored(root: 
     settings = resolve_settings([source.root for source in corpus.sources], None, None, None)
     ctx = Context(today=date.fromisoformat(TODAY), readiness="local", settings=settings)
     checks = list(load_checks().values())
-    key = keys.run_key(corpus, settings=settings, checks=checks, ctx=ctx, baseline=None)
+    key = keys.run_key(run_inputs(corpus), settings=settings, checks=checks, ctx=ctx, baseline=None)
     assert key is not None
     assert os.fsencode(path) in key.racy  # written a moment ago
     key.racy[os.fsencode(path)] = b"not the bytes it holds"  # as if rewritten within the tick
@@ -286,9 +287,9 @@ def test_every_variable_the_doctor_reads_is_keyed() -> None:
     """A variable read anywhere in the package is in the replay key (or only renders)."""
     import re
 
+    from context_doctor.checks.registry import PLUGINS_OFF
     from context_doctor.git.run import TIMEOUT_VARIABLE
     from context_doctor.pipeline.discover import VAULT_ENV
-    from context_doctor.pipeline.registry import PLUGINS_OFF
 
     package = Path(replay.__file__).resolve().parent.parent
     read = {VAULT_ENV, TIMEOUT_VARIABLE, PLUGINS_OFF}

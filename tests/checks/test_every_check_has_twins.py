@@ -30,7 +30,7 @@ from conftest import Run
 from support import Doctor, audit, cached_audit
 from vault_support import clean_vault_files, floor, memory, vault_scenario
 
-from context_doctor.pipeline.registry import load_checks
+from context_doctor.checks.registry import load_checks
 from context_doctor.scenarios import scenario_path, scenario_today
 
 Setup = Callable[[Path, Doctor], tuple[str, ...]]

@@ -17,12 +17,12 @@ import pytest
 from conftest import Run
 from support import Doctor, MakeRepo, template_tail
 
+from context_doctor.guards.redact import redact
 from context_doctor.model.secrets import (
     WINDOW,
     _formats_fitting,
     _known_formats,
     _shortest_match,
-    redact,
     scan_lines,
 )
 

@@ -24,7 +24,7 @@ from support import (
     sole,
 )
 
-from context_doctor.pipeline.registry import load_checks
+from context_doctor.checks.registry import load_checks
 
 TODAY = "2026-06-20"
 SCENARIO = "structure"

@@ -13,7 +13,7 @@ from conftest import Run
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
-from context_doctor.pipeline.registry import GROUPS, load_checks
+from context_doctor.checks.registry import GROUPS, load_checks
 
 Doctor = Callable[..., Run]
 TODAY = "2026-06-20"

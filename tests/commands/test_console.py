@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 from support import Doctor, MakeRepo
 
+from context_doctor.checks.registry import PLUGINS_OFF
 from context_doctor.commands.console_launcher import MARK, SCRIPT, launcher_text
-from context_doctor.pipeline.registry import PLUGINS_OFF
 
 TODAY = "2026-06-20"
 TIMEOUT_SECONDS = 60  # the console's CONTEXT_TIMEOUT_MS

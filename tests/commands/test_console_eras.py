@@ -22,9 +22,9 @@ import pytest
 from commands.test_console import bare_python
 from support import Doctor, MakeRepo
 
+from context_doctor.checks.registry import PLUGINS_OFF
 from context_doctor.commands.console_eras import compare_versions
 from context_doctor.commands.console_launcher import MARK
-from context_doctor.pipeline.registry import PLUGINS_OFF
 
 SKILL = "synthesis-context-lifecycle"
 UPSTREAM = "#!/usr/bin/env python3\n# the upstream context doctor\nprint('upstream')\n"

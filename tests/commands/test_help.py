@@ -10,7 +10,7 @@ import pytest
 from support import Doctor
 
 from context_doctor import cli as cli_module
-from context_doctor.pipeline.registry import GROUPS, load_checks
+from context_doctor.checks.registry import GROUPS, load_checks
 
 GROUPS_WITH_COMMANDS = ("edit", "log", "state", "hook", "freshness", "mcp", "console")
 

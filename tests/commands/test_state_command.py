@@ -10,8 +10,8 @@ import pytest
 from support import Doctor, MakeRepo, assert_skipped, audit, git, head
 
 import context_doctor.commands.state as command_module
+from context_doctor.editor.state import plan_compile
 from context_doctor.model.state_file import BLOCK_END, BLOCK_START
-from context_doctor.write.state import plan_compile
 
 TODAY = "2026-06-20"
 NOW = "2026-06-20T09:30:00+02:00"

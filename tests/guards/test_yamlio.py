@@ -276,7 +276,7 @@ def test_many_aliases_are_one_object_each_and_counted_not_expanded() -> None:
 
 def test_the_writers_read_the_index_the_same_way() -> None:
     """``check --fix`` and ``log add --set-header`` splice at the positions libyaml gives."""
-    from context_doctor.write.fixes import SetEntryField, set_entry_field
+    from context_doctor.editor.fixes import SetEntryField, set_entry_field
 
     text = index_of(3).replace("    status: active\n", "    status: active  # kept\n", 1)
     done = set_entry_field(text, SetEntryField(1, "p000000", "status", "paused"))

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from context_doctor.checks.registry import GROUPS, load_checks
 from context_doctor.mcp.schemas import DATE, TOOL_SCHEMAS, check_output_schema, first_problem
-from context_doctor.pipeline.registry import GROUPS, load_checks
 
 
 def parameters(schema: dict[str, Any], where: str = "") -> list[tuple[str, dict[str, Any]]]:

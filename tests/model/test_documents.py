@@ -12,13 +12,12 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from context_doctor.cache import codec
+from context_doctor.guards.markdown import block_parser, full_parser
 from context_doctor.model.currency import as_of_markers, open_items
 from context_doctor.model.document_facts import (
     DocumentFacts,
     Link,
     ListItem,
-    _block_parser,
-    _full_parser,
     _inline_rules_known,
     _may_hold_link,
     _walk_blocks,
@@ -137,7 +136,7 @@ def test_packed_facts_are_the_facts_and_are_let_go(tmp_path: Path) -> None:
 def test_list_items_take_one_pass_over_the_tokens() -> None:
     """Each item used to rescan the tokens from the start (#14: 80,000 items took 98 s)."""
     text = "# T\n\n## Next\n\n" + "".join(f"- [ ] item {n}\n" for n in range(20_000))
-    tokens = CountingTokens(_block_parser().parse(text))
+    tokens = CountingTokens(block_parser().parse(text))
     _headings, items, _code, _rows = _walk_blocks(tokens)
     assert len(items) == 20_000
     assert tokens.visits == len(tokens.tokens)
@@ -248,7 +247,7 @@ def test_links_equal_a_full_parse_for_any_mix(text: str) -> None:
 
 def test_the_link_filter_is_used_only_over_the_inline_rules_it_knows() -> None:
     """A markdown-it that enabled, say, linkify would make links the filter does not foresee."""
-    assert _inline_rules_known(_full_parser())
+    assert _inline_rules_known(full_parser())
     linkify = MarkdownIt("commonmark", {"html": True, "linkify": True}).enable("linkify")
     assert not _inline_rules_known(linkify)
 
@@ -264,6 +263,6 @@ def test_only_a_bracket_before_a_parenthesis_or_an_angle_can_start_a_link() -> N
 def test_load_parsers_builds_what_parsing_uses() -> None:
     """What the store calls before forking its workers, so none of them builds it again."""
     load_parsers()
-    assert _block_parser.cache_info().currsize == 1
-    assert _full_parser.cache_info().currsize == 1
+    assert block_parser.cache_info().currsize == 1
+    assert full_parser.cache_info().currsize == 1
     assert _known_formats.cache_info().currsize == 1

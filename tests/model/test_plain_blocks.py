@@ -108,7 +108,7 @@ document = st.tuples(st.lists(line, max_size=14), st.booleans()).map(
 
 
 def _markdown_it(text: str) -> tuple[object, object, object, object]:
-    tokens = document_facts._block_parser().parse(text, {})
+    tokens = document_facts.block_parser().parse(text, {})
     return document_facts._walk_blocks(tokens)
 
 
@@ -196,7 +196,7 @@ def test_a_plain_file_is_never_given_to_markdown_it(monkeypatch: pytest.MonkeyPa
     def no_markdown_it() -> None:
         raise AssertionError("markdown-it parsed a plain file")
 
-    monkeypatch.setattr(document_facts, "_block_parser", no_markdown_it)
+    monkeypatch.setattr(document_facts, "block_parser", no_markdown_it)
     facts = document_facts.facts_of_text("# P\n\n- [x] done\n\n---\ntitle\n---\n", links=False)
     assert [item.checked for item in facts.list_items] == [True]
     assert [(h.level, h.text) for h in facts.headings] == [(1, "P"), (2, "title")]

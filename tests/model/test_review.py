@@ -12,9 +12,9 @@ from pathlib import Path
 from ruamel.yaml import YAML
 
 from context_doctor.cache import codec
+from context_doctor.guards.text import parse_iso_date
 from context_doctor.guards.yamlio import load_yaml_text, plain
 from context_doctor.model.review import DatesById, _dates_by_id, _stamp
-from context_doctor.model.text import parse_iso_date
 
 VALUES = [
     "2025-01-01",

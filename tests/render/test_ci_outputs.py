@@ -19,7 +19,7 @@ from jsonschema import Draft4Validator
 from support import Doctor, MakeRepo, template_tail
 from syrupy.assertion import SnapshotAssertion
 
-from context_doctor.pipeline.registry import load_checks
+from context_doctor.checks.registry import load_checks
 from context_doctor.render.check_pages import page_url, render_page
 from context_doctor.render.github import render_github
 from context_doctor.report.findings import Finding, Severity

@@ -20,7 +20,7 @@ from vault_support import TODAY as VAULT_TODAY
 from vault_support import clean_vault_files, vault_scenario
 
 from context_doctor.cli import main
-from context_doctor.model.secrets import redact, scrub
+from context_doctor.guards.redact import redact, scrub
 from context_doctor.report.findings import Finding, Severity
 from context_doctor.report.report import Report, redacted
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from support import Doctor, MakeRepo, template_tail
 
-from context_doctor.model.line_kinds import line_kinds
+from context_doctor.guards.line_kinds import line_kinds
 from context_doctor.write.readable import judge_record
 
 TODAY = "2026-06-10"

@@ -190,7 +190,7 @@ SURVIVAL: dict[str, Survival] = {
         # A pair: the target and a second file the harness leaves alone between rounds (it
         # removes `.aside`, which would look like a hand edit to the pending journal). Each
         # round first finishes a batch a kill interrupted, as every batch writer does; that
-        # the pair then agrees is tests/write/test_apply.py's kill test.
+        # the pair then agrees is tests/editor/test_apply.py's kill test.
         killed=(
             "from context_doctor.write.batch import recover\n"
             "second = here / 'second.md'\n"

@@ -1,4 +1,4 @@
-"""``log add`` (context_doctor.write.log): one entry, in date order, header moved in the same write."""
+"""``log add`` (context_doctor.editor.log): one entry, in date order, header moved in the same write."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from context_doctor import edit
+from context_doctor.editor.log import LogEntry, LogPlace, add_entry
 from context_doctor.errors import DoctorError
 from context_doctor.model.header import DEFAULT_LAST_SESSION_NAMES
-from context_doctor.write.log import LogEntry, LogPlace, add_entry
 
 NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
 TODAY = date(2026, 6, 30)

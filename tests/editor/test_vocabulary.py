@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from conftest import Run
-from write.test_apply import CONTEXT, project, snapshot
+from editor.test_apply import CONTEXT, project, snapshot
 
 from context_doctor import edit
+from context_doctor.editor.vocabulary import python_words
 from context_doctor.errors import DoctorError
-from context_doctor.write.vocabulary import python_words
 
 
 @pytest.mark.parametrize(

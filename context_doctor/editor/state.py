@@ -39,6 +39,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from context_doctor.errors import DoctorError
+from context_doctor.guards.text import BOM, newline_of
 from context_doctor.model.currency import WHATS_NEXT_TITLE, as_of_markers, without_stamp
 from context_doctor.model.document_claims import is_history
 from context_doctor.model.documents import Document
@@ -54,7 +55,6 @@ from context_doctor.model.state_file import (
     schema_problems,
     without_block,
 )
-from context_doctor.model.text import BOM, newline_of
 from context_doctor.write import WriteRefused
 from context_doctor.write.readable import control_message, first_control
 
@@ -201,7 +201,7 @@ def plan_init(
 
 
 def _line_ending(text: str) -> str:
-    return newline_of(text)  # the one CRLF rule (model/text.py)
+    return newline_of(text)  # the one CRLF rule (guards/text.py)
 
 
 def decode_context(raw: bytes, project: Project) -> tuple[Document, bool]:

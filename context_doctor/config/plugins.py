@@ -1,6 +1,6 @@
 """Where check modules come from: the doctor's own package, and third parties' entry points.
 
-Apart from :mod:`context_doctor.pipeline.registry` so that a run can ask whether any plugin is
+Apart from :mod:`context_doctor.checks.registry` so that a run can ask whether any plugin is
 installed (its replay key depends on it) without importing the registry or a check.
 """
 

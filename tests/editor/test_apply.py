@@ -1,4 +1,4 @@
-"""``edit apply`` (context_doctor.write.apply): many edits, every gate once, every file or none."""
+"""``edit apply`` (context_doctor.editor.apply): many edits, every gate once, every file or none."""
 
 from __future__ import annotations
 
@@ -205,7 +205,7 @@ def test_edits_that_cannot_be_read_are_doctor_errors(tmp_path: Path, edits: Any,
 
 
 def _parse(edits: Any) -> None:
-    from context_doctor.write.edits_file import parse_edits
+    from context_doctor.editor.edits_file import parse_edits
 
     parse_edits(edits)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from context_doctor.pipeline import collector
+from context_doctor.model import collector
 
 
 def test_under_the_console_script_a_pause_freezes_what_it_built(

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from context_doctor.config.plugins import BUILTIN_PACKAGE, entry_point_modules, plugins_enabled
+from context_doctor.config.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported
+from context_doctor.config.plugins import PLUGINS_OFF as PLUGINS_OFF
 from context_doctor.errors import DoctorError
 from context_doctor.layouts import ANOTHER_LAYOUT, EVERY_KIND, NOT_WORKING_MEMORY, SEED_KINDS
-from context_doctor.pipeline.plugins import BUILTIN_PACKAGE, entry_point_modules, plugins_enabled
-from context_doctor.pipeline.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported
-from context_doctor.pipeline.plugins import PLUGINS_OFF as PLUGINS_OFF
 from context_doctor.report.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:
@@ -395,12 +395,13 @@ def _import(module: str, origin: str) -> None:
 
 
 def builtin_modules() -> list[str]:
-    """The built-in check modules: every public module of :data:`BUILTIN_PACKAGE`."""
+    """The built-in check modules: every public module of :data:`BUILTIN_PACKAGE` but
+    this one (the registry lives beside the checks it registers, and holds none)."""
     package = importlib.import_module(BUILTIN_PACKAGE)
     return sorted(
         f"{BUILTIN_PACKAGE}.{info.name}"
         for info in pkgutil.iter_modules(package.__path__)
-        if not info.name.startswith("_")
+        if not info.name.startswith("_") and f"{BUILTIN_PACKAGE}.{info.name}" != __name__
     )
 
 

@@ -8,7 +8,7 @@ the first entry dated later (a log written newest first: before the first entry 
 earlier), else after the last entry's section. With ``set_header`` the same batch
 moves the layout's last-session field to the entry's date (and, in the seed's layout,
 the index's ``last_session`` with it), so the header can never be ahead of the log it
-names. Everything is one :class:`~context_doctor.write.apply.Batch`: every gate once,
+names. Everything is one :class:`~context_doctor.editor.apply.Batch`: every gate once,
 every file or none.
 
 Decisions where the spec is silent (also in CHANGELOG.md):
@@ -43,10 +43,16 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from context_doctor.editor.apply import ApplyResult, Batch, as_edit_refusal
+from context_doctor.editor.edit import EditRefused, Splice, apply_splices
+from context_doctor.editor.edits_file import Edit
+from context_doctor.editor.fixes import NotApplicable, set_entry_field
+from context_doctor.editor.gates import Gates
 from context_doctor.errors import DoctorError
+from context_doctor.guards.dates import find_date, respell
+from context_doctor.guards.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.guards.yamlio import careful_load
 from context_doctor.layouts import DEFAULT_LAST_SESSION, IN_CONTEXT, NEWEST_FIRST
-from context_doctor.model.dates import find_date, respell
 from context_doctor.model.document_facts import HeaderField, Heading
 from context_doctor.model.documents import Document
 from context_doctor.model.header import fields_named, last_session_field, record_date, section_range
@@ -63,13 +69,7 @@ from context_doctor.model.sessions import (
     new_entry_form,
     new_file_form,
 )
-from context_doctor.model.text import LEADING_DATE, ORDINAL_PATTERN, TextFile, lines_with_ends
 from context_doctor.report.findings import SetEntryField
-from context_doctor.write.apply import ApplyResult, Batch, as_edit_refusal
-from context_doctor.write.edit import EditRefused, Splice, apply_splices
-from context_doctor.write.edits_file import Edit
-from context_doctor.write.fixes import NotApplicable, set_entry_field
-from context_doctor.write.gates import Gates
 
 if TYPE_CHECKING:
     from context_doctor.layouts import Layout

@@ -62,7 +62,7 @@ def _keyword(match: re.Match[str]) -> str:
 
 def in_python_words(error: Exception) -> Exception:
     """The same refusal (same type, rule and meaning), worded for a Python caller."""
-    from context_doctor.write.edit import EditRefused
+    from context_doctor.editor.edit import EditRefused
 
     if isinstance(error, EditRefused):
         return EditRefused(

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor import write
+from context_doctor.editor.edit import decode, split_lines, unified_diff
 from context_doctor.freshness.frontmatter import read_frontmatter
+from context_doctor.guards.text import newline_of
 from context_doctor.guards.yamlio import careful_load, plain
 from context_doctor.model.source import Corpus, Source
-from context_doctor.model.text import newline_of
 from context_doctor.report.findings import (
     AppendLine,
     Applicability,
@@ -37,7 +38,6 @@ from context_doctor.report.findings import (
     RewritePath,
     SetEntryField,
 )
-from context_doctor.write.edit import decode, split_lines, unified_diff
 
 _PLAIN_END = re.compile(r"\s+#|\s*$")
 _SAFE_SCALAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -159,7 +159,7 @@ def apply_edit(body: str, edit: FixEdit) -> str:
 
 
 def _line_break(lines: list[str]) -> str:
-    """The file's newline: model/text.py's CRLF rule (its first line ends with its first break)."""
+    """The file's newline: guards/text.py's CRLF rule (its first line ends with its first break)."""
     return newline_of(lines[0]) if lines else "\n"
 
 

@@ -653,7 +653,7 @@ ELSEWHERE = {
 
 def test_every_refusal_rule_has_a_byte_identical_test_on_lf_and_crlf() -> None:
     """Set coverage: a new rule in the editor fails here until it has its survival test."""
-    package = Path(edit.__file__).parent / "write"
+    package = Path(edit.__file__).parent / "editor"
     raised = {
         rule
         for name in ("edit.py", "gates.py", "apply.py", "log.py")

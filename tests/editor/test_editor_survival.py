@@ -26,7 +26,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from test_survival import _state, kill_when_ready
+from write.test_survival import _state, kill_when_ready
 
 import context_doctor.edit as editor
 from context_doctor.errors import DoctorError

@@ -16,6 +16,11 @@ from itertools import zip_longest
 from pathlib import Path
 
 from context_doctor.config.settings import DEFAULT_BUDGETS
+from context_doctor.editor.edit import BOLD_FIELD, EditRefused, shell_quoted, text_document
+from context_doctor.guards.text import (
+    first_date,
+    ordinals,
+)
 from context_doctor.model import tables
 from context_doctor.model.currency import (
     AsOfMarker,
@@ -27,11 +32,6 @@ from context_doctor.model.currency import (
 from context_doctor.model.documents import Document
 from context_doctor.model.header import completion_reading
 from context_doctor.model.state_file import find_block
-from context_doctor.model.text import (
-    first_date,
-    ordinals,
-)
-from context_doctor.write.edit import BOLD_FIELD, EditRefused, shell_quoted, text_document
 
 BODY_CURRENT = "as-of markers current"
 

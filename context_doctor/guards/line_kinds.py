@@ -7,12 +7,12 @@ read (an unclosed code fence turns every entry after it into code, an unclosed
 the file ending inside a fence or a comment that would swallow what is written next.
 
 The reading is markdown-it's block pass, the one the doctor's documents use
-(:mod:`context_doctor.model.document_facts`), so the gate and the checks never disagree.
+(:mod:`context_doctor.guards.markdown`), so the gate and the checks never disagree.
 """
 
 from __future__ import annotations
 
-from context_doctor.model.text import LINE_BREAK
+from context_doctor.guards.text import LINE_BREAK
 
 TEXT = "text"
 CODE = "code"
@@ -36,7 +36,7 @@ def line_kinds(text: str) -> tuple[list[str], str]:
     """The kind of each line of ``text`` (as :func:`lines_of` counts them), and the kind a
     paragraph written after it, past a blank line, would read as (``TEXT`` unless the text
     ends inside an unclosed fence or HTML block)."""
-    from context_doctor.model.document_facts import block_tokens
+    from context_doctor.guards.markdown import block_tokens
 
     count = len(lines_of(text))
     probed = f"{text}\n\n{_PROBE}\n"

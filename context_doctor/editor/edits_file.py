@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from context_doctor.errors import DoctorError
-from context_doctor.model.text import BOM
+from context_doctor.guards.text import BOM
 
 MAX_EDITS = 1000
 

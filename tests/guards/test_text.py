@@ -1,4 +1,4 @@
-"""The one text model (model/text.py): decoding, lines, the BOM and the CRLF rule, written once."""
+"""The one text model (guards/text.py): decoding, lines, the BOM and the CRLF rule, written once."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 
-from context_doctor.model.text import (
+from context_doctor.guards.text import (
     TextFile,
     decode_utf8,
     lines,
@@ -64,22 +64,22 @@ def test_given_text_takes_the_files_breaks_only_when_the_file_uses_one_kind() ->
 
 
 def test_the_rule_is_written_once() -> None:
-    """No module but model/text.py spells the BOM or the line-break pattern itself."""
+    """No module but guards/text.py spells the BOM or the line-break pattern itself."""
     spelled = re.compile(r'"\\ufeff"|\\r\\n\|\\r\|\\n|\[\^\\r\\n\]')
     package = REPO_ROOT / "context_doctor"
     found = [
         f"{path.relative_to(REPO_ROOT)}:{number}"
         for path in sorted(package.rglob("*.py"))
-        if path != package / "model" / "text.py"
+        if path != package / "guards" / "text.py"
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         if spelled.search(line)
     ]
-    assert found == [], "use BOM, LINE_BREAK, lines() or lines_with_ends() from model/text.py"
+    assert found == [], "use BOM, LINE_BREAK, lines() or lines_with_ends() from guards/text.py"
 
 
 def test_readers_and_writers_agree_on_lines(tmp_path: Path) -> None:
+    from context_doctor.editor.edit import decode, split_lines
     from context_doctor.model.documents import Document
-    from context_doctor.write.edit import decode, split_lines
 
     raw = "\ufeff# T\r\n\r\nbody\u2028same line\rnext\n".encode()
     document = Document.from_text(raw.decode().removeprefix("\ufeff"), tmp_path / "C.md", "C.md")

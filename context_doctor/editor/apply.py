@@ -33,12 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from context_doctor.errors import DoctorError
-from context_doctor.guards.contain import repository_root
-from context_doctor.model.documents import Document
-from context_doctor.model.sessions import NOT_LOGS, entries_of
-from context_doctor.write import atomic, batch
-from context_doctor.write.edit import (
+from context_doctor.editor.edit import (
     DecodedText,
     EditRefused,
     EditResult,
@@ -52,8 +47,13 @@ from context_doctor.write.edit import (
     plan_set_field,
     unified_diff,
 )
-from context_doctor.write.edits_file import MAX_EDITS, OPS, Edit, parse_edit
-from context_doctor.write.gates import Gates, judge, last_session
+from context_doctor.editor.edits_file import MAX_EDITS, OPS, Edit, parse_edit
+from context_doctor.editor.gates import Gates, judge, last_session
+from context_doctor.errors import DoctorError
+from context_doctor.guards.contain import repository_root
+from context_doctor.model.documents import Document
+from context_doctor.model.sessions import NOT_LOGS, entries_of
+from context_doctor.write import atomic, batch
 
 
 @dataclass

@@ -6,11 +6,11 @@ turns its options into *splices* of a file's text (where, what goes) or refuses
 one intended: an absent or miscounted anchor, a field that shares its line or
 appears twice, a date-led value whose text would be lost, an insert that is not
 at a line start or does not end a line, a replace that would fuse surviving
-lines. :func:`context_doctor.write.gates.judge` then refuses a file's final text when a rule says so: a
+lines. :func:`context_doctor.editor.gates.judge` then refuses a file's final text when a rule says so: a
 byte-identical result, a result over the line budget, a change inside the
 generated state block, a broken pipe table, a header left lagging, a header
 advanced past an as-of marker, a marker advanced over untouched prose.
-:mod:`context_doctor.write.apply` runs the verbs in memory, judges every file
+:mod:`context_doctor.editor.apply` runs the verbs in memory, judges every file
 once, and writes through :mod:`context_doctor.write.atomic`.
 
 Everything is judged with the model's own parsers (header fields, ordinals,
@@ -55,15 +55,15 @@ from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
-from context_doctor.model.documents import Document
-from context_doctor.model.header import fields_named, section_range
-from context_doctor.model.text import (
+from context_doctor.guards.text import (
     BOM,
     LEADING_DATE,
     TextFile,
     decode_utf8,
     lines_with_ends,
 )
+from context_doctor.model.documents import Document
+from context_doctor.model.header import fields_named, section_range
 from context_doctor.write.atomic import WriteRefused
 
 # The override flag of each rule that has a fixed one; ``anchor-count`` and
@@ -136,7 +136,7 @@ def _text_of(data: bytes) -> str:
     return data.decode("utf-8", "replace").removeprefix(BOM)
 
 
-# The text model is model/text.py (BOM, line breaks, the CRLF rule); these names stay for
+# The text model is guards/text.py (BOM, line breaks, the CRLF rule); these names stay for
 # the editor's callers.
 split_lines = lines_with_ends
 DecodedText = TextFile
@@ -436,14 +436,8 @@ def plan_replace(
 ) -> list[Splice]:
     if not anchor:
         raise DoctorError("--anchor is empty", "give the exact text to replace")
-    _check_count(count)
-    anchor = text.native(anchor)
-    replacement = text.native(replacement)
-    starts = _occurrences(body, anchor)
-    if not starts:
-        raise _absent(path)
-    if len(starts) != count:
-        raise _miscounted(path, len(starts), count, "occurs")
+    anchor, replacement = text.native(anchor), text.native(replacement)
+    starts = _counted(path, body, anchor, count)
     fused = _fusion(body, starts, anchor, replacement)
     if fused is not None:
         raise EditRefused(
@@ -453,6 +447,17 @@ def plan_replace(
             "a boundary on purpose",
         )
     return [Splice(start, start + len(anchor), replacement) for start in starts]
+
+
+def _counted(path: Path, body: str, anchor: str, count: int) -> list[int]:
+    """Where ``anchor`` occurs in ``body``: refused unless exactly ``count`` times (>= 1)."""
+    _check_count(count)
+    starts = _occurrences(body, anchor)
+    if not starts:
+        raise _absent(path)
+    if len(starts) != count:
+        raise _miscounted(path, len(starts), count, "occurs")
+    return starts
 
 
 def _occurrences(body: str, anchor: str) -> list[int]:
@@ -472,14 +477,8 @@ def plan_insert_before(
         raise DoctorError("--anchor is empty", "give the start of the line to insert before")
     if not insert:
         raise DoctorError("--text is empty", "give the text to insert, ending with a newline")
-    _check_count(count)
-    anchor = text.native(anchor)
-    insert = text.native(insert)
-    starts = _occurrences(body, anchor)
-    if not starts:
-        raise _absent(path)
-    if len(starts) != count:
-        raise _miscounted(path, len(starts), count, "occurs")
+    anchor, insert = text.native(anchor), text.native(insert)
+    starts = _counted(path, body, anchor, count)
     for start in starts:
         if not _at_line_start(body, start):
             raise EditRefused(

@@ -1,4 +1,4 @@
-"""Where check modules come from (context_doctor/pipeline/plugins.py): the quick look at installed
+"""Where check modules come from (context_doctor/config/plugins.py): the quick look at installed
 distributions that decides whether ``importlib.metadata`` is asked at all (#32)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from context_doctor.pipeline import plugins
+from context_doctor.config import plugins
 
 
 def _distribution(site: Path, name: str, entry_points: str | None) -> None:

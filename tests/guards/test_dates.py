@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from context_doctor.guards.dates import MONTH_NAMES, entry_date, find_date, find_dates, respell
 from context_doctor.layouts.words import NOT_ENTRY_LEADS
-from context_doctor.model.dates import MONTH_NAMES, entry_date, find_date, find_dates, respell
 
 DAYS = st.dates(min_value=date(1990, 1, 1), max_value=date(2099, 12, 31))
 PROPERTY = settings(max_examples=300, deadline=None)

@@ -14,11 +14,11 @@ import pytest
 from conftest import SCENARIOS
 from support import Doctor
 
+from context_doctor.editor import fixes
 from context_doctor.git.run import git_environment
 from context_doctor.model.document_facts import links_of_text
 from context_doctor.report.findings import AppendLine, RemoveFrontmatterKey, SetEntryField
 from context_doctor.scenarios import build_scenario
-from context_doctor.write import fixes
 
 TODAY = "2026-06-20"
 SAFE = {"status-vocabulary", "last-session-freshness", "freshness-derived-reviewed"}
