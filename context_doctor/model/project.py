@@ -442,11 +442,16 @@ class Project(ProjectFiles):
     def set_aside(self) -> int:
         """How many commits ``work_ignore`` (or a bot's authorship) kept from counting as
         work: the verdict line says so (never of a file that is not working memory)."""
-        found = self._all_commits
-        if found is None or not self.layout.working_memory:
+        if not self.layout.working_memory:
             return 0
         if self.layout.is_seed:
-            return sum(1 for entry in found if _bots_own(entry))
+            # Counted from what the checks read, never by reading the history for it (the
+            # seed's projects/ verdict line has no such clause: thousands of projects).
+            found = self.__dict__.get("_all_commits")
+            return sum(1 for entry in found or () if _bots_own(entry))
+        found = self._all_commits
+        if found is None:
+            return 0
         return sum(1 for entry in found if self._work.set_aside(entry.files, entry.commit.bot))
 
     def touches_log(self, entry: ProjectCommit) -> bool:
