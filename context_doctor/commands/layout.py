@@ -23,6 +23,7 @@ from context_doctor.errors import DoctorError
 from context_doctor.guards.escape import escape_text
 from context_doctor.layouts import NEWEST_FIRST, SEED_SINGLE, Layout
 from context_doctor.layouts.detect import survey
+from context_doctor.model.reference_text import OUTSIDE_PATH
 from context_doctor.model.sessions import SessionEntry, log_order
 from context_doctor.model.source import Source
 from context_doctor.pipeline.audit import config_directories
@@ -47,6 +48,15 @@ def instruction_lines(source: Source) -> list[str]:
         lines.append(f"#   {file.rel_path:<{width}}  {file.family}{note}")
     if procedural.unread:
         lines.append(f"#   ... and {procedural.unread} more, not read (past the limit)")
+    outside = sum(
+        1 for file in procedural.judged for r in file.references if r.kind == OUTSIDE_PATH
+    )
+    if outside:
+        plural = "s" if outside > 1 else ""
+        lines.append(
+            f"# {outside} reference{plural} to files outside the repository (`~/`, absolute "
+            "paths): counted, not judged"
+        )
     return lines
 
 

@@ -40,7 +40,10 @@ SPAN = "span"  # a code span holding one path: relative to the file or to any fo
 SCRIPT = "script"  # the file a command runs (`python X`, `./X`)
 PACKAGE_SCRIPT = "package-script"  # `npm run X`: a script of a package.json
 RECIPE = "recipe"  # `make X`, `just X`: a target of a Makefile or justfile
-KINDS = (LINK, IMPORT, SPAN, SCRIPT, PACKAGE_SCRIPT, RECIPE)
+OUTSIDE_PATH = (
+    "outside"  # `~/x`, `/etc/x.conf`: a file outside the repository, counted, never judged
+)
+KINDS = (LINK, IMPORT, SPAN, SCRIPT, PACKAGE_SCRIPT, RECIPE, OUTSIDE_PATH)
 
 ROOT_BASE = "/"
 """``Reference.base`` for a path written relative to the repository's top (``mdc:``, ``/x``)."""
@@ -548,8 +551,10 @@ def _import(raw: str, column: int, number: int) -> list[Reference]:
     extension, or a bare ``NAME.md``; never ``@scope/pkg``, ``@user`` or a decorator."""
     written = raw.rstrip(".,;:!?)]}'\"")
     path = written.split("#", 1)[0].replace("\\ ", " ")
+    if _is_outside(path):
+        return [Reference(OUTSIDE_PATH, path, number, column, written)]  # counted, never judged
     if not path or path.startswith(("~", "/")):
-        return []  # the home directory or an absolute path: not a file of this tree
+        return []
     relative = path.startswith(("./", "../"))
     last = path.rsplit("/", 1)[-1]
     extension = last.rpartition(".")[2].lower() if "." in last else ""
@@ -592,8 +597,10 @@ def _path_token(kind: str, token: str, number: int, column: int, base: str) -> l
     column += token.find(written) if written else 0
     target = _LINE_SUFFIX.sub("", written)
     written = written[: len(target)] if written.startswith(target) else target
+    if _is_outside(target):
+        return [Reference(OUTSIDE_PATH, target, number, column, written, base)]
     if not target or target.startswith(("~", "/", "$", "-", "@", "#", "\\")):
-        return []  # home, absolute, a variable, an option, an alias or package, a route...
+        return []  # a variable, an option, an alias or package, a route...
     if _SCHEME.match(target) or target.startswith("www."):
         return []
     if not _plain_path(target, link=False):
@@ -612,6 +619,17 @@ def _path_token(kind: str, token: str, number: int, column: int, base: str) -> l
         if extension not in KNOWN_EXTENSIONS or not stem or stem.startswith("."):
             return []  # `.tsx`, `Next.js`... an extension mention, a dotted name
     return [Reference(kind, target, number, column, written, base)]
+
+
+def _is_outside(path: str) -> bool:
+    """A home path (``~/x``) or an absolute path to a file (``/etc/x.conf``; one without an
+    extension is an API or site route): a file outside the repository."""
+    if path.startswith("~/"):
+        return _plain_path(path[2:], link=False)
+    if path.startswith("/") and not path.startswith("//"):
+        last = path.rsplit("/", 1)[-1]
+        return "." in last.lstrip(".") and _plain_path(path.lstrip("/"), link=False)
+    return False
 
 
 def _plain_path(path: str, *, link: bool) -> bool:

@@ -46,6 +46,7 @@ from context_doctor.git.removals import Removal, Removals
 from context_doctor.model.reference_text import (
     IMPORT,
     LINK,
+    OUTSIDE_PATH,
     PACKAGE_SCRIPT,
     RECIPE,
     ROOT_BASE,
@@ -152,6 +153,8 @@ class Resolver:
         found: list[Unresolved] = []
         for document, references in documents:
             for reference in references:
+                if reference.kind == OUTSIDE_PATH:
+                    continue  # outside the repository: counted (``layout``), never judged
                 if reference.kind in (PACKAGE_SCRIPT, RECIPE):
                     missing = self._command_target(document, reference)
                     if missing is not None:

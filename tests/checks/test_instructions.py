@@ -228,3 +228,15 @@ def test_layout_lists_the_instruction_files(doctor: Doctor, monorepo: Path) -> N
     assert lines[0] == "# no working memory here: only the instruction files are audited"
     assert lines[1] == "# instruction files (8, docs/references.md): path, agent"
     assert "#   services/ledger/AGENTS.override.md  codex" in lines
+
+
+def test_layout_counts_the_references_that_leave_the_repository(
+    doctor: Doctor, make_repo: MakeRepo
+) -> None:
+    root = make_repo(
+        one_commit({"CLAUDE.md": "# C\n\n@~/.claude/mine.md\nLogs go to `/var/log/app.log`.\n"})
+    )
+    shown = doctor("layout", str(root))
+    assert shown.stdout.splitlines()[-1] == (
+        "# 2 references to files outside the repository (`~/`, absolute paths): counted, not judged"
+    )

@@ -9,6 +9,7 @@ from context_doctor.model.documents import facts_of_text
 from context_doctor.model.reference_text import (
     IMPORT,
     LINK,
+    OUTSIDE_PATH,
     PACKAGE_SCRIPT,
     RECIPE,
     ROOT_BASE,
@@ -56,8 +57,9 @@ def test_never_references() -> None:
         "@scope/pkg and @user and @pytest.fixture, bare src/parser.py in prose, make sure.\n"
     )
     # `Next.js` and `and/or` are path-shaped: only the tree and its history can clear them
-    # (no such file, and none ever removed), model/references.py.
-    assert found(text) == [(SPAN, "Next.js"), (SPAN, "and/or")]
+    # (no such file, and none ever removed), model/references.py. `~/notes/x.md` is a file
+    # outside the repository: counted, never judged; `/etc/hosts` has no extension (a route).
+    assert found(text) == [(OUTSIDE_PATH, "~/notes/x.md"), (SPAN, "Next.js"), (SPAN, "and/or")]
 
 
 def test_code_spans_drop_line_and_symbol_suffixes() -> None:
@@ -120,7 +122,8 @@ def test_package_runs_that_name_no_script_of_their_own_are_not_read() -> None:
 
 def test_a_path_named_under_home_nearby_is_marked() -> None:
     text = "- `~/.tool/settings.json` (user)\n- `.tool/settings.json` (project)\n"
-    (reference,) = refs(text)
+    home, reference = refs(text)
+    assert home.kind == OUTSIDE_PATH
     assert reference.target == ".tool/settings.json" and reference.home_twin
 
 
