@@ -9,10 +9,10 @@ model's (``model/instructions.py``, ``model/procedural.py``); these checks word 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from fnmatch import fnmatchcase
 
 from context_doctor.checks.references import fix_of, remedy_of, what_became
 from context_doctor.checks.registry import Context, SkipRule, check
+from context_doctor.guards.globs import shell_match
 from context_doctor.model.instructions import MAX_IMPORT_HOPS, CodexChain
 from context_doctor.model.source import Source
 from context_doctor.report.findings import Issue, Severity
@@ -222,7 +222,7 @@ def instructions_budget(source: Source, ctx: Context) -> Iterator[Issue]:
     procedural = source.procedural
     for file in procedural.judged:
         for glob, lines, size in budgets:
-            if not fnmatchcase(file.rel_path, glob):
+            if not shell_match(file.rel_path, glob):
                 continue
             over: list[str] = []
             if lines is not None and file.document.line_count > lines:

@@ -9,42 +9,19 @@ are judged by the history pass as for every layout.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from functools import lru_cache
 
+from context_doctor.guards.globs import Globs, compiled
 from context_doctor.layouts import Layout
 
 
-@lru_cache(maxsize=64)
-def glob_pattern(globs: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One pattern for ``globs`` (``*`` within a name, ``**`` across folders, ``?`` one
-    character; a glob ending in ``/`` or naming a folder covers what is under it)."""
+def ignore_globs(globs: tuple[str, ...]) -> Globs | None:
+    """The ``work_ignore`` globs, matched in linear time (``context_doctor/guards/globs.py``):
+    ``*`` within a name, ``**`` across folders, ``?`` one character; a glob ending in ``/``
+    or naming a folder covers what is under it. None when there is none."""
     if not globs:
         return None
-    parts: list[str] = []
-    for glob in globs:
-        text = glob.strip().lstrip("/")
-        pattern = ""
-        position = 0
-        while position < len(text):
-            if text.startswith("**/", position):
-                pattern += "(?:.*/)?"
-                position += 3
-            elif text.startswith("**", position):
-                pattern += ".*"
-                position += 2
-            elif text[position] == "*":
-                pattern += "[^/]*"
-                position += 1
-            elif text[position] == "?":
-                pattern += "[^/]"
-                position += 1
-            else:
-                pattern += re.escape(text[position])
-                position += 1
-        parts.append(pattern.rstrip("/") + "(?:/.*)?")
-    return re.compile("|".join(f"(?:{part})" for part in parts))
+    return compiled(tuple(glob.strip().lstrip("/") for glob in globs), below=True)
 
 
 GENERATED_SUFFIXES = frozenset(
@@ -96,7 +73,7 @@ class WorkFilter:
         self.record_folders = tuple(
             f"{path}/" for path in (log_inner,) if path is not None and not path.endswith(".md")
         )
-        self.ignored = glob_pattern(layout.work_ignore)
+        self.ignored = ignore_globs(layout.work_ignore)
 
     def _record(self, path: str) -> bool:
         return path in self.records or path.startswith(self.record_folders)
@@ -110,7 +87,7 @@ class WorkFilter:
             return False
         if self.ignored is None:
             return bool(others)
-        return any(self.ignored.fullmatch(path) is None for path in others)
+        return not all(map(self.ignored.matches, others))
 
     def set_aside(self, files: Iterable[str], bot: bool = False) -> bool:
         """Work but for ``work_ignore`` or a bot: it touched a non-record file, and every
@@ -120,4 +97,4 @@ class WorkFilter:
             return True
         if self.ignored is None or not others:
             return False
-        return all(self.ignored.fullmatch(path) is not None for path in others)
+        return all(map(self.ignored.matches, others))

@@ -25,7 +25,6 @@ this run, are not judged: the run cannot know.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections import Counter
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from typing import Any
 
 from context_doctor.checks.registry import CheckSpec, did_you_mean
 from context_doctor.errors import DoctorError, Unreadable
+from context_doctor.guards.globs import Globs, compiled
 from context_doctor.guards.limits import MAX_WRITE_TARGET_BYTES, TooLarge, read_limited
 from context_doctor.model.documents import Document
 from context_doctor.model.source import Corpus
@@ -53,35 +53,17 @@ _BASELINE_KEY = "context_doctor_baseline"
 # -- config ignores -------------------------------------------------------------
 
 
-def glob_pattern(glob: str) -> re.Pattern[str]:
-    """A repository-relative path glob: ``*`` within a directory, ``**`` across them."""
-    if glob.endswith("/"):
-        glob += "**"
-    parts: list[str] = []
-    position = 0
-    while position < len(glob):
-        if glob.startswith("**/", position):
-            parts.append("(?:.*/)?")
-            position += 3
-        elif glob.startswith("**", position):
-            parts.append(".*")
-            position += 2
-        elif glob[position] == "*":
-            parts.append("[^/]*")
-            position += 1
-        elif glob[position] == "?":
-            parts.append("[^/]")
-            position += 1
-        else:
-            parts.append(re.escape(glob[position]))
-            position += 1
-    return re.compile("".join(parts) + r"\Z")
+def path_glob(glob: str) -> Globs:
+    """A repository-relative path glob: ``*`` within a directory, ``**`` across them, a
+    trailing ``/`` covers everything below; matched in linear time
+    (``context_doctor/guards/globs.py``: a committed key is hostile input)."""
+    return compiled((f"{glob}**" if glob.endswith("/") else glob,))
 
 
 @dataclass(frozen=True)
 class ConfigIgnores:
     per_project: dict[str, frozenset[str]] = field(default_factory=dict)
-    per_path: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = ()
+    per_path: tuple[tuple[str, Globs, frozenset[str]], ...] = ()
 
     def covers(self, finding: Finding) -> bool:
         if finding.project is not None and finding.check in self.per_project.get(
@@ -89,8 +71,8 @@ class ConfigIgnores:
         ):
             return True
         return any(
-            finding.check in checks and pattern.match(finding.path)
-            for _, pattern, checks in self.per_path
+            finding.check in checks and globs.matches(finding.path)
+            for _, globs, checks in self.per_path
         )
 
 
@@ -106,7 +88,7 @@ def config_ignores(
             for project, names in per_project.items()
         },
         per_path=tuple(
-            (glob, glob_pattern(glob), frozenset(resolve(names, f"`per-path-ignores.{glob}`")))
+            (glob, path_glob(glob), frozenset(resolve(names, f"`per-path-ignores.{glob}`")))
             for glob, names in per_path.items()
         ),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from context_doctor.layouts import IN_CONTEXT, SINGLE_FILE, Layout
-from context_doctor.model.work import WorkFilter, bots_own_job, glob_pattern
+from context_doctor.model.work import WorkFilter, bots_own_job, ignore_globs
 
 LAYOUT = Layout(
     kind=SINGLE_FILE,
@@ -56,10 +56,10 @@ def test_a_dependency_bump_or_a_rendered_page_is_a_bots_own_job() -> None:
         assert not bots_own_job(change), change
 
 
-def test_glob_pattern() -> None:
-    pattern = glob_pattern(("public/", "**/generated.md", "a?c"))
-    assert pattern is not None
-    assert pattern.fullmatch("public/x/y.json")
-    assert pattern.fullmatch("generated.md") and pattern.fullmatch("x/y/generated.md")
-    assert pattern.fullmatch("abc") and not pattern.fullmatch("a/c")
-    assert glob_pattern(()) is None
+def test_ignore_globs() -> None:
+    globs = ignore_globs(("public/", "**/generated.md", "a?c"))
+    assert globs is not None
+    assert globs.matches("public/x/y.json")
+    assert globs.matches("generated.md") and globs.matches("x/y/generated.md")
+    assert globs.matches("abc") and not globs.matches("a/c")
+    assert ignore_globs(()) is None
