@@ -92,7 +92,8 @@ def _line_at(text: str, offset: int) -> int:
         held to `[instructions] codex_max_bytes` (default 32768; 0 switches this off). The
         finding is on the first file cut, names the folder, the total and the chain, and
         lists the folders below whose own files are dropped with it: one finding per cut,
-        not one per folder.""",
+        not one per folder. A folder inside a hidden one (a skill bundle's AGENTS.md under
+        `.agents/skills/`) is not a chain: agents are started in the code's folders.""",
 )
 def instructions_load_budget(source: Source, ctx: Context) -> Iterator[Issue]:
     procedural = source.procedural
