@@ -160,7 +160,7 @@ def one_file(positional: Path | None, option: Path | None) -> Path:
 def record_section(file: Path) -> str | None:
     """The section FILE's layout keeps its record in (``## Current status`` of a ``CLAUDE.md``
     or ``AGENTS.md`` found by detection), so ``set-field`` edits the field the doctor reads
-    there and never a line of the same name elsewhere in the file (#27); None: the whole
+    there and never a line of the same name elsewhere in the file; None: the whole
     file.  Only those two names can hold such a section, so no other edit pays for the
     discovery (the same as ``check --project`` runs)."""
     if file.name not in INSTRUCTION_FILES:
