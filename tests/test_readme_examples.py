@@ -77,7 +77,7 @@ def blocks(page: Path) -> Iterator[Block]:
     number = 0
     while number < len(lines):
         opened = _FENCE.match(lines[number])
-        if not opened or not opened.group("info") and not _opens(lines, number):
+        if not opened or (not opened.group("info") and not _opens(lines, number)):
             number += 1
             continue
         indent, fence = opened.group("indent"), opened.group("fence")
