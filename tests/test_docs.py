@@ -75,7 +75,9 @@ def test_every_link_leads_somewhere(page: Path) -> None:
 def test_checks_page_lists_every_check_with_its_severity() -> None:
     rows = {}
     for line in (DOCS / "checks.md").read_text(encoding="utf-8").splitlines():
-        cell = re.match(r"\| `([a-z0-9-]+)` \| (defect or warning|warning or defect|defect|warning) \|", line)
+        cell = re.match(
+            r"\| `([a-z0-9-]+)` \| (defect or warning|warning or defect|defect|warning) \|", line
+        )
         if cell:
             rows[cell.group(1)] = cell.group(2).strip()
     checks = load_checks(plugins=False)
