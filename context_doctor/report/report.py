@@ -337,7 +337,7 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
     if not values:
         return report
     # The detectors' patterns: imported only where a secret was found, never to print a
-    # stored report (#32).
+    # stored report.
     from context_doctor.guards.redact import scrub
 
     findings = []
