@@ -183,7 +183,11 @@ def _group() -> click.Group:
     return cli
 
 
-GROUP_HELP = "Audit the durable context layer AI agents resume long-running work from."
+GROUP_HELP = (
+    "Audit the durable context layer AI agents resume long-running work from. Every "
+    "command, check and setting is documented in docs/ beside the doctor's source "
+    "(README.md links each page; docs/output.md is the command line)."
+)
 VERSION_HELP = "Show the version and exit."
 HELP_OPTIONS = (("--version", VERSION_HELP), ("-h, --help", "Show this message and exit."))
 """The group's options as ``--help`` lists them (the second is click's own help option)."""

@@ -120,3 +120,73 @@ def test_configuration_page_names_every_key() -> None:
     page = (DOCS / "configuration.md").read_text(encoding="utf-8")
     unnamed = [key for key in _schema_keys(schema) if not _named(key, page)]
     assert unnamed == [], f"docs/configuration.md does not name {unnamed}"
+
+
+# -- the package cites the project's pages, never a document it does not ship ---------------
+
+PACKAGE = REPO_ROOT / "context_doctor"
+SHIPPED_TEXT = [
+    *sorted(PACKAGE.rglob("*.py")),
+    *sorted((REPO_ROOT / "schemas").glob("*.json")),
+]
+_OUTSIDE = re.compile(r"SPEC ?(§|\\u00a7)|SPEC section|SPEC\.md|\bSPEC \d", re.IGNORECASE)
+_ISSUE = re.compile(r"\(#\d+\b|, #\d+\)|#\d+ item \d|\bissues? #?\d+\b", re.IGNORECASE)
+_CITED = re.compile(r"docs/[a-z][a-z0-9-]*(?:/[a-z0-9<>-]+)?\.md(?:#[a-z0-9-]+| \"[^\"]+\")?")
+# Paths of a user's repository the code names as examples (a layout's files, a reference a
+# record makes): not pages of this project.
+EXAMPLE_PATHS = frozenset(
+    {
+        "docs/a.md",
+        "docs/x.md",
+        "docs/rules.md",
+        "docs/adr/0004.md",
+        "docs/session-handoff.md",
+        "docs/handoff/state.md",
+        "docs/handoff/sessions/log.md",
+    }
+)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    yield from enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+
+
+def test_the_package_cites_no_document_it_does_not_ship() -> None:
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}"
+        for path in SHIPPED_TEXT
+        for number, line in _lines(path)
+        if _OUTSIDE.search(line)
+    ]
+    assert found == [], "cite the docs/ page that says it instead:\n" + "\n".join(found)
+
+
+def test_the_package_names_no_issue_numbers() -> None:
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}"
+        for path in SHIPPED_TEXT
+        for number, line in _lines(path)
+        if _ISSUE.search(line)
+    ]
+    assert found == [], "say why, or cite a docs/ page, instead of an issue:\n" + "\n".join(found)
+
+
+def test_every_page_the_package_cites_exists() -> None:
+    """Every ``docs/….md`` the package cites is a page (``docs/checks/<check>.md`` stands for
+    each check's page), and a heading it names (``docs/layouts.md "Near misses"``, or an
+    ``#anchor``) is one of that page's headings."""
+    missing = set()
+    for path in SHIPPED_TEXT:
+        for number, line in _lines(path):
+            for cited in _CITED.findall(line):
+                page = re.split(r'#| "', cited)[0]
+                heading = cited[len(page) :].strip(' #"')
+                if page in EXAMPLE_PATHS:
+                    continue
+                target = REPO_ROOT / page.replace("<check>", "context-budget")
+                where = f"{path.relative_to(REPO_ROOT)}:{number}: {cited}"
+                if not target.is_file():
+                    missing.add(f"{where} (no such page)")
+                elif heading and anchor_of(heading) not in anchors(target):
+                    missing.add(f"{where} (no such heading)")
+    assert sorted(missing) == []

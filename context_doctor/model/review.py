@@ -1,4 +1,4 @@
-"""The post-close review rule (docs/checks.md "Terminal projects").
+"""The post-close review rule (docs/checks.md "Terminal").
 
 ``post_close_reviewed_through: <sha>`` in the index silences
 ``terminal-project-active`` only while all of these hold: the sha resolves to
