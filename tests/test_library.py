@@ -1,4 +1,4 @@
-"""``context_doctor.diagnose``: the in-process audit is what ``check --json`` prints (SPEC §7)."""
+"""``context_doctor.diagnose``: the in-process audit is what ``check --json`` prints (docs/surfaces.md)."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def test_the_docs_example_runs(
     assert len(printed) == 1 + report["defects"] > 1
 
 
-# -- every option check takes, honoured as check honours it (#42 item 7) -------------
+# -- every option check takes, honoured as check honours it -------------
 
 
 def _layouts_repo(tmp_path: Path) -> tuple[Path, Path]:
