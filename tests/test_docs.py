@@ -190,3 +190,12 @@ def test_every_page_the_package_cites_exists() -> None:
                 elif heading and anchor_of(heading) not in anchors(target):
                     missing.add(f"{where} (no such heading)")
     assert sorted(missing) == []
+
+
+def test_ci_runs_exactly_the_readmes_test_command() -> None:
+    """The README's second set-up command is what CI runs (``.ci/run``), byte for byte."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"```sh\n(.*?)\n```", readme, flags=re.DOTALL)
+    (test_command,) = [command for command in commands if "pytest" in command]
+    ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test_command in ci, f".ci/run does not run the README's `{test_command}`"
