@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 
-from context_doctor.pipeline.registry import load_checks, severity_words
+from context_doctor.checks.registry import load_checks, severity_words
 
 DOCS = REPO_ROOT / "docs"
 PAGES = sorted([REPO_ROOT / "README.md", *DOCS.glob("*.md")])
