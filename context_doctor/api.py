@@ -76,7 +76,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """``Note`` and ``Vault`` on first use: a plugin's import of this module loads the vault
-    modules (PyYAML among them) only when it names one of them (#32)."""
+    modules (PyYAML among them) only when it names one of them."""
     if name in ("Note", "Vault"):
         from context_doctor.vault import model
 

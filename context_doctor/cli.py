@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module under :mod:`context_doctor.commands`;
 this module only names them in :data:`COMMANDS`, and :func:`main` is the
-console script. Nothing is imported before a command needs it (#32): a
+console script. Nothing is imported before a command needs it: a
 command's module when that command runs, click itself only when the command
 line goes through it. ``--version`` and a plain ``status`` (a session-start
 hook) are answered without click; ``--help`` lists the commands from
@@ -16,7 +16,7 @@ import os
 import sys
 
 # typing, contextlib, importlib and signal are left out of the import (typing alone costs
-# about what --version does): a plain status or --version needs none of them (#32).
+# about what --version does): a plain status or --version needs none of them.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn
@@ -183,7 +183,11 @@ def _group() -> click.Group:
     return cli
 
 
-GROUP_HELP = "Audit the durable context layer AI agents resume long-running work from."
+GROUP_HELP = (
+    "Audit the durable context layer AI agents resume long-running work from. Every "
+    "command, check and setting is documented in docs/ beside the doctor's source "
+    "(README.md links each page; docs/output.md is the command line)."
+)
 VERSION_HELP = "Show the version and exit."
 HELP_OPTIONS = (("--version", VERSION_HELP), ("-h, --help", "Show this message and exit."))
 """The group's options as ``--help`` lists them (the second is click's own help option)."""
@@ -235,7 +239,7 @@ def _definitions(rows: list[tuple[str, str]], width: int, indent: int = 2) -> st
 
 def plain_help(width: int) -> str:
     """``context-doctor --help`` as click prints it at ``width``, without importing click
-    or a command (#32): each command's line is its :data:`SHORT_HELP`, whole and wrapped.
+    or a command: each command's line is its :data:`SHORT_HELP`, whole and wrapped.
 
     ``tests/test_cli.py`` compares it with click's own page at every width; the layout is
     click 8.5's (an older click, which the dependency allows, words the ``--help`` it

@@ -3,7 +3,7 @@ __version__``).
 
 pyproject.toml reads it from here (setuptools' ``attr:``, read from the source without
 importing it), and ``--version`` prints it without importlib.metadata, which cost most of
-that command's start-up (#32). A leaf module: every part of the doctor may import it
+that command's start-up. A leaf module: every part of the doctor may import it
 without depending on the package root, whose :func:`context_doctor.diagnose` loads the
 whole audit.
 """

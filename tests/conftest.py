@@ -154,7 +154,7 @@ def isolated_home(
     # The suite itself runs in CI: `CI=true` would skip the durability checks on detached
     # checkouts under test. Tests that mean CI say so with ``env={"CI": "true"}``.
     monkeypatch.delenv("CI", raising=False)
-    # Nor the developer's Bastra Recall vault and floors (SPEC §9): a test names its own.
+    # Nor the developer's Bastra Recall vault and floors (docs/vaults.md): a test names its own.
     monkeypatch.delenv("BASTRA_VAULT_PATH", raising=False)
     monkeypatch.setenv("BASTRA_FLOORS_PATH", str(home / "no-floors.json"))
     monkeypatch.setenv("BASTRA_FLOOR_ACTS_PATH", str(home / "no-floor-acts.jsonl"))

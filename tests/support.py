@@ -123,7 +123,7 @@ def sole(run: Run, check: str, project: str | None) -> dict[str, Any]:
 
 
 def is_whole_source(finding: Mapping[str, Any]) -> bool:
-    """A finding about its source as a whole: ``project`` is ``(source)`` (SPEC §11)."""
+    """A finding about its source as a whole: ``project`` is ``(source)`` (docs/checks.md)."""
     return bool(finding["project"] == f"({finding['source']})")
 
 
@@ -147,7 +147,7 @@ def assert_skipped(run: Run, check: str, reason: str) -> None:
 
 def assert_not_applicable(run: Run, check: str, reason: str) -> None:
     """The (single) project is not of the shape ``check`` is about: counted under
-    ``not_applicable``, neither examined nor skipped, and no finding (SPEC §11)."""
+    ``not_applicable``, neither examined nor skipped, and no finding (docs/checks.md)."""
     assert run.json["not_applicable"][check] == {"count": 1, "reason": reason}
     assert check not in run.json["coverage"], run.json["coverage"][check]
     assert run.findings(check) == []
@@ -317,7 +317,7 @@ def template_tail(as_of: str = "2026-06-01") -> str:
     )
 
 
-# -- the doctor's own cache files (SPEC §8: each carries the user's tag) ----------
+# -- the doctor's own cache files (docs/caches.md: each carries the user's tag) ----------
 
 
 def read_cache(path: Path) -> Any:
@@ -351,7 +351,7 @@ def forge_cache(path: Path, stored: Any) -> None:
 
 
 HEAVY_STANDARD_LIBRARY = ("typing", "pathlib", "dataclasses", "inspect", "shutil", "importlib")
-"""Standard modules that each cost a light command a large share of its start-up (#32)."""
+"""Standard modules that each cost a light command a large share of its start-up."""
 
 
 def loaded_by(script: str, *args: str) -> set[str]:

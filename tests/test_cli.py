@@ -36,7 +36,7 @@ ISSUE_2_CHECKS = {
     "status-vocabulary",
     "completed-date",
 }
-# Every other check the SPEC names that the doctor implements: deleting one fails the registry test.
+# Every other check docs/checks.md names that the doctor implements: deleting one fails the registry test.
 LATER_CHECKS = {
     "last-session-freshness", "context-header-freshness", "freshness-unverifiable",
     "unlogged-session", "header-currency", "header-lag", "body-currency", "item-currency",
@@ -74,7 +74,7 @@ def test_explain_the_structured_state_checks(doctor: Callable[..., Run]) -> None
 
 
 def test_explain_states_each_severity_and_when(doctor: Callable[..., Run]) -> None:
-    """SPEC §11: `explain` says which severity each finding can have; none is left out."""
+    """docs/checks.md: `explain` says which severity each finding can have; none is left out."""
     unreadable = doctor("explain", "record-unreadable").stdout
     assert unreadable.startswith("record-unreadable (defect or warning)")
     assert "  - defect: a tier file" in unreadable
@@ -152,7 +152,7 @@ def test_bad_today_is_a_usage_error(doctor: Callable[..., Run], tmp_path: Path) 
     assert "is not a YYYY-MM-DD date" in run.stderr
 
 
-# -- start-up: what each light command imports (#32). Module sets, never timings. ----
+# -- start-up: what each light command imports. Module sets, never timings. ----
 
 _LOADED = """
 import sys

@@ -1,4 +1,4 @@
-"""``context_doctor.diagnose``: the in-process audit is what ``check --json`` prints (SPEC §7)."""
+"""``context_doctor.diagnose``: the in-process audit is what ``check --json`` prints (docs/surfaces.md)."""
 
 from __future__ import annotations
 
@@ -109,26 +109,26 @@ def test_import_context_doctor_loads_no_audit() -> None:
     assert loaded.strip() == "['context_doctor']"
 
 
-def test_the_readme_example_runs(
+def test_the_docs_example_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The README's Python block, executed as printed against a knowledge base of its name."""
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    """docs/surfaces.md's Python block, executed as printed against the demo it names."""
+    page = (REPO_ROOT / "docs" / "surfaces.md").read_text(encoding="utf-8")
     (example,) = [
         block
-        for block in re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+        for block in re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
         if "context_doctor.diagnose(" in block
     ]
-    build_scenario(REPO_ROOT / "fixtures" / "scenarios" / "demo.yaml", tmp_path / "knowledge-base")
+    build_scenario(REPO_ROOT / "fixtures" / "scenarios" / "demo.yaml", tmp_path / "demo-kb")
     monkeypatch.chdir(tmp_path)
-    exec(compile(example, "README.md", "exec"), {"__name__": "readme_example"})
+    exec(compile(example, "docs/surfaces.md", "exec"), {"__name__": "docs_example"})
     printed = capsys.readouterr().out.splitlines()
-    report = context_doctor.diagnose(tmp_path / "knowledge-base", today=TODAY)
+    report = context_doctor.diagnose(tmp_path / "demo-kb", today=TODAY)
     assert printed[0] == f"{report['defects']} defects in {report['projects_audited']} projects"
     assert len(printed) == 1 + report["defects"] > 1
 
 
-# -- every option check takes, honoured as check honours it (#42 item 7) -------------
+# -- every option check takes, honoured as check honours it -------------
 
 
 def _layouts_repo(tmp_path: Path) -> tuple[Path, Path]:

@@ -1,4 +1,4 @@
-"""Bastra-shaped vault files for the memory-vault tests (SPEC §9).
+"""Bastra-shaped vault files for the memory-vault tests (docs/vaults.md).
 
 Memories are written the way Bastra's own writer and sample vaults write them:
 YAML frontmatter with the ten required fields in Bastra's order, flow lists,

@@ -69,7 +69,7 @@ def encode(value: Any) -> bytes:
 
 def encode_after(head_size: int, value: Any) -> bytearray:
     """``head_size`` zero bytes (room for a header), then ``value``'s MessagePack, encoded
-    in place: a large cache file is not copied again to put its header in front (#32)."""
+    in place: a large cache file is not copied again to put its header in front."""
     buffer = bytearray(head_size)
     _ENCODER.encode_into(value, buffer, head_size)
     return buffer
@@ -95,7 +95,7 @@ def decode(data: Any, kind: type[T]) -> T:
 # msgspec would store an aware datetime in UTC and lose the author's offset, which
 # gives the work date), each distinct set of file names once, and each project two
 # lists of positions into them (its commits, and the files each touched): the
-# History's own compact form (#32).  HISTORY_WIRE names this shape in the cache key;
+# History's own compact form.  HISTORY_WIRE names this shape in the cache key;
 # the earlier shape (entries of files per commit per project) does not decode as this one
 # either, so an old file is a miss.
 
@@ -134,7 +134,7 @@ def _commit_from_wire(row: CommitRow, zones: dict[tzinfo, tzinfo]) -> Commit:
     cells: list[Any] = list(row)
     text, time = None, None
     for position in _STAMPS:
-        if cells[position] != text:  # authored when committed: one time for both (#32)
+        if cells[position] != text:  # authored when committed: one time for both
             text = cells[position]
             time = shared_zone(datetime.fromisoformat(text), zones)
         cells[position] = time

@@ -55,7 +55,7 @@ GIT_STATE_FILES = (
     "info/attributes",
 )
 GIT_STATE_DIRECTORIES = ("rebase-merge", "rebase-apply", "sequencer")
-# The environment that can change a report, and so the only part of it in the key (#32):
+# The environment that can change a report, and so the only part of it in the key:
 # what the doctor reads (its home, cache, vault, CI, its own settings, pre-commit's
 # pushed refs) and what the git it runs inherits and reads (every GIT_* variable, the
 # user's home and config directory, TZ, PATH: git finds its helpers there). Python's

@@ -1,4 +1,4 @@
-"""Replaying the report of a run whose every input is unchanged (issue #13: the warm run).
+"""Replaying the report of a run whose every input is unchanged (the warm run).
 
 A day-start sweep, a pre-push hook and a CI job often audit a corpus nothing has
 touched since the last run.  Such a run gets the stored report back instead of
@@ -51,10 +51,10 @@ Decisions, where the documented contract is silent:
 * **Bounds.** A work tree of more than :data:`MAX_ENTRIES` files (anything but a
   directory) or :data:`MAX_DIRECTORIES` directories, or more than
   :data:`MAX_HASHED_BYTES` to hash, is not keyed (the audit runs as usual): the key
-  must stay cheaper than what it saves. Files and directories are counted apart (#32):
+  must stay cheaper than what it saves. Files and directories are counted apart:
   8,000 projects are ~93,000 files in ~16,000 directories, under both caps, where one
   count of both had passed 100,000 and never replayed.
-* **Keyed before discovery (#27, #32).** A run named by paths alone (no console, no
+* **Keyed before discovery.** A run named by paths alone (no console, no
   current-directory search, no vault) reads nothing outside the repositories holding
   them but the files its key names (configuration, baseline, freshness files). Its key is
   its invocation (:class:`Invocation`: the options, the paths and the repositories they

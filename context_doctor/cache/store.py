@@ -131,7 +131,7 @@ _OPENED: list[Store] = []
 
 
 def forget_files_holding(secrets: Collection[str]) -> None:
-    """Remove every cache file of this run's repositories that holds one of ``secrets`` (#30).
+    """Remove every cache file of this run's repositories that holds one of ``secrets``.
 
     The caches keep file names in clear (the history pass lists the files each commit
     changed), so a token pasted into a file name would sit in ``.git/context-doctor/`` for
@@ -404,7 +404,7 @@ def seal(secret: bytes, name: str, body: bytes) -> bytes:
 
 def seal_in_place(secret: bytes, name: str, value: Any) -> bytearray:
     """``seal(secret, name, encode(value))``, the body encoded where it is written: one
-    buffer rather than the body and then a copy of it behind its header (#32)."""
+    buffer rather than the body and then a copy of it behind its header."""
     head = len(_MAGIC) + TAG_BYTES
     sealed = encode_after(head, value)
     with memoryview(sealed) as whole, whole[head:] as body:

@@ -191,7 +191,7 @@ def record_unreadable(project: Project, ctx: Context) -> Iterator[Issue]:
         return
     if project.entry is None:
         # No index entry (the seed's single project, an unregistered folder): there is no
-        # cross-check a missing verdict could stop, so nothing to warn about (#27).
+        # cross-check a missing verdict could stop, so nothing to warn about.
         return
     # Dormant projects too (docs/checks.md): a header that cannot be read is reported, never
     # counted as examined in silence.

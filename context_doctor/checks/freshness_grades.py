@@ -37,7 +37,7 @@ def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
                     "remove the derived file's own `last_reviewed`",
                     (RemoveFrontmatterKey("last_reviewed"),),
                 )
-            # A graded file belongs to no project: the message names it (issue #28), so a
+            # A graded file belongs to no project: the message names it, so a
             # row that shows only the source and the message still says which file.
             yield Issue(
                 f"{graded.rel_path}: {problem.message}",

@@ -101,7 +101,7 @@ def _link_targets(document: Document) -> list[str]:
         starting so, e.g. `What's Next — Prioritized`), a Markdown link to REFERENCE.md when
         the project has one and to sessions/ when it has a log, and a budget footer (a line
         containing `Budget:` among the last five). One finding per file, listing every
-        missing part, with one remedy that adds them all (issue #28: one file, one cause).
+        missing part, with one remedy that adds them all (one file, one cause).
         A project with a valid CURRENT_STATE.json, or whose header reads completed, is not
         asked for the two sections (its generated block, or its completion summary,
         replaces them). Skipped for dormant projects.""",

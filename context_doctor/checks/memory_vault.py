@@ -16,7 +16,7 @@ from context_doctor.checks.registry import Context, check
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
 
-if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault
     from context_doctor.vault.model import Note, Vault
 
 GROUP = "memory-vault"

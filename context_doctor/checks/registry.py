@@ -521,7 +521,7 @@ def resolve_names(names: Iterable[str], known: dict[str, CheckSpec], origin: str
 
 def did_you_mean(name: str, known: dict[str, CheckSpec]) -> str:
     """`` (did you mean `x`?)`` when a check, alias or group name is close to ``name``."""
-    import difflib  # only to word a name not known (#32, a cold start)
+    import difflib  # only to word a name not known (a cold start)
 
     candidates = {*known, *GROUPS, *(alias for spec in known.values() for alias in spec.aliases)}
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)

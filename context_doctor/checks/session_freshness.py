@@ -204,7 +204,7 @@ def last_session_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
 def _no_evidence_of_work(project: Project) -> bool:
     """No dated log entry, and git cannot say when the project was last worked (a shallow
     clone, no commit, or only bulk sweeps, merges and maintenance among the recent ones):
-    freshness-unverifiable's finding, which then also names a missing header (#28)."""
+    freshness-unverifiable's finding, which then also names a missing header."""
     if project.newest_session is not None:
         return False
     if not project.history_available:
@@ -411,7 +411,7 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
     if project.newest_session is not None:
         return
     # With no header either, this is the one finding about it (context-header-freshness
-    # stays quiet: one root cause, #28).
+    # stays quiet: one root cause).
     no_header = project.header_last_session is None
     none = ", no `**Last session:**` header" if no_header else ""
     header_too = (

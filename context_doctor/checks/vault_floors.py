@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from context_doctor.checks.registry import Context, VaultSkipRule, check
 from context_doctor.report.findings import Issue, Severity, Unverified
 
-if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault
     from context_doctor.vault.model import Vault
 
 GROUP = "memory-vault"
@@ -72,7 +72,7 @@ def _where(vault: Vault) -> str:
         all) is reported here once, and the other floor checks are skipped.""",
 )
 def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
-    from context_doctor.vault.floors import day_of  # loaded with the vault it reads (#32)
+    from context_doctor.vault.floors import day_of  # loaded with the vault it reads
 
     floors = vault.floors
     assert floors is not None

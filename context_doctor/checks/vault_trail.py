@@ -18,7 +18,7 @@ from context_doctor.checks.registry import Context, VaultSkipRule, check
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import AUDIT_LOG
 
-if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault (#32)
+if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault
     from context_doctor.vault.history import Rewrite
     from context_doctor.vault.model import Vault
 

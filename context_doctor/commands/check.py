@@ -260,7 +260,7 @@ def check_command(
 
         Where = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
         # The pushing repository's identity, in the hook's checkout: asked only when a
-        # single project's id needs it (one git process less for every other push, #32).
+        # single project's id needs it (one git process less for every other push).
         identity: Callable[[], str | None] | None = None
         invocation: Invocation | None = None  # set below for a run named by paths
 
@@ -448,7 +448,7 @@ def check_command(
             whole = whole_repository(corpus)
             if len(corpus.projects) >= RELEASE_MODEL_PROJECTS:
                 # The model is not needed to print or cache its report: let it go before
-                # the JSON is built, so that the one reuses the other's memory (#32).
+                # the JSON is built, so that the one reuses the other's memory.
                 del corpus
                 release_audit()
             _run_steps(tail)  # the audit's last steps, once the model is let go
@@ -469,7 +469,7 @@ def check_command(
             )
             cache_path = None
         repository_cache = whole is not None and not (no_report_cache or select or ignore)
-        # The JSON report is built once, for the caches and the output alike (#32: at
+        # The JSON report is built once, for the caches and the output alike (at
         # 8,000 projects each building held another copy of a ~14 MB report).
         document = (
             report_json_bytes(report)

@@ -160,7 +160,7 @@ def one_file(positional: Path | None, option: Path | None) -> Path:
 def record_section(file: Path) -> str | None:
     """The section FILE's layout keeps its record in (``## Current status`` of a ``CLAUDE.md``
     or ``AGENTS.md`` found by detection), so ``set-field`` edits the field the doctor reads
-    there and never a line of the same name elsewhere in the file (#27); None: the whole
+    there and never a line of the same name elsewhere in the file; None: the whole
     file.  Only those two names can hold such a section, so no other edit pays for the
     discovery (the same as ``check --project`` runs)."""
     if file.name not in INSTRUCTION_FILES:
@@ -344,15 +344,23 @@ def apply_command(edits_path: str, **options: Any) -> None:
     replacement, count, text.
 
     \b
-    Example (a session's end: log entry, header and marker in one write):
+    Example (a session's end in the demo: log, header, markers, index in one write):
       [
-        {"op": "insert-before", "file": "projects/atlas/sessions/2026-06.md",
-         "anchor": "## 2026-06-20", "text": "## 2026-06-19 — query path\\n\\nPorted the query path.\\n\\n"},
+        {"op": "replace", "file": "projects/atlas/sessions/2026-06.md",
+         "anchor": "Indexer rewritten.\\n",
+         "replacement": "Indexer rewritten.\\n\\n### 2026-06-19 (round 4)\\nQuery path ported.\\n"},
+        {"op": "set-field", "file": "projects/atlas/CONTEXT.md",
+         "field": "Phase", "value": "Build (round 4)"},
         {"op": "set-field", "file": "projects/atlas/CONTEXT.md",
          "field": "Last session", "value": "2026-06-19 (round 4)", "whole_value": true},
         {"op": "replace", "file": "projects/atlas/CONTEXT.md",
-         "anchor": "- Query path next.\\n\\n*State as of: 2026-06-18 (round 3)*",
-         "replacement": "- Query path ported; ranking next.\\n\\n*State as of: 2026-06-19 (round 4)*"}
+         "anchor": "- Indexer rewritten; query path next.\\n\\n*State as of: 2026-06-18 (round 3)*",
+         "replacement": "- Query path ported; ranking next.\\n\\n*State as of: 2026-06-19 (round 4)*"},
+        {"op": "replace", "file": "projects/atlas/CONTEXT.md",
+         "anchor": "1. [ ] Port the query path (as of 2026-06-18)\\n\\n*State as of: 2026-06-18 (round 3)*",
+         "replacement": "1. [ ] Rank the results (as of 2026-06-19)\\n\\n*State as of: 2026-06-19 (round 4)*"},
+        {"op": "set-field", "file": "projects/index.yaml",
+         "field": "last_session", "value": "2026-06-19"}
       ]
       context-doctor edit apply --edits EDITS.json --dry-run
     """

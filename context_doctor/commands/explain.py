@@ -63,8 +63,26 @@ def explain_text(spec: CheckSpec, width: int | None = None) -> str:
             *gates,
             *(["", "Not applicable (counted, shown with --show-coverage) when:"] if shapes else []),
             *shapes,
+            *_documented(spec, columns),
         ]
     )
+
+
+def _documented(spec: CheckSpec, columns: int) -> list[str]:
+    """Where a built-in check is documented in the doctor's source: its page and its group's
+    table (a plugin's check is documented by its own package)."""
+    if not spec.module.startswith("context_doctor."):
+        return []
+    return [
+        "",
+        "More:",
+        *wrap(
+            f"docs/checks/{spec.name}.md, and docs/checks.md for its group, in the doctor's "
+            "source.",
+            columns,
+            indent="  ",
+        ),
+    ]
 
 
 def check_list(registry: dict[str, CheckSpec], width: int | None = None) -> str:
@@ -75,7 +93,8 @@ def check_list(registry: dict[str, CheckSpec], width: int | None = None) -> str:
         by_group.setdefault(spec.group, []).append(name)
     lines = wrap(
         "Checks by group. `context-doctor explain NAME` explains a check, or each check of "
-        "a group; `--all` explains every check.",
+        "a group; `--all` explains every check; docs/checks.md lists each with its severity "
+        "and gates.",
         columns,
     )
     lines.append("")

@@ -66,7 +66,7 @@ BOOTSTRAP = (
     "from context_doctor.cli import main\n"
     "main()\n"
 )
-"""What the hook's one interpreter runs (#32: one start, where a probe
+"""What the hook's one interpreter runs (one start, where a probe
 ``-c 'import context_doctor'`` and then ``-m context_doctor`` were two): the doctor when
 it is importable, else exit :data:`NOT_INSTALLED`, git's input on stdin left unread for
 the fallback."""
@@ -299,7 +299,7 @@ def install_hook(
         )
     if shared is None and not force and not _hooks_inside_repository(directory, repo):
         # A repository-local core.hooksPath comes from .git/config, which a prepared
-        # repository (a tarball, a shared folder) supplies: it may not aim the write (#23).
+        # repository (a tarball, a shared folder) supplies: it may not aim the write.
         raise WriteRefused(
             "hooks-path-outside",
             f"core.hooksPath leads outside the repository and its git directory ({directory}); "

@@ -40,7 +40,7 @@ from context_doctor.guards.escape import escape_text
 from context_doctor.guards.limits import NotRegularFile, TooLarge, read_limited
 
 # Nothing here imports typing, pathlib or dataclasses (together more than the rest of a
-# plain `status`, #32): paths are text spelled as pathlib spells them (synthesis.path_text).
+# plain `status`): paths are text spelled as pathlib spells them (synthesis.path_text).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike

@@ -38,7 +38,7 @@ def installed_metadata() -> tuple[str, ...]:
     """The metadata directory of every distribution on ``sys.path`` (``name-version``), as
     ``importlib.metadata`` finds them, by path; a ``sys.path`` entry that is no directory
     (a zip) or cannot be listed is named as such. An install, an upgrade or a removal
-    changes it: what the replay key holds of the libraries (#32)."""
+    changes it: what the replay key holds of the libraries."""
     found: list[str] = []
     for entry in dict.fromkeys(sys.path):
         try:
@@ -88,7 +88,7 @@ def _names_other_modules(text: bytes) -> bool:
 
 def entry_point_modules() -> list[tuple[str, str]]:
     if not _may_name_plugins():
-        return []  # importlib.metadata would find none (#32: it is slow to import)
+        return []  # importlib.metadata would find none (it is slow to import)
     from importlib.metadata import entry_points
 
     discovered: list[Any] = list(entry_points(group=ENTRY_POINT_GROUP))

@@ -125,7 +125,7 @@ MAX_CONFIG_DEPTH = 32
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    import tomllib  # only when there is a config file to read (#32, a cold start)
+    import tomllib  # only when there is a config file to read (a cold start)
 
     try:
         loaded = tomllib.loads(read_text(path, "config file", MAX_CONFIG_BYTES))

@@ -10,7 +10,7 @@ is a v5 runtime, and then the console's files are under ``~/.synthesis``.
 
 Standard library only and no git: ``status`` (a session-start hook) imports this, and
 reads the console's folder as text (:func:`console_home_text`) without importing
-``pathlib`` (#32); the functions returning a ``Path`` import it when called.
+``pathlib``; the functions returning a ``Path`` import it when called.
 """
 
 from __future__ import annotations

@@ -220,7 +220,7 @@ def plan_set_field(
 
     ``section``: the heading of the section the file's layout keeps its record in (the
     ``## Current status`` of a ``CLAUDE.md``); only a field inside it is edited, and a file
-    without that section is refused, as the doctor reads nothing outside it (#27).
+    without that section is refused, as the doctor reads nothing outside it.
     """
     name = field.strip()
     if not name or "*" in name or ":" in name or "\n" in name or "\r" in name:

@@ -26,7 +26,7 @@ CONVENTION = "pai-freshness-v1"
 # A ``##`` section's review marker: ``<!-- updated: YYYY-MM-DD by:NAME -->`` (names are non-space runs).
 SECTION_MARKER = LazyPattern(r"<!--\s*updated:\s*(\S+)\s+by:(\S+)\s*-->")
 _SLUG_JUNK = LazyPattern(r"[^a-z0-9]+")
-# LifeOS's own section slug (docs/checks.md "Sections"): parentheticals out, cut at the first dash.
+# LifeOS's own section slug (docs/freshness-grades.md "Sections"): parentheticals out, cut at the first dash.
 _INNER_PARENTHETICAL = LazyPattern(r"\s*\([^()]*\)")
 _PARENTHETICAL_PASSES = 8
 _FIRST_DASH = LazyPattern(r"\s*[\u2014\u2013-]")

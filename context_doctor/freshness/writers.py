@@ -490,7 +490,7 @@ def _split_lines(text: str) -> list[str]:
 
 @cache
 def _heading_parser() -> MarkdownIt:
-    """Block rules only; built on first use, so a run that writes nothing never imports it (#13)."""
+    """Block rules only; built on first use, so a run that writes nothing never imports it."""
     from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
 
     return MarkdownIt("commonmark", {"html": True}).disable("inline")

@@ -133,7 +133,7 @@ def positions(values: Iterable[int] = ()) -> array[int]:
 
 @dataclass
 class History:
-    """Every commit touching the scopes, newest first, grouped by project: compactly (#32).
+    """Every commit touching the scopes, newest first, grouped by project: compactly.
 
     ``log`` holds each commit some project's entries name, once, in the order git
     printed them (newest first); ``file_sets`` each distinct set of project-relative

@@ -103,7 +103,7 @@ class RepositoryFacts:
 
     def _ask_shallow_and_head(self) -> None:
         """Whether the repository is shallow and which commit ``HEAD`` is: one ``git
-        rev-parse`` for both, asked once a run (two before, #32). The old questions
+        rev-parse`` for both, asked once a run (two before). The old questions
         (:func:`is_shallow`, :func:`head_commit`) where the answer is not two lines."""
         result = run_git(
             ["rev-parse", "--is-shallow-repository", "--verify", "--quiet", "HEAD^{commit}"],
@@ -279,7 +279,7 @@ class RepositoryFacts:
     def file_at(self, sha: str, path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
         """A file's bytes at a commit, or None when it did not exist there or is over
         ``limit`` (asked once). Its size is asked first, so a huge blob committed in the
-        audited history is never read into memory (#30: every read bounded)."""
+        audited history is never read into memory (every read bounded)."""
         if (sha, path) not in self._files_at:
             blob = f"{sha}:{path}"
             sized = self._run(["cat-file", "-s", blob])

@@ -82,7 +82,7 @@ def git_time(text: str) -> datetime | None:
 
 def shared_zone(found: datetime, zones: dict[tzinfo, tzinfo]) -> datetime:
     """``found`` with its offset held once per offset in ``zones`` rather than once per
-    time (each parsed time brings its own ``timezone``: ~80 bytes a commit, #32)."""
+    time (each parsed time brings its own ``timezone``: ~80 bytes a commit)."""
     if found.tzinfo is None:
         return found
     zone = zones.setdefault(found.tzinfo, found.tzinfo)
@@ -103,7 +103,7 @@ def filtered_here(scopes: tuple[Scope, ...]) -> bool:
     Only when each scope path is plain text to git's pathspec matching (no glob
     character, no ``:`` magic, no newline for ``cat-file``'s lines) and nothing in
     the environment changes how git matches pathspecs; otherwise git is given the
-    pathspec, as before (#32).
+    pathspec, as before.
     """
     if any(os.environ.get(name) for name in _PATHSPEC_VARIABLES):
         return False
@@ -618,7 +618,7 @@ def read_history(
     attributed once.  ``revisions`` is a commit (the whole history behind it) or
     an ``old..new`` range (a resumed pass).
 
-    Decision (#32): the pass walks the whole repository without a pathspec and keeps
+    Decision: the pass walks the whole repository without a pathspec and keeps
     the commits ``git log --full-diff -- <scopes>`` would show itself, with the same
     facts in the same order.  With a pathspec git compares every commit with its
     parent twice (once under the pathspec, to decide whether to show it, once in

@@ -152,7 +152,7 @@ class PushRepository:
         if not ref.deletes and ref.remote_sha.strip("0"):
             # Only when it names a commit here: `--ignore-missing` passes over an object
             # this repository lacks (or one that is no commit) as a separate
-            # `rev-parse --verify` did, in the same git process (#32).
+            # `rev-parse --verify` did, in the same git process.
             excluded += ["--ignore-missing", f"{ref.remote_sha}^{{commit}}"]
         code, out = self._git(
             "log",
@@ -251,7 +251,7 @@ FILES_REF_FORMAT: ConfigPairs = (("init.defaultRefFormat", "files"),)
 def _point_branch(git_dir: Path, branch: str, commit: str) -> bool:
     """Make ``refs/heads/<branch>`` the commit and ``HEAD`` point at it, as the files ref
     backend stores them (a loose ref, a symbolic ``HEAD``): what ``update-ref`` and
-    ``symbolic-ref`` write, without two more git processes (#32).
+    ``symbolic-ref`` write, without two more git processes.
 
     False (nothing written) for a name this plain writing would not be sure of; the
     caller then asks git, which checks the name itself.

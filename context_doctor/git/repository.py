@@ -41,7 +41,7 @@ class Repository:
                 return text[len(prefix) :]
         absolute = os.path.abspath(path)
         # Lexically inside (the common case): the same answer as ``relative_to`` by
-        # string slicing, without pathlib's parsing (#13).  ``abspath`` has already
+        # string slicing, without pathlib's parsing.  ``abspath`` has already
         # folded ``.``, ``..`` and repeated slashes, as pathlib would; a ``//`` root is
         # a root of its own to pathlib, so it takes the general way.
         if not absolute.startswith("//"):
@@ -79,7 +79,7 @@ class Repository:
         it lies lexically inside: a non-symlink entry in it resolves inside the repository.
 
         One ``lstat`` per directory, remembered for this run: a project's directory asks
-        only about itself once its parent (the projects directory) is known (#13).
+        only about itself once its parent (the projects directory) is known.
         """
         known = self._unlinked.get(directory)
         if known is None:

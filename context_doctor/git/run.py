@@ -129,7 +129,7 @@ def _prctl() -> Any:
     """libc's ``prctl``, resolved once in the parent (a forked child only calls it), or None."""
     if not sys.platform.startswith("linux"):
         return None
-    import ctypes  # only for the commands that need it (#32, a cold start)
+    import ctypes  # only for the commands that need it (a cold start)
 
     try:
         function = ctypes.CDLL(None, use_errno=True).prctl
@@ -203,7 +203,7 @@ def spawn_git(
     """Start git in a process group of its own, so that :func:`kill_git` ends all of it,
     and bound to the doctor's life (the kernel's parent-death signal).
 
-    Decision (#32): a ``preexec_fn`` makes :mod:`subprocess` fork the whole interpreter
+    Decision: a ``preexec_fn`` makes :mod:`subprocess` fork the whole interpreter
     and run its fork handlers (about 5 ms a spawn here, against 1-2 ms for the
     ``vfork`` it uses otherwise), so the signal is set by ``setpriv --pdeathsig KILL``,
     exec'd in front of git, where there is one.  That leaves a window of the doctor
@@ -349,7 +349,7 @@ def neutralised_filters(toplevel: Path) -> ConfigPairs:
     )
 
 
-# -- where a repository is: one rev-parse for its top and both git directories (#32) --
+# -- where a repository is: one rev-parse for its top and both git directories --
 
 GitDirectories = tuple[Path, Path]
 """(the absolute git directory, the common git directory) of a work tree."""
@@ -360,8 +360,8 @@ _DIRECTORIES_OF_TOP: dict[Path, GitDirectories] = {}
 @dataclass(frozen=True)
 class MadeCheckout:
     """A work tree the doctor checked out itself (the pre-push hook's copy of the pushed
-    tree): what git would say of it is known from how it was made, so git is not asked
-    (#32). ``shallow`` None: ask git."""
+    tree): what git would say of it is known from how it was made, so git is not asked.
+    ``shallow`` None: ask git."""
 
     top: Path  # resolved
     head: str

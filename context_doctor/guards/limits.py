@@ -42,7 +42,7 @@ block is a few hundred bytes, and that parser spends seconds on a hostile 1 MiB 
 MAX_YAML_FILE_BYTES = 1024 * 1024
 """The most of an ``index.yaml`` or ``console.yaml`` the doctor parses (and of the index a
 writer re-reads, or the index at a reviewed commit): every file parsed or refused in under
-2 s (#30).  libyaml reads it (``yamlio.careful_load``) at about 0.5 s per MiB of a real
+2 s.  libyaml reads it (``yamlio.careful_load``) at about 0.5 s per MiB of a real
 index on the benchmark machine, and up to 2 s per MiB of the densest hostile text (a flow
 list of empty mappings); a real index is some 80 bytes a project (the 2,000-project
 benchmark index is 160 KB), so 1 MiB holds some 13,000 projects."""

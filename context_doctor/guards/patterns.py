@@ -1,4 +1,4 @@
-"""Regular expressions compiled the first time they are used (#32, a cold start).
+"""Regular expressions compiled the first time they are used (a cold start).
 
 ``re`` caches nothing across processes, so every pattern compiled at a module's import is
 paid by every run that imports the module, whether or not the run ever asks it: a cold

@@ -1,4 +1,4 @@
-"""The doctor's JSON schemas, with jsonschema imported only to explain an invalid document (#32).
+"""The doctor's JSON schemas, with jsonschema imported only to explain an invalid document.
 
 jsonschema costs more to import than a small source's whole audit, and almost every
 document the doctor validates (``index.yaml``, ``CURRENT_STATE.json``, the stored report,

@@ -27,7 +27,7 @@ from context_doctor.guards.limits import (
     yaml_node_limit,
 )
 
-# The bundled schemas and their checks (jsonschema only for an invalid document, #32).
+# The bundled schemas and their checks (jsonschema only for an invalid document).
 from context_doctor.guards.schema_check import schema as schema
 from context_doctor.guards.schema_check import validator as validator
 from context_doctor.guards.text import BOM, join_surrogate_pairs
@@ -162,7 +162,7 @@ def careful_load(text: str) -> Any:
     data), within a bounded time whatever the text: the one YAML read of an index or
     console file, by the audit and by the writers re-reading it.
 
-    Decision (#30, "hostile YAML under 2 s per file"): libyaml (C, PyYAML's parser)
+    Decision: libyaml (C, PyYAML's parser)
     parses, and :func:`fast_load` builds from its events the values ruamel's round-trip
     loader would (YAML 1.2 scalars, the same line and column of every key, value and
     item): ruamel's own parser is pure Python, a second per 100-odd KiB, and a valid

@@ -1,7 +1,7 @@
 """The cyclic garbage collector during an audit: paused while it builds, frozen after it.
 
 Kept apart from :mod:`context_doctor.pipeline.prepare` so that the console script can promise
-the freeze (:func:`freeze_after_pauses`) without importing the audit (#32: ``--version``
+the freeze (:func:`freeze_after_pauses`) without importing the audit (``--version``
 must not load the pipeline to set a flag).
 """
 
@@ -26,7 +26,7 @@ def freeze_after_pauses() -> None:
     collector: it stays alive until the report is out anyway, and the full passes the
     collector would make over it (one as soon as it is enabled again, one each time
     the objects move up a generation, one at interpreter exit) cost about 1.2 s of
-    CPU after a warm run at 2,000 projects, for nothing (#13).
+    CPU after a warm run at 2,000 projects, for nothing.
     """
     _Collector.freeze_after = True
 

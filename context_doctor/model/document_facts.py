@@ -67,7 +67,7 @@ _AS_OF_HINT = "*State as of:"
 
 # markdown-it is imported and its parsers built on first use, not at import time: a warm
 # run takes every document's facts from the cache and never parses, and the import and
-# the rule chains cost tens of milliseconds of start-up (the pre-push case, #13).
+# the rule chains cost tens of milliseconds of start-up (the pre-push case).
 
 
 def load_parsers() -> None:
@@ -249,7 +249,7 @@ def facts_of_text(text: str, links: bool = False) -> DocumentFacts:
     if not secrets:
         return facts
     # No secret's text in the facts: they are cached, and every quote a check takes from
-    # them would otherwise carry it (issue #23 item 3).
+    # them would otherwise carry it.
     values = [hit.value for hit in secrets]
     return facts._replace(
         **{

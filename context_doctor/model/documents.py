@@ -65,7 +65,7 @@ class Document:
     ) -> None:
         """``listed_file``: the caller's directory listing shows ``path`` as no symlink, in
         a folder that resolves to itself inside ``root``; True when the entry is a regular
-        file.  Then ``exists`` and ``outside`` need no ``stat`` or ``realpath`` (#13)."""
+        file.  Then ``exists`` and ``outside`` need no ``stat`` or ``realpath``."""
         self.path = path
         self.rel_path = rel_path
         self.root = root  # when given, a file that resolves outside it is never read
@@ -112,7 +112,7 @@ class Document:
         file (a list item is a tuple, a string and an int or two); as MessagePack they take
         less than the file. :func:`context_doctor.pipeline.prepare.prepare` hands every prepared
         document its facts this way, so a corpus holds them packed, decodes each document's
-        when a check asks, and :meth:`release` lets the decoded form go (#32).
+        when a check asks, and :meth:`release` lets the decoded form go.
         """
         self.__dict__["_packed"] = packed
         self.__dict__.pop("facts", None)
@@ -124,7 +124,7 @@ class Document:
         Decoded facts are not kept by the document: the last few documents' are
         (:func:`_recent_facts`), which serves a project's checks, run one project after
         another, and lets a pass over every document (the suppressions, the redaction)
-        decode each in turn without holding them all (#32).
+        decode each in turn without holding them all.
         """
         found: DocumentFacts | None = self.__dict__.get("facts")
         if found is not None:
@@ -149,7 +149,7 @@ class Document:
 
         Everything dropped is computed again, the same, if asked for: the engine calls this
         once a project's checks are done, so a corpus holds one project's views of its
-        facts at a time rather than all of them (#32).
+        facts at a time rather than all of them.
         """
         kept = self.__dict__
         for name in _DERIVED:

@@ -8,7 +8,7 @@ whose `## Last Session: DATE` headings are read as well, docs/layouts.md).
 
 Only a value's leading clause decides: a completion word later in the prose never
 does (a real active project's Status "Roster email sent — asking for a complete
-suite description" is not completed, #18).
+suite description" is not completed).
 
 Every status word the vocabulary knows gives a verdict: `active`, `ongoing`, `new`
 and `in progress` read as not completed, `superseded` (like the completion words)
@@ -153,7 +153,7 @@ def section_range(document: Document, section: str) -> tuple[int, int] | None:
     keeps its record in, up to the next heading of its level or above.  None: the file has
     no such heading.  The reader (``Project.fields``) and the writers (``edit set-field``,
     ``log add --set-header``) ask this one function, so a writer edits the field the
-    doctor reads (#27)."""
+    doctor reads."""
     headings = document.headings
     position = next(
         (n for n, heading in enumerate(headings) if heading.text.strip() == section), None

@@ -1,4 +1,4 @@
-"""One ``os.scandir`` of a project's directory, asked instead of the file system (#13).
+"""One ``os.scandir`` of a project's directory, asked instead of the file system.
 
 A project's tier layout (CONTEXT.md, REFERENCE.md, sessions/, reference/, the logs
 and topics in them) used to be learned one ``stat``, ``lstat``, ``glob`` and

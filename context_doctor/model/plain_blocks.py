@@ -2,7 +2,7 @@
 
 Most tier files are headings, one level of bullet items, paragraphs and blank lines (the
 seed's templates, session logs, reference lists).  markdown-it's block pass costs about
-two thirds of parsing them (#32 item 5: a cold run at 2,000 projects is mostly parsing).
+two thirds of parsing them (a cold run at 2,000 projects is mostly parsing).
 For such a file the headings and list items follow from each line alone, so this scanner
 reads them in one pass and returns what :func:`context_doctor.model.document_facts._walk_blocks`
 would return from markdown-it's tokens.

@@ -57,7 +57,7 @@ class Project(ProjectFiles):
 
         Each is computed again, the same, if asked for: the engine calls this once the
         project's checks are done, so a corpus holds one project's views at a time rather
-        than all of them (#32: at 8,000 projects they held ~60 MB). The report's count
+        than all of them (at 8,000 projects they held ~60 MB). The report's count
         of set-aside commits is taken first: it is asked after every check has run.
         """
         kept = self.__dict__
@@ -100,7 +100,7 @@ class Project(ProjectFiles):
 
     def new_entry(self, day: date) -> str:
         """A new entry of ``day`` as ``log add`` writes it in :meth:`log_place`'s file
-        (``### 2026-08-12 — …``, ``| 2026-08-12 | … |``): what a remedy proposes (#27)."""
+        (``### 2026-08-12 — …``, ``| 2026-08-12 | … |``): what a remedy proposes."""
         place = self.log_place(day)
         if self.log_in_context or (not self.layout.is_seed and self.log_inner is None):
             target: Document | None = self.context if self.context.exists else None
@@ -350,7 +350,7 @@ class Project(ProjectFiles):
 
     @cached_property
     def _secret_names(self) -> list[tuple[str, str, str]]:
-        """(path, kind, token) for a known token format in a covered file's path (#30): a
+        """(path, kind, token) for a known token format in a covered file's path: a
         token pasted into a file or folder name is printed by every finding about that
         file, so it is reported and redacted like one in the text."""
         found: dict[str, tuple[str, str, str]] = {}  # one finding per token: the first file

@@ -1,4 +1,4 @@
-"""The path references a text makes, read from its lines alone (docs/references.md "What counts").
+"""The path references a text makes, read from its lines alone (docs/references.md "What counts as a reference").
 
 A **reference** is something in a record or an instruction file that names a file of
 the repository: a Markdown link or image (``[x](docs/a.md)``, ``[x](mdc:src/a.ts)``, a

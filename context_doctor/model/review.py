@@ -1,4 +1,4 @@
-"""The post-close review rule (docs/checks.md "Terminal projects").
+"""The post-close review rule (docs/checks.md "Terminal").
 
 ``post_close_reviewed_through: <sha>`` in the index silences
 ``terminal-project-active`` only while all of these hold: the sha resolves to
@@ -80,7 +80,7 @@ def _dates_by_id(raw: bytes) -> DatesById | None:
     try:
         text = raw.decode("utf-8")
         # An old index is as untrusted as today's: 10,000 nested `[` made the parser
-        # recurse past Python's limit; a large broken one cost half a minute (#30). It is
+        # recurse past Python's limit; a large broken one cost half a minute. It is
         # read as today's is (yamlio.careful_load: libyaml, bounded).
         data = careful_load(text)
     except (YAMLError, UnicodeDecodeError, ValueError, RecursionError):

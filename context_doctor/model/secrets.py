@@ -75,7 +75,7 @@ HTTP_LIBRARY = "requests"
 
 
 def _import_plugins_without_the_scanner() -> None:
-    """Load detect-secrets' plugin modules without its scanner and HTTP stack (#32).
+    """Load detect-secrets' plugin modules without its scanner and HTTP stack.
 
     Importing ``detect_secrets.plugins.x`` runs the package's ``__init__`` (its whole
     scan core: baselines, filters, ``multiprocessing``) and each plugin's ``import

@@ -43,7 +43,7 @@ class SessionEntry:
 
     @cached_property
     def ordinals(self) -> dict[str, int]:
-        """The heading's ordinals, read when first asked: most entries are never asked (#13)."""
+        """The heading's ordinals, read when first asked: most entries are never asked."""
         return ordinals(self.heading)
 
     def order_key(self) -> tuple[dt.date, int, int]:
@@ -79,7 +79,7 @@ def entries_of(
 
     ``list_items`` (a layout's own log file, never its context file): a file with no dated
     heading and no dated row keeps its sessions as list items led by a date
-    (``- 2026-07-19 — released``), and those are its entries (#27, seen in real hand-off
+    (``- 2026-07-19 — released``), and those are its entries (seen in real hand-off
     logs).  A file with dated headings or rows keeps its dated bullets as prose.  A file
     whose newest heading entry is dated by its month alone (``## Done (July 2026)``, later
     than every entry dated to the day) has no entry the doctor can read: none.
@@ -247,7 +247,7 @@ def new_entry_form(
     """How ``log add`` spells a new entry of ``document`` (None: a new file), whose dated
     entries are ``entries``: (heading level, separator after the date); level :data:`ROW`
     is a new table row (:data:`ROW_AFTER_LABEL`: one dated in its second cell).  The writer and every remedy that proposes an entry ask this, so a
-    remedy shows what ``log add`` writes (#27).
+    remedy shows what ``log add`` writes.
 
     A log of table rows only gets a row; otherwise the level and separator of the file's
     first dated heading; a context file with no entry yet one level below its log section

@@ -117,7 +117,7 @@ class Source:
 
     @cached_property
     def projects_path(self) -> Path:
-        # Cached (#13): checks ask for it per project, and root and projects_dir never change.
+        # Cached: checks ask for it per project, and root and projects_dir never change.
         return self.root / (self.projects_dir or ".")
 
     @cached_property

@@ -460,7 +460,7 @@ class StructuredState:
     ) -> None:
         """``path``: ``directory / STATE_FILE`` when the caller has it already; ``absent``:
         the caller knows nothing at all is there (its directory listing and an ``lexists``
-        said so), which is what :func:`read_state` would find first (#13)."""
+        said so), which is what :func:`read_state` would find first."""
         self.directory = directory
         self.path = directory / STATE_FILE if path is None else path
         self.rel_path = rel_path

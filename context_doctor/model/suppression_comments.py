@@ -48,7 +48,7 @@ _NAME = LazyPattern(r"[a-z0-9][a-z0-9-]*")
 
 @cache
 def _inline_parser() -> MarkdownIt:
-    """Built on first use: a warm run reads cached facts and never parses (start-up, #13)."""
+    """Built on first use: a warm run reads cached facts and never parses (start-up)."""
     from markdown_it import MarkdownIt  # a third-party import deferred for start-up time
 
     return MarkdownIt("commonmark", {"html": True})
@@ -159,7 +159,7 @@ def _scalar_interior_lines(text: str) -> set[int]:
     """0-based lines that lie inside a multi-line scalar (a block or folded string).
 
     libyaml's scanner (C) finds them: ruamel's is pure Python, and an index of a few MiB
-    holding one marker comment took it tens of seconds (#30).  PyYAML without libyaml
+    holding one marker comment took it tens of seconds.  PyYAML without libyaml
     falls back to ruamel's, only in text the careful parser is given (limits.py).
     """
     # Third-party imports deferred for start-up time: only a YAML file with a marker gets here.

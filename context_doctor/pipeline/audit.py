@@ -65,8 +65,8 @@ def audit(
     run was named by paths alone, and is keyed by that (:class:`keys.Invocation`).
     ``tail``: the last steps (storing the report for replay, then forgetting cache entries
     that name a file holding a secret) are appended there for the caller to run once it
-    has let the model go, instead of being run here while the model is still held (#32:
-    at 8,000 projects storing the report beside the model was the warm run's peak).
+    has let the model go, instead of being run here while the model is still held
+    (at 8,000 projects storing the report beside the model was the warm run's peak).
     """
     run = resolve_run(corpus, config=config, select=select, ignore=ignore)
     audit_group = partial(
@@ -123,7 +123,7 @@ def _audit_group(
     if replayable and not plugins:
         # Without plugins the checks are the package's own, which the key covers by its
         # code digest, and the settings name the selection: the key is taken, and a
-        # stored report replayed, before any check module is imported (#27, #32).
+        # stored report replayed, before any check module is imported.
         key = keys.run_key(
             run_inputs(corpus),
             settings=settings,
@@ -140,7 +140,7 @@ def _audit_group(
     resolve_names(ignore, registry, "--ignore")
     checks, ignores = _selected(settings, registry)
     # The pipeline itself (suppressions, the parsers' pool, the vault's model, the engine)
-    # is imported only now: a replayed run never needs it (#32).
+    # is imported only now: a replayed run never needs it.
     from context_doctor.pipeline import suppress
 
     loaded = suppress.read_baseline(chosen) if chosen is not None else None
@@ -170,7 +170,7 @@ def _audit_group(
             replay.keep(key, report)
         if secrets:
             # The caches keep file names in clear (the replay store too, for the inputs it
-            # keys): none may keep a detected secret (#30). Last, after every cache write.
+            # keys): none may keep a detected secret. Last, after every cache write.
             from context_doctor.cache.store import forget_files_holding
 
             forget_files_holding(secrets)

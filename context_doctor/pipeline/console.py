@@ -21,7 +21,7 @@ from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Corpus, Source, Un
 from context_doctor.pipeline.sources import existing_directory, source_at, source_for_directory
 from context_doctor.report.report import UNREACHABLE
 
-if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault (#32)
+if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault
     pass
 
 
@@ -191,7 +191,7 @@ def console_corpus(
     """
     console = (home or console_home()) / "console.yaml"
     # Anything by that name is read, so a link to a device or a dangling link is exit 2
-    # naming it, never passed over for the working directory (#30).
+    # naming it, never passed over for the working directory.
     if console.exists() or console.is_symlink():
         listed, unaudited = _console_sources(console, vaults)
         return Corpus(listed, from_console=True, console_path=console, unaudited=unaudited)

@@ -39,7 +39,7 @@ from context_doctor.pipeline.sources import (
 )
 from context_doctor.report.report import UNREACHABLE
 
-if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault (#32)
+if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault
     from context_doctor.vault.model import Vault
 
 
@@ -210,7 +210,7 @@ def _discover(
         source.facts = facts[toplevel]
         source.facts.add_scope(source.scope, source.record_pathspecs)
     for repository_facts in facts.values() if audit else ():
-        repository_facts.begin_history()  # git walks while the index is parsed (#13)
+        repository_facts.begin_history()  # git walks while the index is parsed
     for source in list(corpus.sources):
         source.identity = identity
         try:

@@ -25,7 +25,7 @@ from context_doctor.model.source import Corpus, Source
 from context_doctor.report.findings import Finding, Issue, Severity, Unverified
 from context_doctor.report.report import Coverage, Report, SourceSummary
 
-if TYPE_CHECKING:  # the vault modules load only when a vault is audited (#32)
+if TYPE_CHECKING:  # the vault modules load only when a vault is audited
     from context_doctor.vault.model import Vault
 
 _CONTEXT_GATE = -1  # the memo's key for the engine's own gate (rules are keyed by id)
@@ -51,7 +51,7 @@ def _gate(
     ``memo`` holds what was already asked of this project (the gate and each skip rule,
     by identity): 38 checks share a handful of rules, and a rule's answer is a property
     of the project, so it is asked once per project, in the order the checks first ask
-    it (#13).  An answer that raised is not kept: the next check asks again and gets
+    it.  An answer that raised is not kept: the next check asks again and gets
     the same exception, as before.
     """
     if spec.needs_context:
@@ -259,7 +259,7 @@ def run(
             ] = {}  # the gate's and the skip rules' answers, per project
             for spec in project_checks:
                 findings += _run_one(spec, project, ctx, coverage[spec.name], selected, memo)
-            # Its documents' decoded facts go: one project's at a time, not the corpus's (#32).
+            # Its documents' decoded facts go: one project's at a time, not the corpus's.
             for document in project.tier_documents():
                 document.release()
             project.release()

@@ -40,7 +40,7 @@ def _parse_packed(job: tuple[bytes, bool]) -> bytes:
 
     The facts come back as their cache encoding, not pickled: unpickled, a corpus's facts
     took about ten times the bytes of its files in the parent; packed, less than the files,
-    and each document decodes its own when a check asks (``Document.keep_packed``, #32).
+    and each document decodes its own when a check asks (``Document.keep_packed``).
     """
     raw, links = job
     return encode(document_facts.facts_of_bytes(raw, links))
@@ -69,7 +69,7 @@ def _start_parsing(
     size = sum(len(raw) for raw, _ in todo)
     if jobs <= 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
         return map(_parse, todo), None  # a few files: their facts held as they are
-    # Imported only here: a small source never starts a pool (#32, a cold start).
+    # Imported only here: a small source never starts a pool (a cold start).
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
@@ -133,7 +133,7 @@ def prepare(
             if key is not None and key in stored:
                 found = decode_entry(stored[key], DocumentFacts, "document")
                 if found is not None:  # an entry that does not decode is parsed again
-                    document.keep_packed(stored[key])  # decoded again when asked (#32)
+                    document.keep_packed(stored[key])  # decoded again when asked
                     kept[key] = stored[key]  # written back as the bytes it was read as
                     continue
             waiting.append((document, key, toplevel))
@@ -177,7 +177,7 @@ def prepare_corpus(corpus: Corpus, *, jobs: int | None, procedural: bool = False
     Memory vaults first (docs/vaults.md): their notes are read and parsed the same way, before
     any pool or history thread of the documents' pass exists.
     """
-    if corpus.vaults:  # the vault modules (PyYAML among them) load only for a vault (#32)
+    if corpus.vaults:  # the vault modules (PyYAML among them) load only for a vault
         from context_doctor.vault.model import assign_floors, prepare_vault
 
         for vault in corpus.vaults:

@@ -27,7 +27,7 @@ from context_doctor.layouts.detect import detect, shapes_sentence
 from context_doctor.model.instructions import holds_instruction_files
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Source
 
-if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault (#32)
+if TYPE_CHECKING:  # the vault modules (PyYAML among them) load only for a vault
     pass
 
 

@@ -61,7 +61,7 @@ class OutputFormat:
 
 def _human(report: Report, options: RenderOptions, stream: IO[str]) -> None:
     # Only the human renderings build a rich console: a machine format never imports rich
-    # (start-up time, #13), nor does the one plain line of --quiet on a pipe (#27).
+    # (start-up time), nor does the one plain line of --quiet on a pipe.
     if options.quiet and is_plain(stream):
         stream.write(plain_verdict_line(report))
         return
@@ -100,7 +100,7 @@ def _document(text_of: Callable[[Report, RenderOptions], str]) -> Renderer:
 
 
 # The CI formats' modules are imported when one is asked for: SARIF's rules need the
-# check registry, which a replayed run otherwise never imports (#32).
+# check registry, which a replayed run otherwise never imports.
 def _sarif(report: Report, options: RenderOptions) -> str:
     from context_doctor.render.sarif import render_sarif
 

@@ -2,7 +2,7 @@
 job summary, ``-o``, the error document of an exit-2 run.
 
 Apart from the pipeline (:mod:`context_doctor.pipeline.audit`), so that a replayed run prints its
-report without importing the model (#32).
+report without importing the model.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The terminal as a surface: colour, a closed pipe, and the progress line (#19).
+"""The terminal as a surface: colour, a closed pipe, and the progress line.
 
 * Colour: ``--color auto|always|never`` (default ``auto``: a terminal gets colour, a
   file or pipe none). ``NO_COLOR`` (set and not empty) turns every escape off under
@@ -88,7 +88,7 @@ def stream_width(stream: IO[str]) -> int | None:
 
 def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:
     """``text`` in lines of at most ``width`` columns, broken only between words."""
-    import textwrap  # only for text output (#32, a cold start)
+    import textwrap  # only for text output (a cold start)
 
     return textwrap.wrap(
         text,
@@ -140,7 +140,7 @@ def is_plain(stream: IO[str]) -> bool:
     """Whether rich would write ``stream`` no escape at all (by rich's own rules: no
     ``--color always``, ``TTY_COMPATIBLE``, then ``FORCE_COLOR``, then the stream's
     ``isatty``), so that one plain line needs no console: rich's import is a third of a
-    replayed ``--quiet`` run (#27). A case it cannot tell says False (rich decides)."""
+    replayed ``--quiet`` run. A case it cannot tell says False (rich decides)."""
     if _Preference.color == "always":
         return False
     compatible = os.environ.get("TTY_COMPATIBLE", "")

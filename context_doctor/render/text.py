@@ -43,7 +43,7 @@ VERDICT_INDENT = "  "
 
 
 # rich is imported on first use, not at import time: a JSON, SARIF, GitHub or GitLab
-# run never needs it, and the import costs about 12 ms of start-up (the pre-push case, #13).
+# run never needs it, and the import costs about 12 ms of start-up (the pre-push case).
 
 
 def console_for(stream: IO[str]) -> Console:

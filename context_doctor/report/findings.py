@@ -187,7 +187,7 @@ def _fingerprint_base(finding: Finding) -> str:
     """
     message = finding.message
     named = f"{finding.path}: "
-    if message.startswith(named):  # a graded file's message names it (#28): same identity
+    if message.startswith(named):  # a graded file's message names it: same identity
         message = message[len(named) :]
     return "|".join(
         [

@@ -139,7 +139,7 @@ class SourceSummary:
 
 def _project_of(item: dict[str, Any]) -> str | None:
     """A stored finding's project id; ``None`` for one about its source as a whole (written
-    ``(source)``, or ``""`` by a doctor before issue #28)."""
+    ``(source)``, or ``""`` by an older doctor, before every finding named its subject)."""
     project = str(item["project"])
     if not project or project == whole_source(str(item["source"])):
         return None
@@ -326,7 +326,7 @@ def _fix_carries(finding: Finding, values: set[str]) -> bool:
 
 
 def redacted(report: Report, secrets: Iterable[str]) -> Report:
-    """``report`` with every quote of a secret in ``secrets`` redacted (issue #23 item 3).
+    """``report`` with every quote of a secret in ``secrets`` redacted.
 
     The one place every output passes: the pipeline calls it before a report is
     rendered, stored for replay or written to the report cache, so no check that
@@ -337,7 +337,7 @@ def redacted(report: Report, secrets: Iterable[str]) -> Report:
     if not values:
         return report
     # The detectors' patterns: imported only where a secret was found, never to print a
-    # stored report (#32).
+    # stored report.
     from context_doctor.guards.redact import scrub
 
     findings = []

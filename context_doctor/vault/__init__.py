@@ -2,7 +2,7 @@
 
 Kept here, apart from the model, so that importing the checks (every run does, to know
 them) loads none of the vault modules, PyYAML among them: those load only when a vault
-is audited (#32).
+is audited.
 """
 
 BASTRA_DIR = ".bastra"

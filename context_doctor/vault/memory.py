@@ -445,7 +445,7 @@ def _key_lines(block_lines: list[str], first: int) -> tuple[tuple[str, int], ...
 
 def memory_facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
     """The facts of one note's bytes, with no detected secret's text in them (they are
-    cached, and the checks quote them: issue #23 item 3)."""
+    cached, and the checks quote them)."""
     facts = _facts_of_bytes(raw, name)
     if not facts.secrets:
         return facts
@@ -486,7 +486,7 @@ def _facts_of_bytes(raw: bytes, name: str) -> MemoryFacts:
         return _facts(PLAIN)
     head, block, _body = parts
     if len(block) > MAX_NOTE_FRONTMATTER_BYTES:
-        # Not YAML-parsed at all: libyaml alone spends seconds on a few MiB (#30). Whether
+        # Not YAML-parsed at all: libyaml alone spends seconds on a few MiB. Whether
         # it is a memory is not known, so nothing is judged: it counts as unreadable.
         return unreadable_facts(
             f"its frontmatter is over {MAX_NOTE_FRONTMATTER_BYTES // 1024} KiB, the most the "

@@ -344,7 +344,7 @@ def _results(todo: list[tuple[bytes, str]], jobs: int) -> Iterator[MemoryFacts]:
     if jobs <= 1 or len(todo) < POOL_MIN_NOTES or size < (1 << 20):
         yield from map(_parse, todo)
         return
-    from concurrent.futures import ProcessPoolExecutor  # only for a vault this large (#32)
+    from concurrent.futures import ProcessPoolExecutor  # only for a vault this large
     from multiprocessing import get_context
 
     from context_doctor.model.secrets import load_detectors

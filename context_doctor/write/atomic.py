@@ -180,7 +180,7 @@ def _read_all(handle: int, limit: int = MAX_WRITE_TARGET_BYTES) -> bytes:
 
 def _starts_with(handle: int, data: bytes | bytearray) -> bool:
     """Whether the open file begins with ``data``: compared a chunk at a time, so that a
-    large file (a cache, a report) is not held a second and third time to confirm it (#32)."""
+    large file (a cache, a report) is not held a second and third time to confirm it."""
     view = memoryview(data)
     at = 0
     while at < len(view):

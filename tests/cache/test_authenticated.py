@@ -1,4 +1,4 @@
-"""Every cache entry is authenticated with the user's secret (SPEC §8, issue #23 item 2).
+"""Every cache entry is authenticated with the user's secret (docs/caches.md).
 
 The attacks: a repository handed over with a prepared ``.git`` (a tarball, a shared
 folder) whose cache holds well-typed but false facts; a secret file someone else can

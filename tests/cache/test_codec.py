@@ -283,7 +283,7 @@ def test_a_cache_of_the_previous_format_is_ignored(doctor: Doctor, make_repo: Ma
 
 def test_a_stored_history_shares_offsets_and_equal_times() -> None:
     """Decoded, each offset is held once and a commit authored when committed holds one
-    time for both (#32), the times equal to the ones stored."""
+    time for both, the times equal to the ones stored."""
     rows: list[codec.CommitRow] = [
         ("a" * 40, 1, "2026-05-01T10:00:00+02:00", "2026-05-01T10:00:00+02:00", 1, 0, False, False),
         ("b" * 40, 1, "2026-05-02T09:00:00+02:00", "2026-05-02T11:00:00+00:00", 1, 0, False, False),

@@ -1,4 +1,4 @@
-"""The report cache and `context-doctor report` (SPEC §3 "Report cache").
+"""The report cache and `context-doctor report` (docs/output.md "Report cache").
 
 Only a run over ``$SYNTHESIS_HOME/console.yaml`` sources describes the corpus,
 so only it writes ``$SYNTHESIS_HOME/context-doctor/last-report.json``;
@@ -332,7 +332,7 @@ def test_report_reads_an_explicit_cache(
     assert doctor("report", "--cache", str(target)).exit_code == 0
 
 
-# -- the repository's own report cache (SPEC §7) -----------------------------------------
+# -- the repository's own report cache (docs/surfaces.md) -----------------------------------------
 
 
 def repository_cache(root: Path) -> Path:
@@ -364,7 +364,7 @@ def test_a_whole_repository_check_writes_its_report_in_the_git_directory(
 def test_the_repository_report_is_the_printed_json_byte_for_byte(
     make_repo: MakeRepo, doctor: Doctor, isolated_home: Path
 ) -> None:
-    """The JSON is built once for the cache and the output (#32): the same bytes in both."""
+    """The JSON is built once for the cache and the output: the same bytes in both."""
     root = make_repo(corpus(EDITED))
     run = doctor("check", str(root), "--today", TODAY, "--json")
     assert run.exit_code == 0, run.stderr

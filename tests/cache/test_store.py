@@ -1,4 +1,4 @@
-"""The persistent cache (SPEC §8): findings with and without it are identical, whatever happened.
+"""The persistent cache (docs/caches.md): findings with and without it are identical, whatever happened.
 
 Every test audits a real git repository built from the demo scenario three ways: with
 ``--no-cache``, then twice with the cache (the first run writes it, the second reads it),
@@ -422,7 +422,7 @@ def test_a_saved_history_is_the_one_git_gives(
 
 @pytest.mark.parametrize("data", [[], {"entries": [b"x" * 300_000, "é", 7]}])
 def test_a_body_sealed_in_place_is_the_sealed_encoding(data: Any) -> None:
-    """The cache's body is encoded behind room for its header, not copied there (#32):
+    """The cache's body is encoded behind room for its header, not copied there:
     the same bytes :func:`store.seal` makes of it, which :func:`store.unseal` opens."""
     secret = bytes(range(32))
     value = {"key": "k", "data": data}

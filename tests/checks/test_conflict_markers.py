@@ -1,4 +1,4 @@
-"""conflict-markers: unresolved merge conflicts in tier files (issue 14 item 8).
+"""conflict-markers: unresolved merge conflicts in tier files.
 
 The conflicts are made by git itself: two branches edit the same line and the
 merge stops, leaving its markers in the committed file.

@@ -1,4 +1,4 @@
-"""Cross-tier agreement and lifecycle (SPEC §2) on real git repositories.
+"""Cross-tier agreement and lifecycle (docs/checks.md) on real git repositories.
 
 The shared scenario ``fixtures/scenarios/lifecycle.yaml`` holds one project per
 case; repositories whose *shape* is the case (no index.yaml, a single-project
@@ -69,7 +69,7 @@ def test_index_completed_but_header_active_is_a_defect(lifecycle: tuple[Path, Ru
 def test_schema_violations_name_entry_and_field(lifecycle: tuple[Path, Run]) -> None:
     root, run = lifecycle
     found = run.findings("status-agreement", "schema-bad")
-    # Each violation points at the line of the field it names (SPEC §6).
+    # Each violation points at the line of the field it names (docs/output.md).
     lines = {field_line(root, "schema-bad", name) for name in ("bounded", "last_session")}
     assert {finding["severity"] for finding in found} == {"defect"}
     assert {finding["path"] for finding in found} == {INDEX}
@@ -77,7 +77,7 @@ def test_schema_violations_name_entry_and_field(lifecycle: tuple[Path, Run]) -> 
     messages = sorted(finding["message"] for finding in found)
     assert len(messages) == 2, messages
     assert all("`schema-bad`" in message for message in messages)
-    # The remedy fixes the entry's field; it is not the header comparison's remedy (#18).
+    # The remedy fixes the entry's field; it is not the header comparison's remedy.
     remedies = sorted(finding["remedy"] for finding in found)
     assert remedies[0].startswith("Correct its `bounded` field for `schema-bad` in ")
     assert remedies[1].startswith("Correct its `last_session` field for `schema-bad` in ")
@@ -279,7 +279,7 @@ def test_header_without_verdict_is_a_warning(lifecycle: tuple[Path, Run]) -> Non
 def test_header_without_verdict_is_reported_for_paused_projects_too(
     lifecycle: tuple[Path, Run],
 ) -> None:
-    """SPEC §2 (#18): a dormant project whose header cannot be read is reported, never
+    """docs/checks.md: a dormant project whose header cannot be read is reported, never
     counted as examined in silence."""
     _, run = lifecycle
     finding = sole(run, "record-unreadable", "napping")
@@ -413,7 +413,7 @@ def test_completed_date_skips_projects_that_are_not_terminal(lifecycle: tuple[Pa
     _, run = lifecycle
     coverage = run.json["coverage"]["completed-date"]
     # Terminal: closed-but-active, finished, typo-complete, replaced, undated; the header of
-    # closed-but-active reads active: status-agreement reports that, the date waits (#28).
+    # closed-but-active reads active: status-agreement reports that, the date waits.
     assert coverage["examined"] == 4
     assert coverage["reasons"] == {"not terminal": 11, "status disputed": 1}
     assert run.findings("status-agreement", "closed-but-active")
@@ -422,7 +422,7 @@ def test_completed_date_skips_projects_that_are_not_terminal(lifecycle: tuple[Pa
 def test_completed_date_waits_while_the_header_disputes_the_status(
     make_repo: Callable[[Mapping[str, Any]], Path], doctor: Doctor
 ) -> None:
-    """One root cause, one finding (#28): index `completed`, header `Active`, no date."""
+    """One root cause, one finding: index `completed`, header `Active`, no date."""
     context = "# Done\n\n**Status:** Active — still drafting\n**Last session:** 2026-06-01\n"
     files = {
         "projects/index.yaml": "- id: done\n  status: completed\n",
@@ -479,7 +479,7 @@ def test_human_output_lists_coverage_for_lifecycle_checks(
     assert "coverage status-vocabulary: examined 15, skipped 1 (1 not registered)" in run.stdout
     assert "projects/index.yaml:18:1  FAIL  [status-agreement]" in run.stdout
     compact = doctor("check", "--source", str(root), "--today", TODAY, *selection).stdout
-    # The default output groups the same lines without a flag (SPEC §6, #18).
+    # The default output groups the same lines without a flag (docs/output.md).
     compact_text = " ".join(line.strip() for line in compact.splitlines())
     assert (
         "coverage completed-date: examined 4, skipped 12 (11 not terminal, 1 status disputed)"
@@ -566,7 +566,7 @@ def test_a_disagreement_quotes_the_field_that_gave_the_reading(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
     """Status says nothing (`In review`), Phase decides (`Shipped`): the finding quotes the
-    Phase, not the Status line that gave no verdict (#18)."""
+    Phase, not the Status line that gave no verdict."""
     context = (
         "# Parser — Working Context\n\n**Status:** In review — the maintainers asked for a "
         "second benchmark run before merging\n**Phase:** Shipped (round 4)\n"

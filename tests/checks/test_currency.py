@@ -1,4 +1,4 @@
-"""Currency checks (SPEC §2 "Currency") on a real git corpus.
+"""Currency checks (docs/checks.md "Currency") on a real git corpus.
 
 Every case is one project of ``fixtures/scenarios/currency.yaml`` (ids prefixed
 hc-, hl-, bc-, ic- by the check they exercise), audited on 2026-08-27.
@@ -116,7 +116,7 @@ def test_header_lag_quiet_when_phase_is_not_ahead(one: Callable[[str], Run], pro
 
 
 def test_header_lag_has_no_skip(corpus: Run) -> None:
-    """SPEC: no skip reason. Paused and log-less projects are examined too."""
+    """docs/checks.md: no skip reason. Paused and log-less projects are examined too."""
     assert corpus.json["coverage"]["header-lag"] == {
         "examined": corpus.json["projects_audited"],
         "skipped": 0,
@@ -181,7 +181,7 @@ def test_no_markers_and_no_operational_sections_is_unverifiable(corpus: Run) -> 
 
 
 def test_unmarked_section_with_a_session_log_is_unverifiable(corpus: Run, root: Path) -> None:
-    """No ordinals anywhere, but a session log: a markerless body is never clean (#11)."""
+    """No ordinals anywhere, but a session log: a markerless body is never clean."""
     finding = sole(corpus, "body-currency", "bc-no-ordinals")
     assert finding["severity"] == "warning"
     assert finding["line"] == line_of(root, context_of("bc-no-ordinals"), "## Current State")
@@ -270,7 +270,7 @@ def test_malformed_stamp(corpus: Run, root: Path) -> None:
 
 def test_unstamped_items_are_one_finding_per_open_section(corpus: Run, root: Path) -> None:
     """`## Open questions` holds two unchecked unstamped task items, a plain bullet (prose,
-    never counted: SPEC §1, #18) and a checked one; `### Pending approvals` holds one numbered
+    never counted: docs/layouts.md) and a checked one; `### Pending approvals` holds one numbered
     task item and one numbered line without a box; `## Notes` is not open."""
     found = _item_findings(corpus, root)
     questions = found["## Open questions"]
@@ -306,7 +306,7 @@ def test_item_currency_skips_dormant_projects(one: Callable[[str], Run]) -> None
     assert_skipped(one("ic-paused"), "item-currency", "dormant")
 
 
-# -- item-currency on a real-shaped record: tasks, not prose (#18 item 5) --------------------
+# -- item-currency on a real-shaped record: tasks, not prose --------------------
 
 CHECKBOXES = "".join(
     f"- [ ] Review tool {n} with the owner (as of 2026-08-20)\n" for n in range(1, 16)
@@ -381,7 +381,7 @@ def test_item_currency_skips_a_paused_record(make_repo: MakeRepo, doctor: Doctor
 def test_header_currency_without_ordinals_is_a_counted_skip(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
-    """SPEC §6: a log whose newest day names no round leaves nothing to compare: a skip with
+    """docs/output.md: a log whose newest day names no round leaves nothing to compare: a skip with
     its reason, never an examined project with nothing said."""
     context = (
         "# Atlas — Working Context\n\n**Phase:** Discovery — interviews with the pilot teams\n"
@@ -409,7 +409,7 @@ def test_header_currency_without_ordinals_is_a_counted_skip(
     assert_not_applicable(run, "header-currency", "no ordinals")
 
 
-# -- one missing update, one finding: markers left behind with the header (#18) -------------
+# -- one missing update, one finding: markers left behind with the header -------------
 
 
 def _marked_repo(make_repo: MakeRepo, header: str, marker: str, status: str = "active") -> Path:

@@ -1,4 +1,4 @@
-"""Durability and readiness (SPEC §2 "Durability and readiness") on real repositories.
+"""Durability and readiness (docs/checks.md "Durability and readiness") on real repositories.
 
 Every case is a real git repository built by the scenario builder; the ones
 that need a remote get a real bare repository beside them (``remote: true``),
@@ -233,7 +233,7 @@ def test_unpushed_commits_outside_the_projects_directory_are_not_counted(
     )
     root = make_repo(built)
     # The held-back commit is the one outside projects/: nothing of the context layer waits,
-    # but the branch is not upstream-current, which remote readiness requires (#18 item 9).
+    # but the branch is not upstream-current, which remote readiness requires.
     remote = audit(doctor, root, readiness="remote")
     assert [f["check"] for f in remote.findings()] == ["branch-not-ready"]
     assert audit(doctor, root, readiness="local").findings() == []
@@ -319,7 +319,7 @@ def test_merely_unadded_context_is_uncommitted_not_untracked(
     assert checks == {"uncommitted-context"}
 
 
-# -- upstream-current: behind, diverged, vanished (#11) ----------------------------------
+# -- upstream-current: behind, diverged, vanished ----------------------------------
 
 
 def _advance_remote(root: Path, tmp_path: Path, *, fetch: bool = True) -> None:
@@ -384,7 +384,7 @@ def test_vanished_upstream_ref_is_reported_not_a_crash(make_repo: MakeRepo, doct
     )
 
 
-# -- untracked-context covers every tier file (#11) ------------------------------------
+# -- untracked-context covers every tier file ------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -431,7 +431,7 @@ def test_tracked_sessions_and_topics_are_quiet(make_repo: MakeRepo, doctor: Doct
     assert run.json["coverage"]["untracked-context"]["examined"] == 1
 
 
-# -- CI checkouts (#11) ----------------------------------------------------------------
+# -- CI checkouts ----------------------------------------------------------------
 
 
 def test_ci_detached_checkout_skips_the_durability_checks(
@@ -466,7 +466,7 @@ def test_ci_on_a_branch_still_checks(make_repo: MakeRepo, doctor: Doctor) -> Non
     assert run.json["coverage"]["unpushed-context"]["skipped"] == 0
 
 
-# -- an index that lives elsewhere (#23 item 6) ---------------------------------
+# -- an index that lives elsewhere ---------------------------------
 
 
 def index_kept_outside(make_repo: MakeRepo, tmp_path: Path) -> tuple[Path, Path]:
@@ -503,7 +503,7 @@ def test_an_index_symlinked_outside_the_repository_is_not_ready(
     assert str(outside) in found[0]["message"] and "dangles" in found[0]["message"]
 
 
-# -- branch-not-ready: remote readiness is the whole branch (#18 item 9) ---------------------
+# -- branch-not-ready: remote readiness is the whole branch ---------------------
 
 BRANCH_FILES = {
     "projects/index.yaml": "- id: alpha\n  status: active\n  last_session: 2026-06-01\n",
@@ -570,7 +570,7 @@ def test_a_ci_checkout_skips_branch_readiness(make_repo: MakeRepo, doctor: Docto
 def test_local_readiness_is_a_counted_skip_of_branch_readiness(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
-    """SPEC §6: every skip is accounted for; local readiness never asks about the branch."""
+    """docs/output.md: every skip is accounted for; local readiness never asks about the branch."""
     root = _branch_repo(make_repo, uncommitted={"files": {"README.md": "# Edited\n"}})
     local = _readiness(doctor, root, "local")
     assert local.findings("branch-not-ready") == []

@@ -104,7 +104,7 @@ REVIEWED_INDEX = (
 
 
 def round_two_memories() -> dict[str, str]:
-    """One memory per typed-field and link fault of SPEC §9 "Round two"."""
+    """One memory per typed-field and link fault of docs/vaults.md "Round two"."""
 
     def typed(memory_id: str, line: str) -> str:
         key = line.split(":", 1)[0]
@@ -313,7 +313,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         today=date(2026, 6, 15),
         floors=json.dumps([floor("times-in-utc", affirmed="2026-06-10T08:00:00.000Z")]),
     ),
-    # SPEC §9 "Round two": every rule Bastra's own code enforces, planted once each.
+    # docs/vaults.md "Round two": every rule Bastra's own code enforces, planted once each.
     "vault-round-two": vault_scenario(
         {**clean_vault_files(), **round_two_memories()},
         today=date(2026, 6, 15),
@@ -332,7 +332,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
-# Each finding SPEC §9 "Round two" adds: (check, what its message says), planted in
+# Each finding docs/vaults.md "Round two" adds: (check, what its message says), planted in
 # "vault-round-two" and absent from the clean control.
 ROUND_TWO_FINDINGS = (
     ("memory-frontmatter", "`confidence: 1.5` is outside 0..1"),
@@ -446,7 +446,7 @@ TWINS: dict[str, Twin] = {
     "untracked-context": Twin("durability/hidden", "demo/atlas"),
     "unused-suppression": Twin("suppressions/unused", "suppressions/used"),
     "floor-cap": Twin("vault-round-two", "vault-clean"),
-    # Memory vaults (SPEC §9): the bundled demo vault plants every fault (its README.md
+    # Memory vaults (docs/vaults.md): the bundled demo vault plants every fault (its README.md
     # names them); the control is a clean vault of Bastra-shaped files.
     **{
         check: Twin("vault-demo", "vault-clean")
@@ -500,7 +500,7 @@ def _audit(
     else:
         root, today = scenario_repo(scenario), scenario_today(scenario_path(scenario))
     target = ("--project", str(root / "projects" / project)) if project else ("--source", str(root))
-    if scenario.startswith("vault"):  # a memory vault (SPEC §9), its floors beside it
+    if scenario.startswith("vault"):  # a memory vault (docs/vaults.md), its floors beside it
         target = ("--vault", str(root), *_vault_floors(scenario, root))
     extra = setup(root, doctor) if setup is not None else ()
     return cached_audit(doctor, *target, *extra, today=str(today))
@@ -510,7 +510,7 @@ REGISTERED = sorted(load_checks(plugins=False))
 
 
 def assert_said_once(run: Run, check: str) -> None:
-    """One finding per file and cause (SPEC §11): no check says two things about one place of
+    """One finding per file and cause (docs/checks.md): no check says two things about one place of
     one file (a file-level finding is the file's one finding from that check); the parts of
     one cause, such as a template's missing sections, are listed in one message."""
     places = Counter(
@@ -529,7 +529,7 @@ def shape_reasons(check: str) -> set[str]:
 
 
 def assert_coverage_shows_gates(run: Run, check: str) -> None:
-    """SPEC §11: coverage lists a check only when it examined something or a gate held it
+    """docs/checks.md: coverage lists a check only when it examined something or a gate held it
     back, and never names a shape as a skip (shapes are `not_applicable`)."""
     entry = run.json["coverage"].get(check)
     if entry is None:

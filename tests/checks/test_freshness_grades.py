@@ -1,4 +1,4 @@
-"""Freshness grades on real files (SPEC §2 "Freshness grades", §3 `freshness`).
+"""Freshness grades on real files (docs/checks.md "Freshness grades", §3 `freshness`).
 
 ``check`` runs audit real git repositories built with ``make_repo`` (an empty
 ``projects/`` directory and a pushed remote, so only the freshness checks
@@ -276,7 +276,7 @@ def test_a_derived_file_uses_its_registered_sources_threshold(
 def test_a_derived_file_whose_source_is_gone_is_a_warning(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
-    # Upstream's grader ignores derived_from: a source it cannot find is no defect (#18).
+    # Upstream's grader ignores derived_from: a source it cannot find is no defect.
     run = check(doctor, kb(make_repo, {"ctx/PRINCIPAL_TELOS.md": SUMMARY}))
     assert run.exit_code == 0
     [finding] = run.findings("freshness-source-missing")
@@ -972,7 +972,7 @@ def test_coverage_of_the_freshness_checks_counts_graded_files(
 def test_no_coverage_line_when_nothing_is_graded(
     scenario_repo: Callable[[str], Path], doctor: Doctor
 ) -> None:
-    """Nothing to examine is not "examined 0, skipped 0" (SPEC §11): the check is not listed."""
+    """Nothing to examine is not "examined 0, skipped 0" (docs/checks.md): the check is not listed."""
     run = check(doctor, scenario_repo("structure"))
     for name in CHECKS:
         assert name not in run.json["coverage"], name

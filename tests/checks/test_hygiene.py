@@ -1,4 +1,4 @@
-"""Hygiene (SPEC §2 "Hygiene, provenance and secrets"): template, archive trigger, log layout.
+"""Hygiene (docs/checks.md "Hygiene, provenance and secrets"): template, archive trigger, log layout.
 
 ``fixtures/scenarios/hygiene.yaml`` holds one project per case (hy- prefixes); findings come
 from an audit of the whole source, coverage from an audit narrowed with ``--project``.
@@ -159,7 +159,7 @@ def test_log_layout_skipped_without_a_log(one: Callable[[str], Run]) -> None:
     assert_not_applicable(one("hy-bare-nolog"), "session-log-layout", "no log")
 
 
-# -- session-log-layout: an entry dated after --today (#18 item 12) --------------------------
+# -- session-log-layout: an entry dated after --today --------------------------
 
 
 def _logged(make_repo: MakeRepo, log: str) -> Path:
@@ -207,7 +207,7 @@ def test_a_project_without_a_log_is_skipped_for_future_entries(
     assert_not_applicable(run, "session-log-layout", "no log")
 
 
-# -- completed-items-in-context: the milestones exception at the end of the file (#18 item 7)
+# -- completed-items-in-context: the milestones exception at the end of the file
 
 
 def _milestones_repo(make_repo: MakeRepo, done: int, status: str = "active") -> Path:
@@ -259,7 +259,7 @@ def test_milestones_of_a_paused_project_are_skipped(make_repo: MakeRepo, doctor:
     assert_skipped(run, "completed-items-in-context", "dormant")
 
 
-# -- session-log-layout: a misnamed log's remedy names its target (#18 item 13) -------------
+# -- session-log-layout: a misnamed log's remedy names its target -------------
 
 
 def _misnamed(make_repo: MakeRepo, logs: dict[str, str]) -> Path:

@@ -1,4 +1,4 @@
-"""Memory vaults (SPEC §9): every check fires on its planted fault, stays quiet on its control."""
+"""Memory vaults (docs/vaults.md): every check fires on its planted fault, stays quiet on its control."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_the_clean_vault_is_quiet_in_human_output_too(doctor: Doctor, make_repo:
     run = doctor("check", "--vault", str(root), "--today", TODAY)
     assert run.exit_code == 0, run.stdout
     assert "4 memories audited" in run.stdout
-    # No floors on this machine is not a gate (SPEC §11): no coverage line about it.
+    # No floors on this machine is not a gate (docs/checks.md): no coverage line about it.
     assert "floor" not in run.stdout
 
 
@@ -441,7 +441,7 @@ def test_trail_checks_are_skipped_without_a_log(doctor: Doctor, make_repo: MakeR
     del files[LOG]
     run = vault_audit(doctor, build(make_repo, files))
     # audit-log-line's units are the log's lines: with no log it has nothing to examine and
-    # is not listed (SPEC §11); the others count their units under the `no log` gate.
+    # is not listed (docs/checks.md); the others count their units under the `no log` gate.
     assert "audit-log-line" not in run.json["coverage"]
     for check in ("trash-without-audit", "audit-without-trash"):
         assert run.json["coverage"][check]["reasons"] == {
@@ -533,7 +533,7 @@ def test_floors_as_bastras_api_enforces_them(
 def test_floor_checks_skip_without_floors(doctor: Doctor, make_repo: MakeRepo) -> None:
     root = build(make_repo, clean_vault_files())
     run = vault_audit(doctor, root)
-    # No floors on this machine is a shape, not a gate (SPEC §11): not applicable, counted,
+    # No floors on this machine is a shape, not a gate (docs/checks.md): not applicable, counted,
     # never a coverage line of "examined 0, skipped 1".
     for check in ("floor-stale", "floor-without-why", "floor-target", "floor-cap"):
         assert check not in run.json["coverage"]

@@ -1,4 +1,4 @@
-"""Provenance (SPEC §2): attribution lines where the seed puts them, in the seed's form.
+"""Provenance (docs/checks.md): attribution lines where the seed puts them, in the seed's form.
 
 Scenario ``fixtures/scenarios/hygiene.yaml`` (pv- projects); the line parser itself is
 tested directly, since it is the one place the fields are read.

@@ -1,4 +1,4 @@
-"""Semantic-tier checks (SPEC §2 "Tier structure and budgets") on a real git corpus.
+"""Semantic-tier checks (docs/checks.md "Tier structure and budgets") on a real git corpus.
 
 Every case is one project of ``fixtures/scenarios/references.yaml``, built once
 per session. Findings are read from an audit of the whole source; "examined"
@@ -196,7 +196,7 @@ def test_reference_index_orphan_defers_to_index_missing(
     one: Callable[[str], Run], corpus: Run
 ) -> None:
     """No REFERENCE.md at all: reference-index-missing reports it, not one orphan per topic;
-    the orphan and index-budget checks count a skip with its reason (SPEC §6)."""
+    the orphan and index-budget checks count a skip with its reason (docs/output.md)."""
     run = one("rim-no-index")
     assert not run.findings("reference-index-orphan")
     assert_skipped(run, "reference-index-orphan", "no REFERENCE.md")

@@ -144,7 +144,7 @@ def test_old_group_names_select_what_the_new_names_select(old: str, new: str) ->
     assert {known[name].group for name in chosen} == {new}
 
 
-# SPEC §11 for memory vaults: which whole-vault skip is a gate (shown in coverage) and which
+# docs/checks.md for memory vaults: which whole-vault skip is a gate (shown in coverage) and which
 # a shape (counted in not_applicable). A floors file or log that cannot be read, a shallow
 # clone, and trash with no log to account for it hold a check back from something it would
 # judge; no floors on this machine, no git, no committed log and no log to read at all mean

@@ -1,4 +1,4 @@
-"""Secrets (SPEC §2 `secret-in-context`) on real repositories, in both directions.
+"""Secrets (docs/checks.md `secret-in-context`) on real repositories, in both directions.
 
 Token-shaped values are assembled at run time (``_t``) so this repository never holds
 a literal that a push-protection scanner would take for a leaked credential.
@@ -247,7 +247,7 @@ print(loaded, [hit.kind for hit in hits], root_works, http_works)
 
 
 def test_detectors_load_without_the_scanner_or_the_http_stack() -> None:
-    """detect-secrets' plugins, without its scan core or requests/urllib3/ssl (#32); both
+    """detect-secrets' plugins, without its scan core or requests/urllib3/ssl; both
     still load, in full, when something else asks for them."""
     done = subprocess.run(
         [sys.executable, "-c", _LIGHT_DETECTORS, f"Key id {AWS} from the console"],
@@ -369,7 +369,7 @@ def test_secret_in_an_oversized_log_is_a_clear_skip_not_a_hang(
 def test_a_registered_project_without_a_directory_is_a_counted_skip_of_record_unreadable(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
-    """SPEC §6: no directory, nothing to read; context-present reports the project."""
+    """docs/output.md: no directory, nothing to read; context-present reports the project."""
     root = _repo(make_repo, {})
     index = root / "projects" / "index.yaml"
     index.write_text(index.read_text() + "- id: gone\n  status: active\n")

@@ -1,4 +1,4 @@
-"""Session freshness (SPEC §2 "Session freshness") on real git repositories.
+"""Session freshness (docs/checks.md "Session freshness") on real git repositories.
 
 ``fixtures/scenarios/freshness.yaml`` holds one project per case, each created
 in its own commit so that no project's evidence is a bulk sweep. Cases whose
@@ -79,7 +79,7 @@ def test_header_and_index_ahead_of_the_log_are_one_defect(
     corpus: Run, root: Path, one: Callable[[str], Run]
 ) -> None:
     """Header and index 2026-06-02, log 2026-06-01, a commit on 2026-06-02: one missing
-    session, reported once, by the header's finding naming both records (#18)."""
+    session, reported once, by the header's finding naming both records."""
     log = "projects/header-ahead/sessions/2026-06.md"
     evidence = f"2026-06-01 ({log}:{line_of(root, log, '## 2026-06-01')})"
 
@@ -551,7 +551,7 @@ def _maintained(message: str) -> dict[str, Any]:
 def test_maintenance_commit_is_not_an_unlogged_session(
     make_repo: MakeRepo, doctor: Doctor, trailer: str
 ) -> None:
-    """A fix pass that touched CONTEXT.md declares itself and raises no new warning (#11)."""
+    """A fix pass that touched CONTEXT.md declares itself and raises no new warning."""
     root = make_repo(_maintained(f"fix six defects\n\n{trailer}"))
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     assert run.findings("unlogged-session") == []
@@ -712,7 +712,7 @@ def test_without_a_log_there_is_no_fix_but_the_remedy_names_the_commit(
     assert sole(corpus, "context-header-freshness", "no-log-disagree")["fix"] is None
 
 
-# -- a header ahead of its log: git decides which one lags (#18 item 2) ----------------------
+# -- a header ahead of its log: git decides which one lags ----------------------
 
 AHEAD_CONTEXT = """# Intake tools — Working Context
 
@@ -867,7 +867,7 @@ def test_header_ahead_of_the_log_is_skipped_when_dormant(
     assert_skipped(run, "context-header-freshness", "dormant")
 
 
-# -- unlogged-session: any file of the project (#18 item 3) ----------------------------------
+# -- unlogged-session: any file of the project ----------------------------------
 
 
 def _agreeing_repo(make_repo: MakeRepo, later: dict[str, Any]) -> Path:
@@ -970,7 +970,7 @@ def test_a_commit_touching_fifty_files_of_one_project_is_one_finding(
     assert "and 47 more" in finding["message"]
 
 
-# -- active-project-idle (#18 item 4) ---------------------------------------------------------
+# -- active-project-idle ---------------------------------------------------------
 
 
 def _idle_repo(make_repo: MakeRepo, *, status: str = "active", log: bool = True) -> Path:

@@ -1,4 +1,4 @@
-"""Tier structure checks (SPEC §2 "Tier structure and budgets") on a real git corpus.
+"""Tier structure checks (docs/checks.md "Tier structure and budgets") on a real git corpus.
 
 Every case is one project of ``fixtures/scenarios/structure.yaml``, built once
 per session. Findings are read from an audit of the whole source; "examined"
@@ -83,7 +83,7 @@ def test_context_present_quiet_on_a_healthy_project(one: Callable[[str], Run]) -
 
 
 def test_context_present_is_never_skipped(corpus: Run) -> None:
-    """SPEC: no skip reason. It examines projects with no CONTEXT.md and no directory too."""
+    """docs/checks.md: no skip reason. It examines projects with no CONTEXT.md and no directory too."""
     assert corpus.json["projects_audited"] == 39
     assert corpus.json["coverage"]["context-present"] == {
         "examined": 39,
@@ -177,7 +177,7 @@ def test_context_budget_fires(corpus: Run, project: str, lines: int, budget: int
         "cb-paused-100",  # paused is dormant but not terminal: 150 applies
         "cb-header-active",  # "Active — not yet complete" is not completed
         "cb-incomplete",  # "incomplete", "completeness" say nothing
-        # The index's status decides the budget when it gives one (SPEC §1, #18): index
+        # The index's status decides the budget when it gives one (docs/layouts.md): index
         # `active`, header reading completed is status-agreement's disagreement, not 80 lines.
         "cb-header-completed",
         "cb-phase-shipped",
@@ -313,7 +313,7 @@ def test_stale_session_skips_dormant(one: Callable[[str], Run]) -> None:
     assert_skipped(one("ss-completed"), "stale-session-in-context", "dormant")
 
 
-# -- context-budget: the leading clause, and the index first (#18 item 1) --------------------
+# -- context-budget: the leading clause, and the index first --------------------
 
 LONG_STATUS = (
     "**Status:** Tools reframed as pipeline nodes (intake, scoring, report). Roster email sent — "

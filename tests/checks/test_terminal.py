@@ -1,4 +1,4 @@
-"""Terminal projects and the post-close review (SPEC §2 "Terminal projects") on real git.
+"""Terminal projects and the post-close review (docs/checks.md "Terminal projects") on real git.
 
 ``fixtures/scenarios/terminal.yaml`` holds one project per case for
 terminal-project-active and terminal-project-open-items, plus the live and
@@ -105,7 +105,7 @@ def test_terminal_project_is_examined(one: Callable[[str], Run], project: str, c
 
 def test_without_a_review_the_unresolvable_check_skips_everyone(corpus: Run) -> None:
     projects = len(LIVE) + len(PAUSED) + len(TERMINAL)
-    # a shape, not a gate (SPEC §11): counted, never listed in coverage
+    # a shape, not a gate (docs/checks.md): counted, never listed in coverage
     assert UNRESOLVABLE not in corpus.json["coverage"]
     assert corpus.json["not_applicable"][UNRESOLVABLE] == {
         "count": projects,
@@ -568,7 +568,7 @@ def test_the_remedy_names_the_sha_a_post_close_review_would_record(corpus: Run, 
     assert "<sha" not in finding["remedy"]
 
 
-# -- one finding for one missing date (#18) ------------------------------------------------
+# -- one finding for one missing date ------------------------------------------------
 
 
 def test_a_terminal_project_without_any_date_is_one_finding_and_a_counted_skip(

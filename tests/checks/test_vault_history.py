@@ -1,4 +1,4 @@
-"""Memory vaults in git (SPEC §9): audit-log-rewritten and unaudited-change, from one history pass."""
+"""Memory vaults in git (docs/vaults.md): audit-log-rewritten and unaudited-change, from one history pass."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_history_checks_skip_without_git_or_without_a_committed_log(
     outside = tmp_path / "plain-vault"
     shutil.copytree(base(make_repo), outside, ignore=shutil.ignore_patterns(".git"))
     run = vault_audit(doctor, outside)
-    # No git, or no committed log, is the vault's shape, not a gate (SPEC §11): counted as
+    # No git, or no committed log, is the vault's shape, not a gate (docs/checks.md): counted as
     # not applicable, never a coverage line of "examined 0, skipped 1".
     for check in ("audit-log-rewritten", "unaudited-change"):
         assert check not in run.json["coverage"]
@@ -219,7 +219,7 @@ def test_the_trail_read_at_a_head_is_kept_until_head_moves(
 def test_a_shallow_clone_is_a_gate_shown_in_coverage(
     doctor: Doctor, make_repo: MakeRepo, tmp_path: Path
 ) -> None:
-    """A shallow clone holds the trail and hides it: a gate (SPEC §11), listed in coverage
+    """A shallow clone holds the trail and hides it: a gate (docs/checks.md), listed in coverage
     with its reason, unlike no git or an uncommitted log (shapes)."""
     origin = base(make_repo)
     commit_files(origin, {LOG: CLEAN[LOG] + log(entry("x", "create", number=8))}, "append")

@@ -89,7 +89,7 @@ def test_output_file_is_written_whole(
 def test_output_file_in_a_missing_directory_is_exit_2(
     scenario_repo: Callable[[str], Path], doctor: Doctor, tmp_path: Path, output: str
 ) -> None:
-    """The error is said once, in every format (#23 item 6: the machine formats said it twice)."""
+    """The error is said once, in every format (the machine formats said it twice)."""
     target = tmp_path / "nowhere" / "out.txt"
     run = doctor(
         "check", "--source", str(scenario_repo("demo")), "--today", TODAY,
@@ -202,7 +202,7 @@ def test_sarif_on_a_bad_option_is_a_valid_log(tmp_path: Path) -> None:
     assert log["runs"][0]["invocations"][0]["executionSuccessful"] is False
 
 
-# -- only full runs write the report cache (#18 item 8) -------------------------------------
+# -- only full runs write the report cache -------------------------------------
 
 
 @pytest.mark.parametrize(

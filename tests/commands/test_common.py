@@ -58,7 +58,7 @@ def test_the_lines_are_plain_logging_records(
     assert {record.name for record in caplog.records} == {"context_doctor.cache"}
 
 
-# -- round three: an over-long path is exit 2 with one line (#30) ---------------------------
+# -- round three: an over-long path is exit 2 with one line ---------------------------
 
 
 @pytest.mark.parametrize("shape", ["a 300-byte name", "3,000 parts"])

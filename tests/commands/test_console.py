@@ -1,4 +1,4 @@
-"""``context-doctor console install`` and the Synthesis Console's two readers (issue #19 item 1).
+"""``context-doctor console install`` and the Synthesis Console's two readers.
 
 The console's contracts are re-implemented here rule for rule, from its own code:
 
@@ -299,7 +299,7 @@ def test_a_context_doctor_package_where_the_launcher_runs_never_runs(
     console: Console, launcher: Path, make_repo: MakeRepo, tmp_path: Path
 ) -> None:
     # The console starts the launcher in its skill folder; the doctor it re-executes must
-    # import itself, never a `context_doctor/` package found there (SPEC §8, round three).
+    # import itself, never a `context_doctor/` package found there (docs/caches.md, round three).
     marker = tmp_path / "planted-code-ran"
     planted = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
     (launcher.parent / "context_doctor").mkdir()

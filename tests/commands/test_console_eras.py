@@ -1,4 +1,4 @@
-"""``console install``/``console status`` against both Synthesis Console eras (issue #29 item 1).
+"""``console install``/``console status`` against both Synthesis Console eras.
 
 Each era's skill resolution is restated here as its code does it (console 1.x's
 ``skill-resolution.ts`` with ``SYNTHESIS_CONTEXT_LIFECYCLE_DIR``, console 2.x's

@@ -67,7 +67,7 @@ def test_demo_vault_shows_every_planted_fault(doctor: Callable[..., Run], tmp_pa
     assert {"memory-frontmatter", "secret-in-memory", "floor-target"} <= fired
 
 
-# -- every command a remedy proposes is one the doctor's own tools accept (#18 item 13) -------
+# -- every command a remedy proposes is one the doctor's own tools accept -------
 #
 # "A remedy is a promise": each backticked command a finding proposes is run, as printed,
 # from the repository root of a copy of the audited corpus, and must succeed (exit 0). No
@@ -248,7 +248,7 @@ def test_demo_keep_relative_puts_the_bare_remote_beside_the_corpus(
     assert again.exit_code == 2 and "already exists" in again.stderr
 
 
-# -- a demo that teaches (#39 item 7) ----------------------------------------------------
+# -- a demo that teaches ----------------------------------------------------
 
 
 def test_the_demo_keeps_its_folder_and_says_what_to_do_next(

@@ -377,12 +377,12 @@ def test_apply_bad_input_is_one_line_and_every_file_is_byte_identical(
     assert path.read_text() == CONTEXT
 
 
-def test_apply_help_shows_the_readmes_tested_example(doctor: Doctor) -> None:
+def test_apply_help_shows_the_docs_tested_example(doctor: Doctor) -> None:
     help_text = doctor("edit", "apply", "--help").stdout
     example_at = help_text.index("Example")
     shown = help_text[help_text.index("[", example_at) : help_text.index("]\n", example_at) + 1]
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## Editing records") :]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "editor.md").read_text()
+    section = page[page.index("### A session in one write") :]
     example = section[section.index("```json\n") + 8 :]
     assert json.loads(shown) == json.loads(example[: example.index("```")])
 

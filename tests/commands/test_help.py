@@ -1,4 +1,4 @@
-"""Help like ruff's (#39 item 8): whole summaries, grouped options, one metavar style, one
+"""Help like ruff's: whole summaries, grouped options, one metavar style, one
 error style with "did you mean", an `explain` that lists the checks, one word per cache."""
 
 from __future__ import annotations

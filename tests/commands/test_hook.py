@@ -1,4 +1,4 @@
-"""The pre-push gate (SPEC §3 `hook install`, `--pre-push`) and the pre-commit manifest.
+"""The pre-push gate (docs/output.md `hook install`, `--pre-push`) and the pre-commit manifest.
 
 The end-to-end cases push with a real ``git push`` to a real bare remote, so
 git itself runs the installed hook, and the hook runs the doctor with the
@@ -375,7 +375,7 @@ def test_a_push_the_doctor_cannot_judge_is_refused_saying_so(
     assert "push refused by context-doctor: ground truth not established" in output
 
 
-# -- the user's hook is the user's (#23 item 5) --------------------------------------
+# -- the user's hook is the user's --------------------------------------
 
 USERS_OWN = (
     "#!/bin/sh\n# my own checks\nprintf 'ran\\n' > \"$(git rev-parse --git-dir)/users-hook-ran\"\n"
@@ -520,7 +520,7 @@ def test_no_message_advertises_bypassing_the_hook(make_repo: MakeRepo, doctor: D
 def test_install_refuses_a_local_hooks_path_outside_the_repository(
     make_repo: MakeRepo, doctor: Doctor, tmp_path: Path
 ) -> None:
-    """A prepared .git/config may not aim the hook's write outside the repository (#23)."""
+    """A prepared .git/config may not aim the hook's write outside the repository."""
     root = make_repo(healthy())
     outside = tmp_path / "outside-hooks"
     outside.mkdir()
@@ -536,7 +536,7 @@ def test_install_refuses_a_local_hooks_path_outside_the_repository(
     assert (outside / "pre-push").is_file()
 
 
-# -- round three: the hook runs no code of the pushed repository (#30) ------------------
+# -- round three: the hook runs no code of the pushed repository ------------------
 
 
 PLANTED_PACKAGE = (
@@ -567,7 +567,7 @@ def test_a_committed_context_doctor_package_never_runs_in_the_hook(
     assert remote_main(root) == before
 
 
-# -- what a push costs: one interpreter, few git processes (#32) ------------------------
+# -- what a push costs: one interpreter, few git processes ------------------------
 
 PYTHON_COUNTER = '#!/bin/sh\necho started >> "$PYTHON_STARTS"\nexec {python} "$@"\n'
 

@@ -1,4 +1,4 @@
-"""The pre-push hook judges what the remote will hold (SPEC §7, issue #19 item 4).
+"""The pre-push hook judges what the remote will hold (docs/surfaces.md).
 
 Every case pushes with a real ``git push`` to a real bare remote, so git itself runs
 the installed hook with its real input on stdin; the doctor audits the tree of the
@@ -293,7 +293,7 @@ def pre_push(root: Path, stdin: str, env: Mapping[str, str] | None = None, *extr
 
 def test_no_hook_input_judges_head_as_a_push_of_it(make_repo: MakeRepo) -> None:
     """pre-commit's `manual` stage (and `run --hook-stage pre-push` without refs) gives no
-    refs: HEAD is judged as its push would be, never exit 2 for want of refs (#29)."""
+    refs: HEAD is judged as its push would be, never exit 2 for want of refs."""
     root = make_repo(corpus())  # HEAD is on the remote: the push would change nothing
     run = pre_push(root, "")
     assert run.exit_code == 0, run.stderr
@@ -493,7 +493,7 @@ def test_warnings_as_defects_and_exit_zero(make_repo: MakeRepo) -> None:
     assert report_only.exit_code == 0
 
 
-# -- round three: plumbing runs no hook (#30) --------------------------------------------
+# -- round three: plumbing runs no hook --------------------------------------------
 
 
 def test_the_pushed_tree_checkout_runs_none_of_the_users_hooks(
@@ -521,7 +521,7 @@ def test_the_pushed_tree_checkout_runs_none_of_the_users_hooks(
     assert not ran.exists(), ran.read_text()
 
 
-# -- a single-project layout: the project's id does not depend on the checkout (SPEC §10) --
+# -- a single-project layout: the project's id does not depend on the checkout (docs/layouts.md) --
 
 BEHIND = (
     "# Comics — status\n\nLast updated: 2026-06-01\n\n## Session Log\n\n"

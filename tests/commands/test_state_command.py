@@ -1,4 +1,4 @@
-"""``context-doctor state init|compile`` on real git repositories (SPEC §4)."""
+"""``context-doctor state init|compile`` on real git repositories (docs/editor.md)."""
 
 from __future__ import annotations
 

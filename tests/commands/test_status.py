@@ -1,4 +1,4 @@
-"""``context-doctor status``: one line from the report cache for a session-start hook (SPEC §7).
+"""``context-doctor status``: one line from the report cache for a session-start hook (docs/surfaces.md).
 
 The cache is written by a real run over a console.yaml corpus (the demo scenario built
 into a real git repository); ``status`` then reads it back without auditing.
@@ -151,8 +151,8 @@ def test_a_cache_that_is_a_directory_is_one_line(doctor: Doctor, tmp_path: Path)
 
 def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
     # A session-start hook pays only for what the line needs: no audit, no git, no schema,
-    # not even click (#32), nor typing, pathlib or dataclasses; the one bounded reader
-    # (limits.py, standard library only, #30) keeps a FIFO where the cache is from hanging it.
+    # not even click, nor typing, pathlib or dataclasses; the one bounded reader
+    # (limits.py, standard library only) keeps a FIFO where the cache is from hanging it.
     script = (
         "sys.argv = ['context-doctor', 'status']\n"
         "from context_doctor.cli import main\n"
@@ -183,7 +183,7 @@ def test_status_loads_nothing_of_the_audit(cached: Path) -> None:
 def test_status_without_click_says_what_click_says(
     doctor: Doctor, tmp_path: Path, options: list[str]
 ) -> None:
-    """The console script answers a plain ``status`` without click (#32): same bytes, same exit."""
+    """The console script answers a plain ``status`` without click: same bytes, same exit."""
     cache = tmp_path / "last-report.json"
     cache.write_text(
         json.dumps(
@@ -208,7 +208,7 @@ def test_status_without_click_says_what_click_says(
     assert plain.stdout.startswith(("context: ", "{"))
 
 
-# -- which report: --cache, this repository's, the console's (SPEC §7) ---------------------
+# -- which report: --cache, this repository's, the console's (docs/surfaces.md) ---------------------
 
 KB = {
     "commits": [
@@ -320,7 +320,7 @@ def test_a_planted_repository_report_is_refused_unread(
 def test_a_v5_synthesis_home_keeps_the_console_report_in_dot_synthesis(
     doctor: Doctor, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """SYNTHESIS_HOME naming a v5 runtime: the console's files are ~/.synthesis's (SPEC §7)."""
+    """SYNTHESIS_HOME naming a v5 runtime: the console's files are ~/.synthesis's (docs/surfaces.md)."""
     runtime = tmp_path / "v5"
     (runtime / "current" / "synthesis").mkdir(parents=True)
     (runtime / "current" / "synthesis" / "hook.py").write_text("")

@@ -1,4 +1,4 @@
-"""``context-doctor sweep`` (SPEC §7): report-only, writes the cache, 2 only without ground truth."""
+"""``context-doctor sweep`` (docs/surfaces.md): report-only, writes the cache, 2 only without ground truth."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_sweep_audits_the_consoles_workspaces_without_console_yaml(
 def test_without_console_yaml_the_sweep_audits_v5s_knowledge_roots(
     scenario_repo: Callable[[str], Path], doctor: Doctor, isolated_home: Path
 ) -> None:
-    # SYNTHESIS_HOME holding config.json is synthesis v5's folder (SPEC §7): its roots are
+    # SYNTHESIS_HOME holding config.json is synthesis v5's folder (docs/surfaces.md): its roots are
     # the corpus, and the console's files (none here, then the cache) are in ~/.synthesis.
     root = scenario_repo("demo")
     (isolated_home / "config.json").write_text(

@@ -1,5 +1,5 @@
 """Where check modules come from (context_doctor/config/plugins.py): the quick look at installed
-distributions that decides whether ``importlib.metadata`` is asked at all (#32)."""
+distributions that decides whether ``importlib.metadata`` is asked at all."""
 
 from __future__ import annotations
 

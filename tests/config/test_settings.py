@@ -352,7 +352,7 @@ def test_show_settings_without_a_config(make_repo: MakeRepo, doctor: Doctor) -> 
     assert "ignore = []  # default" in lines
 
 
-# -- per source (issue #19 item 3) ------------------------------------------------------------
+# -- per source ------------------------------------------------------------
 
 
 def test_each_source_is_audited_under_its_own_config(make_repo: MakeRepo, doctor: Doctor) -> None:

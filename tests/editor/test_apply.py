@@ -14,6 +14,7 @@ import pytest
 
 from context_doctor import edit
 from context_doctor.errors import DoctorError
+from context_doctor.scenarios import build_scenario
 
 NEWLINES = pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])
 
@@ -330,25 +331,19 @@ def test_a_batch_killed_mid_write_ends_all_new_or_all_old(tmp_path: Path, where:
         assert b"## 2026-06-19" in now["sessions/2026-06.md"]
 
 
-def test_the_readmes_session_end_example_applies_as_written(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## Editing records") :]
+def test_the_docs_session_end_example_applies_as_written(tmp_path: Path) -> None:
+    """docs/editor.md's batch, on the demo it names: one edit alone is refused, all pass."""
+    repo = Path(__file__).resolve().parents[2]
+    page = (repo / "docs" / "editor.md").read_text(encoding="utf-8")
+    section = page[page.index("### A session in one write") :]
     example = section[section.index("```json\n") + 8 :]
     edits = json.loads(example[: example.index("```")])
-    root = tmp_path / "projects" / "atlas"
-    (root / "sessions").mkdir(parents=True)
-    (root / "CONTEXT.md").write_text(
-        "# Atlas\n\n**Phase:** Build (round 4)\n**Status:** Active\n"
-        "**Last session:** 2026-06-18 (round 3)\n\n## Current State\n- Query path next.\n\n"
-        "*State as of: 2026-06-18 (round 3)*\n"
-    )
-    (root / "sessions" / "2026-06.md").write_text(
-        "# Session Archive — June 2026\n\n## 2026-06-18 — indexer\n\n## 2026-06-20 — later\n"
-    )
-    with pytest.raises(edit.EditRefused):  # one edit alone is refused ...
-        edit.apply(edits[1:2], cwd=tmp_path)
-    result = edit.apply(edits, cwd=tmp_path)  # ... the three together are not
-    assert [item.path.name for item in result.files] == ["2026-06.md", "CONTEXT.md"]
+    demo = build_scenario(repo / "fixtures" / "scenarios" / "demo.yaml", tmp_path / "demo-kb")
+    header = [item for item in edits if item.get("field") == "Last session"]
+    with pytest.raises(edit.EditRefused):  # the header alone is refused ...
+        edit.apply(header, cwd=demo)
+    result = edit.apply(edits, cwd=demo)  # ... the whole session's end is not
+    assert [item.path.name for item in result.files] == ["2026-06.md", "CONTEXT.md", "index.yaml"]
     assert result.files[1].body_state == edit.BODY_CURRENT
 
 

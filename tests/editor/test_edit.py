@@ -326,7 +326,7 @@ Some prose first.
 def test_set_field_edits_a_field_read_anywhere(
     tmp_path: Path, nl: str, field: str, value: str, old: str, new: str
 ) -> None:
-    """SPEC §10: a layout's field outside the header block keeps its markers and emphasis."""
+    """docs/layouts.md: a layout's field outside the header block keeps its markers and emphasis."""
     path = write(tmp_path, STATUS, nl, "STATUS.md")
     edit.set_field(path, field, value)
     assert path.read_bytes() == native(STATUS.replace(old, new), nl)
@@ -458,7 +458,7 @@ def test_the_body_state_names_markers_that_lag_or_are_missing(tmp_path: Path) ->
     assert result.body_state == edit.BODY_UNVERIFIABLE
 
 
-# -- the rules that keep every word and every structure (issue #20) ------------------
+# -- the rules that keep every word and every structure ------------------
 
 REAL = """# Parser — Working Context
 
@@ -580,7 +580,7 @@ def test_the_structure_rules_refuse_and_leave_the_file_byte_identical(
 
 @NEWLINES
 def test_the_real_shaped_header_keeps_every_word(tmp_path: Path, nl: str) -> None:
-    """A header line with two fields and a date-led value with its summary (issue #20)."""
+    """A header line with two fields and a date-led value with its summary."""
     path = write(tmp_path, REAL, nl)
     before = path.read_bytes()
     with pytest.raises(edit.EditRefused) as refused:

@@ -1,7 +1,7 @@
 """``check --fix`` / ``--unsafe-fixes`` / ``--diff`` and the edits of context_doctor.fixes.
 
 The done-when of issue 9 runs on a real demo repository built by the scenario
-builder: ``--fix`` fixes what SPEC §4 calls safe and nothing else, a second
+builder: ``--fix`` fixes what docs/editor.md calls safe and nothing else, a second
 ``--fix`` finds nothing, and ``--diff`` on the fixed corpus exits 0.
 """
 

@@ -161,7 +161,7 @@ def test_an_index_that_cannot_move_with_the_header_writes_nothing(
     assert files(tmp_path) == before
 
 
-# -- the layout's log (SPEC §10, #27 item 8) -------------------------------------------
+# -- the layout's log (docs/layouts.md, #27 item 8) -------------------------------------------
 
 STATUS = """# Status
 

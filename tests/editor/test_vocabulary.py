@@ -56,7 +56,7 @@ def test_every_verb_takes_a_str_file(tmp_path: Path) -> None:
 
 
 def test_apply_takes_edits_with_str_files_relative_to_a_str_cwd(tmp_path: Path) -> None:
-    """`edit.apply` crashed on an `Edit` whose file was a `str` (#29)."""
+    """`edit.apply` crashed on an `Edit` whose file was a `str`."""
     root = project(tmp_path)
     result = edit.apply(
         [edit.Edit("replace", "CONTEXT.md", anchor="search index rewrite", replacement="ranking")],

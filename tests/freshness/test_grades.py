@@ -1,4 +1,4 @@
-"""pai-freshness-v1 grading as pure functions (SPEC §2 "Freshness grades").
+"""pai-freshness-v1 grading as pure functions (docs/checks.md "Freshness grades").
 
 Grades, pct, the overall grade, slugs and thresholds, frontmatter splitting and
 timestamps, the summary and the statusline cache: each is a function of text,
@@ -518,7 +518,7 @@ def test_discovery_finds_declaring_files_in_path_order_and_never_leaves_the_tree
     assert [p.relative_to(link).as_posix() for p in discover_files(link)] == found
 
 
-# -- bounded (#23 item 4): nesting is measured before the YAML is parsed ----------------
+# -- bounded: nesting is measured before the YAML is parsed ----------------
 
 DEEP = 3000
 

@@ -1,4 +1,4 @@
-"""LifeOS read as LifeOS writes it (#18 item 10; SPEC §2 "Freshness grades", "Sections").
+"""LifeOS read as LifeOS writes it (docs/checks.md "Freshness grades", "Sections").
 
 The files are shaped like a real LifeOS install: ``LIFEOS/USER/TELOS.md`` with its
 long, parenthesised section headings and per-section markers, derived files whose
@@ -132,7 +132,7 @@ def test_the_freshness_command_reports_sections_like_check(
     from_freshness = freshness_json(doctor, str(root))["findings"]
     run = doctor("check", "--source", str(root), "--today", TODAY, "--json")
     from_check = [f for f in run.json["findings"] if f["check"] == "section-freshness-overdue"]
-    # check's message names the file first (#28: a graded file belongs to no project)
+    # check's message names the file first (a graded file belongs to no project)
     assert [(f"{f['path']}: {f['message']}", f["line"], f["remedy"]) for f in from_freshness] == [
         (f["message"], f["line"], f["remedy"]) for f in from_check
     ]

@@ -549,7 +549,7 @@ def test_a_failed_rename_leaves_the_original_and_no_temporary_file(
     assert sorted(entry.name for entry in tmp_path.iterdir() if entry.is_file()) == ["PROJECTS.md"]
 
 
-# -- SPEC §4 follow-ups: statusline cache, backups outside the work tree --------
+# -- docs/editor.md follow-ups: statusline cache, backups outside the work tree --------
 
 
 def repository(root: Path, files: dict[str, str]) -> Path:

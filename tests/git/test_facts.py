@@ -1,4 +1,4 @@
-"""context_doctor.git on real repositories (SPEC §1 "Git history").
+"""context_doctor.git on real repositories (docs/layouts.md "Git history").
 
 Repositories are built with the scenario builder; merges and clones are made
 with git itself. Nothing here mocks git.
@@ -75,7 +75,7 @@ def test_bulk_sweep_thresholds(
     assert commit.describe().startswith("bulk sweep" if bulk else "commit")
 
 
-# -- maintenance commits (#11) ---------------------------------------------------
+# -- maintenance commits ---------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -400,7 +400,7 @@ def test_directory_outside_any_repository_is_a_doctor_error(tmp_path: Path) -> N
 
 
 def _relative_by_pathlib(top: Path, path: Path) -> str:
-    """What ``Repository.relative`` answered before its string fast path (#13)."""
+    """What ``Repository.relative`` answered before its string fast path."""
     absolute = Path(os.path.abspath(path))
     try:
         relative = absolute.relative_to(top).as_posix()

@@ -1,5 +1,5 @@
-"""The history pass: its reading of one commit (a bot's authorship, SPEC §10 work), and
-the whole-repository walk against git's own pathspec walk (#32). Real repositories, made
+"""The history pass: its reading of one commit (a bot's authorship, docs/layouts.md work), and
+the whole-repository walk against git's own pathspec walk. Real repositories, made
 with ``git fast-import``; git is never mocked."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_a_bots_authorship(author: str, bot: bool) -> None:
     assert is_bot(author) is bot
 
 
-# -- the whole-repository pass against git's own pathspec pass (#32) -----------------
+# -- the whole-repository pass against git's own pathspec pass -----------------
 #
 # The pass walks the whole repository and keeps the commits `git log --full-diff --
 # <scopes>` would show, replaying git's history simplification at merges.  Each
@@ -297,7 +297,7 @@ def test_times_share_their_offsets_and_an_equal_author_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each offset is held once, and a commit authored when committed holds one time for
-    both (#32: memory at 80,000 commits); the times are the ones git printed."""
+    both (memory at 80,000 commits); the times are the ones git printed."""
     stream = _Stream()
     tree = {"projects/p0/CONTEXT.md": "1\n"}
     first = stream.commit("b0", T0, [], tree)

@@ -1,4 +1,4 @@
-"""Containment (SPEC §8): nothing from the audited tree makes the doctor write or read outside it.
+"""Containment (docs/caches.md): nothing from the audited tree makes the doctor write or read outside it.
 
 Each test builds the attack as a hostile repository would ship it: a real git repository
 with a committed config or a committed symlink, next to an ``outside`` directory standing
@@ -501,7 +501,7 @@ def test_index_ids_that_leave_the_projects_directory_name_no_project(
     assert {finding["project"] for finding in run.json["findings"]} <= {"alpha", f"({repo.name})"}
 
 
-# -- round three: a project at the repository's top is contained by that top (#30) ------------
+# -- round three: a project at the repository's top is contained by that top ------------
 
 TOP_CONTEXT = CONTEXT.replace("**Last session:** 2026-06-01", "**Last session:** 2026-06-01")
 MONTH_LOG = "# Session Archive — June 2026\n\n## 2026-06-01 — Parser started\n\nWrote the lexer.\n"
@@ -575,7 +575,7 @@ def test_a_repository_reached_through_a_committed_link_is_not_the_containment_ro
     assert_refused_outside(run)
 
 
-# -- round three: every writer, on every single-project layout, against links out (#30) -------
+# -- round three: every writer, on every single-project layout, against links out -------
 
 DERIVED = NOTES.replace("convention:", 'derived_from: "notes.md"\nconvention:')
 ORPHAN_REFERENCE = "# Reference\n\n- [api](reference/api.md)\n"

@@ -232,7 +232,7 @@ def test_fix_diff_prints_no_control_characters(tmp_path: Path, doctor: Doctor) -
     assert "\x07" not in run.stdout and "\x1b" not in run.stdout
 
 
-# -- no line the doctor prints starts a workflow command the tree wrote (#42) --------
+# -- no line the doctor prints starts a workflow command the tree wrote --------
 
 FORGED = "::notice title=ALL-CLEAR::context-doctor passed"
 OWN_COMMAND = re.compile(

@@ -1,4 +1,4 @@
-"""Every interpreter the doctor starts runs isolated (SPEC §8, round three)."""
+"""Every interpreter the doctor starts runs isolated (docs/caches.md, round three)."""
 
 from __future__ import annotations
 

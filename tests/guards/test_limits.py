@@ -1,4 +1,4 @@
-"""Every parse is bounded (issue 14 item 3): alias bombs and oversized files.
+"""Every parse is bounded: alias bombs and oversized files.
 
 Each attack runs the real command in a subprocess with a generous timeout: before
 the bounds existed, the 578-byte bomb ran for minutes.
@@ -168,7 +168,7 @@ def test_read_limited_reads_whole_files_up_to_the_limit_and_refuses_past_it(
         read_limited(tmp_path / "missing")
 
 
-# -- round three: every read is bounded, not only the audit's (#30) ----------------------------
+# -- round three: every read is bounded, not only the audit's ----------------------------
 
 PAST_THE_WRITE_BOUND = 65 * 1024 * 1024  # sparse: no disk, but a reader would load it all
 
@@ -320,7 +320,7 @@ def test_the_yaml_work_on_a_hostile_memory_is_bounded(monkeypatch: pytest.Monkey
     assert sum(handed) <= 2 * MAX_FRONTMATTER_BYTES, (len(handed), sum(handed))
 
 
-# -- round three: hostile YAML under every parser the doctor feeds (#30) -----------------------
+# -- round three: hostile YAML under every parser the doctor feeds -----------------------
 
 
 def broken_at_the_end(entries: int = 25_000) -> str:
@@ -439,7 +439,7 @@ def test_an_oversized_config_is_exit_2_unparsed(make_repo: MakeRepo) -> None:
 
 
 def test_state_hashes_never_read_a_huge_file_or_a_device(tmp_path: Path) -> None:
-    # `state compile` hashed a 1 GiB file planted in a project in full (#30).
+    # `state compile` hashed a 1 GiB file planted in a project in full.
     from context_doctor.model.state_file import content_hashes
 
     (tmp_path / "CONTEXT.md").write_text("# Alpha\n", encoding="utf-8")

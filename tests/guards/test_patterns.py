@@ -1,4 +1,4 @@
-"""Patterns compiled on first use (context_doctor/guards/patterns.py, #32)."""
+"""Patterns compiled on first use (context_doctor/guards/patterns.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The schema walk that spares jsonschema's import (#32): never "valid" where jsonschema says
+"""The schema walk that spares jsonschema's import: never "valid" where jsonschema says
 invalid, never "invalid" where it says valid, and "valid" for the documents users write."""
 
 from __future__ import annotations

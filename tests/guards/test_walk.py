@@ -104,7 +104,7 @@ def test_a_top_that_cannot_be_listed_is_a_blind_spot(tmp_path: Path) -> None:
     assert walk_files(plain, wanted=_markdown) == ([], set(), [str(plain)])
 
 
-# -- a path past the system's limit, and depth (#30) ----------------------------------------
+# -- a path past the system's limit, and depth ----------------------------------------
 
 LONG_NAME = "n" * 200
 LONG_LEVELS = 25  # 25 x 201 characters: past Linux's 4,096-byte PATH_MAX

@@ -1,4 +1,4 @@
-"""yamlio: every YAML file read by libyaml, equal to the round-trip loader, bounded (#30).
+"""yamlio: every YAML file read by libyaml, equal to the round-trip loader, bounded.
 
 Outcomes only, never timings (those are in benchmarks/yaml_benchmark.py): each hostile
 text is refused with the right line, or parsed equal to ruamel's own result, and the

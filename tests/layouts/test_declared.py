@@ -1,4 +1,4 @@
-"""A declared layout (SPEC §10): `[layout]` paths relative to the repository root, contained."""
+"""A declared layout (docs/layouts.md): `[layout]` paths relative to the repository root, contained."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Detection (SPEC §10): each probe is a pure function of a tree listing, first match wins."""
+"""Detection (docs/layouts.md): each probe is a pure function of a tree listing, first match wins."""
 
 from __future__ import annotations
 

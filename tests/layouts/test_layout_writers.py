@@ -1,4 +1,4 @@
-"""The writers follow the layout (#27 item 8): ``edit set-field`` and ``log add --set-header``
+"""The writers follow the layout: ``edit set-field`` and ``log add --set-header``
 edit the field the doctor reads, inside the section an instructions file keeps its record
 in, and never a line of the same name elsewhere in the file.
 

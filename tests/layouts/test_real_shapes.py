@@ -1,6 +1,6 @@
 """Every real shape of #27, built as a real repository with commits at chosen dates.
 
-Each shape is the convention people actually keep for working memory (SPEC §10), in
+Each shape is the convention people actually keep for working memory (docs/layouts.md), in
 two twins: a planted stale record that must fire (a finding about that file, naming the
 date a careful reader sees is behind) and a current one that must stay silent (no
 finding at all). The glossary ``CONTEXT.md`` is not working memory: it gets no finding,
@@ -51,7 +51,7 @@ class Shape:
     record: str  # the file a stale twin's finding names
     cites: str | None = None  # a commit message the stale finding must cite (newest work)
     never_cites: str | None = None  # a commit message no finding may cite (set-aside work)
-    # The seed's own layout keeps its template checks (SPEC §10): a current twin there may
+    # The seed's own layout keeps its template checks (docs/layouts.md): a current twin there may
     # hear about its template, never about its freshness.
     template: bool = False
 
@@ -447,7 +447,7 @@ CATCH_UP = {
     "claude-current-status": "2026-06-24",
     "cline-memory-bank": "2026-07-22",
 }
-# The records with no date field: their own last commit dates them (SPEC §10).
+# The records with no date field: their own last commit dates them (docs/layouts.md).
 UNDATED = frozenset({"cline-memory-bank", "state-list-log"})
 # A remedy's proposed entry: `### 2026-08-12 — …`, `| 2026-08-12 | … |` and where it goes.
 PROPOSED = re.compile(
@@ -486,7 +486,7 @@ def test_log_add_writes_the_layouts_log_and_field(
     assert added.exit_code == 0, added.stdout + added.stderr
     record = LOGS[name][0] if name in UNDATED else shape.record
     assert f"{CATCH_UP[name]}" in (root / record).read_text(encoding="utf-8")
-    # What a remedy proposed is what log add wrote, in the file it named (#27): the same
+    # What a remedy proposed is what log add wrote, in the file it named: the same
     # heading level and separator, or a new table row.
     for spelled, where in proposed:
         written = (root / where).read_text(encoding="utf-8").splitlines()

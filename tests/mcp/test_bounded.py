@@ -1,4 +1,4 @@
-"""MCP answers are bounded, and ``log_add`` writes where ``log add`` does (#42 item 8).
+"""MCP answers are bounded, and ``log_add`` writes where ``log add`` does.
 
 Over the official SDK's client on stdio, as an agent calls the server: an argument
 100,000 items or characters long is answered with one line of at most 300 characters

@@ -164,7 +164,7 @@ def test_the_registered_server_started_in_a_project_runs_none_of_its_code(
     home: Path, doctor: Doctor, tmp_path: Path
 ) -> None:
     # A client starts servers in the project folder: a `context_doctor/` package committed
-    # there must not be what `-m context_doctor` imports (SPEC §8, round three).
+    # there must not be what `-m context_doctor` imports (docs/caches.md, round three).
     assert doctor("mcp", "install", "claude-code").exit_code == 0
     entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["context-doctor"]
     project = tmp_path / "cloned"

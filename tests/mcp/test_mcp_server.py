@@ -1,4 +1,4 @@
-"""``context-doctor mcp``: a real MCP client session over stdio (SPEC §7, issue #19 item 5).
+"""``context-doctor mcp``: a real MCP client session over stdio (docs/surfaces.md).
 
 The official SDK's client starts ``python -m context_doctor mcp`` as a subprocess,
 initializes, lists the tools and calls them; the corpus is a real git repository.

@@ -1,4 +1,4 @@
-"""An agent is not the user (SPEC §8 round three, issue #30 item 2): MCP writes stay contained.
+"""An agent is not the user (docs/caches.md round three): MCP writes stay contained.
 
 Each attack is planted for real and sent by the SDK's client over stdio to
 ``context-doctor mcp --allow-writes``: the write tools must answer with one line

@@ -1,4 +1,4 @@
-"""The MCP tools' schemas follow the protocol's conventions; a bad call is one line (SPEC §7)."""
+"""The MCP tools' schemas follow the protocol's conventions; a bad call is one line (docs/surfaces.md)."""
 
 from __future__ import annotations
 

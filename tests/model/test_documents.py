@@ -90,7 +90,7 @@ def test_facts_of_a_sample(tmp_path: Path) -> None:
     markers = as_of_markers(document)
     assert [(m.line, m.spelled, m.ordinals) for m in markers] == [(7, "2025-11-01", {"round": 3})]
     assert markers[0].section is not None and markers[0].section.text == "Current State"
-    # Only task-list items are open items; plain bullets and numbered lines are prose (#18).
+    # Only task-list items are open items; plain bullets and numbered lines are prose.
     assert [o.item.line for o in open_items(document)] == [16, 17]
     assert document.line_count == 21
     assert [(link.href, link.line) for link in document.links] == [("guide.md", 21)]
@@ -112,7 +112,7 @@ def test_last_lines_come_from_the_facts(tmp_path: Path, text: str) -> None:
 
 def test_packed_facts_are_the_facts_and_are_let_go(tmp_path: Path) -> None:
     """A prepared document holds its facts packed, decodes them when asked, keeps only the
-    last few documents' decoded, and ``release`` drops what was derived from them (#32)."""
+    last few documents' decoded, and ``release`` drops what was derived from them."""
     path = tmp_path / "CONTEXT.md"
     path.write_text(SAMPLE, encoding="utf-8")
     parsed = Document(path, "CONTEXT.md")
@@ -134,7 +134,7 @@ def test_packed_facts_are_the_facts_and_are_let_go(tmp_path: Path) -> None:
 
 
 def test_list_items_take_one_pass_over_the_tokens() -> None:
-    """Each item used to rescan the tokens from the start (#14: 80,000 items took 98 s)."""
+    """Each item used to rescan the tokens from the start (80,000 items took 98 s)."""
     text = "# T\n\n## Next\n\n" + "".join(f"- [ ] item {n}\n" for n in range(20_000))
     tokens = CountingTokens(block_parser().parse(text))
     _headings, items, _code, _rows = _walk_blocks(tokens)

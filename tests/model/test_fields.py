@@ -1,4 +1,4 @@
-"""Fields read anywhere in a layout's file, `## Name:` headings, comment fields (SPEC §10)."""
+"""Fields read anywhere in a layout's file, `## Name:` headings, comment fields (docs/layouts.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The completion reading of a CONTEXT.md header (SPEC §1 "Files inside a project")."""
+"""The completion reading of a CONTEXT.md header (docs/layouts.md "Files inside a project")."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_paused_on_hold_parked_read_not_completed(value: str) -> None:
     ["Ongoing", "ongoing (standing seat)", "New", "In progress", "in  progress — round 3", "NEW"],
 )
 def test_retired_live_statuses_read_not_completed(value: str) -> None:
-    # The index vocabulary recognises these; the header must give them a verdict too (#11).
+    # The index vocabulary recognises these; the header must give them a verdict too.
     assert value_verdict(value) is False
 
 
@@ -146,14 +146,14 @@ def test_the_leading_clause_decides_when_it_can(value: str, expected: bool) -> N
         "Round 11 — active",
         "— completed",  # empty leading clause
         "In review; done by June",
-        # A real active project's Status (#18): the completion word is later prose.
+        # A real active project's Status: the completion word is later prose.
         "Tools reframed as pipeline nodes (intake, scoring, report). Roster email sent — asking "
         "for a complete suite description of every tool. Awaiting response.",
         "Roster email sent — asking for a complete suite description",
     ],
 )
 def test_a_silent_leading_clause_gives_no_verdict(value: str) -> None:
-    # SPEC §1: only the leading clause decides; a completion word later in prose never does.
+    # docs/layouts.md: only the leading clause decides; a completion word later in prose never does.
     assert value_verdict(value) is None
 
 
@@ -244,7 +244,7 @@ def test_header_fields_end_at_the_next_field_on_the_line(tmp_path: Path) -> None
 def test_ongoing_status_header_gets_its_cross_check(
     make_repo: Callable[[Mapping[str, Any]], Path], doctor: Callable[..., Any]
 ) -> None:
-    """`**Status:** Ongoing` with index `ongoing`: a verdict, never record-unreadable (#11)."""
+    """`**Status:** Ongoing` with index `ongoing`: a verdict, never record-unreadable."""
     root = make_repo(
         {
             "commits": [
@@ -280,7 +280,7 @@ def test_ongoing_status_header_gets_its_cross_check(
     ]
 
 
-# -- header fields read line by line, in every spelling (#18 item 6) -------------------------
+# -- header fields read line by line, in every spelling -------------------------
 
 
 def _fields_of(tmp_path: Path, text: str) -> list[tuple[str, str, int]]:

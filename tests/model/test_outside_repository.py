@@ -1,4 +1,4 @@
-"""Tier files that resolve outside the repository are never read (issue 14 item 7).
+"""Tier files that resolve outside the repository are never read.
 
 A ``sessions/*.md``, ``reference/*.md`` or ``CONTEXT.md`` symlinked to a file
 outside the repository is ``untracked-context``; its content drives no verdict

@@ -1,4 +1,4 @@
-"""A project's views: let go once its checks are done, the same when asked again (#32)."""
+"""A project's views: let go once its checks are done, the same when asked again."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Session entries: dated headings, spans, (cont.), dated table rows, in-file logs (SPEC §10)."""
+"""Session entries: dated headings, spans, (cont.), dated table rows, in-file logs (docs/layouts.md)."""
 
 from __future__ import annotations
 

@@ -141,7 +141,7 @@ def test_schema_problems_name_field_and_line(tmp_path: Path) -> None:
     text = json.dumps(state, indent=2)
     reading = read_state(write(tmp_path, text))
     by_field = {problem.field: problem for problem in reading.problems}
-    # An unknown key is a warning of its own (#19), never part of an invalid reading.
+    # An unknown key is a warning of its own, never part of an invalid reading.
     assert set(by_field) == {"phase", "last_session"}
     assert by_field["phase"].message == "lacks the required field `phase`"
     assert by_field["last_session"].line == line_in(text, '"last_session"')
@@ -224,7 +224,7 @@ def test_anything_in_the_state_file_is_a_reading_never_an_exception(
     assert reading.valid or reading.unreadable or reading.problems
 
 
-# -- round three: no walk recurses (#30) ---------------------------------------------------
+# -- round three: no walk recurses ---------------------------------------------------
 
 NESTED_LEVELS = 1_100
 

@@ -1,4 +1,4 @@
-"""Corpus discovery (SPEC §1 "Sources and projects") and its exit-2 cases (SPEC §3).
+"""Corpus discovery (docs/layouts.md "Sources and projects") and its exit-2 cases (docs/output.md).
 
 Every repository here is a real git repository built from an inline scenario.
 """
@@ -148,7 +148,7 @@ def test_positional_path(make_repo: MakeRepo, doctor: Doctor) -> None:
     solo = make_repo(SINGLE_PROJECT)
     run = check(doctor, str(root), str(solo))
     assert run.exit_code == 0, run.stderr
-    # A single project is named by its origin remote (SPEC §10), a knowledge base by its folder.
+    # A single project is named by its origin remote (docs/layouts.md), a knowledge base by its folder.
     assert [(s["name"], s["projects_dir"]) for s in run.json["source_details"]] == [
         (root.name, "projects"),
         (f"{solo.name}-remote", None),
@@ -399,7 +399,7 @@ def test_console_yaml_that_is_not_yaml(doctor: Doctor, isolated_home: Path, tmp_
 def test_console_source_without_projects_dir_is_nothing_to_audit(
     make_repo: MakeRepo, doctor: Doctor, isolated_home: Path, tmp_path: Path
 ) -> None:
-    """A console whose only source holds no projects: exit 2, naming why (#11)."""
+    """A console whose only source holds no projects: exit 2, naming why."""
     root = make_repo(knowledge_base("alpha"))
     write_console(isolated_home, [{"name": "kb", "root": str(root), "lessons_dir": "lessons"}])
     fails(doctor, needles=("nothing to audit", "`kb` (no projects_dir)"), cwd=tmp_path)
@@ -512,7 +512,7 @@ def test_human_output_names_the_unaudited_source(
     assert "source personal: not audited (no projects_dir)" in run.stdout
 
 
-# -- the Synthesis Console's sources (issue #19) -------------------------------------------
+# -- the Synthesis Console's sources -------------------------------------------
 
 
 def test_a_demo_source_is_sample_data_and_never_audited(
@@ -789,7 +789,7 @@ def test_the_config_is_found_in_the_nearest_ancestor_up_to_the_repository(
     assert f"config file: {root.resolve() / 'context-doctor.toml'}" in settings.stdout
 
 
-# -- memory vaults (SPEC §9) ---------------------------------------------------------
+# -- memory vaults (docs/vaults.md) ---------------------------------------------------------
 
 
 def _vault(make_repo: MakeRepo) -> Path:
@@ -882,7 +882,7 @@ def test_a_cold_check_without_a_vault_loads_no_vault_module_nor_pyyaml(
     assert {"context_doctor.vault.model", "context_doctor.vault.memory", "yaml"} <= imported
 
 
-# -- layouts (SPEC §10): projects built from a declared or detected layout ----------------
+# -- layouts (docs/layouts.md): projects built from a declared or detected layout ----------------
 
 STATUS_CURRENT = (
     "# Comics — status\n\n**Last updated:** 2026-06-10\nStatus: active\n\n"
@@ -1000,7 +1000,7 @@ def test_a_glossary_context_is_not_working_memory_and_gets_no_finding(
     assert run.exit_code == 0, run.stderr
     project_findings = [f for f in run.json["findings"] if f["check"] != "unpushed-context"]
     assert project_findings == []
-    # A shape, not a gate (SPEC §11): counted in not_applicable, never in coverage.
+    # A shape, not a gate (docs/checks.md): counted in not_applicable, never in coverage.
     not_applicable = run.json["not_applicable"]
     for name in ("context-budget", "context-template", "active-project-idle", "record-unreadable"):
         assert not_applicable[name]["reason"] == "not working memory", name
@@ -1064,7 +1064,7 @@ def test_two_clones_share_project_ids_and_a_baseline(
     assert held.findings("unlogged-session") == []
 
 
-# -- synthesis v5's own list of sources (SPEC §1, §7) ---------------------------------------
+# -- synthesis v5's own list of sources (docs/layouts.md, §7) ---------------------------------------
 
 
 def v5_config(v5: Path, content: str | bytes | Mapping[str, Any]) -> Path:

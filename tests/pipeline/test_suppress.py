@@ -1,4 +1,4 @@
-"""Suppressions and the baseline (SPEC §5): every way, its count, and what keeps it honest."""
+"""Suppressions and the baseline (docs/suppressions.md): every way, its count, and what keeps it honest."""
 
 from __future__ import annotations
 

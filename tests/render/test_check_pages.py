@@ -33,7 +33,7 @@ def test_a_page_says_what_explain_says() -> None:
     assert "## How to fix" in page and checks["secret-in-context"].remedy in page
 
 
-# -- no borrowed home: the project's URLs are one setting, `[output] docs_url` (#39) -------
+# -- no borrowed home: the project's URLs are one setting, `[output] docs_url` -------
 
 BORROWED = "synthesisengineering/context-doctor"
 

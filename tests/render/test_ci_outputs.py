@@ -1,4 +1,4 @@
-"""SARIF 2.1.0 and GitHub Actions output (SPEC §3), on the demo corpus and real repositories.
+"""SARIF 2.1.0 and GitHub Actions output (docs/output.md), on the demo corpus and real repositories.
 
 SARIF is validated against the bundled OASIS schema
 (``schemas/sarif-2.1.0-rtm.5.schema.json``, draft-04). Both formats are pinned
@@ -84,7 +84,7 @@ def test_one_rule_per_selected_check_with_help(
         assert rule["shortDescription"]["text"] == spec.summary
         assert rule["defaultConfiguration"]["level"] in ("error", "warning")
         # As GitHub code scanning documents them: Markdown help, the rule's whole page (no
-        # link without `[output] docs_url`: no address of ours is published, #39).
+        # link without `[output] docs_url`: no address of ours is published).
         assert "helpUri" not in rule
         assert spec.remedy in rule["help"]["markdown"]
         assert render_page(spec).partition("\n\n")[2] in rule["help"]["markdown"]

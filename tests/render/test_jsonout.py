@@ -97,7 +97,7 @@ def test_any_findings_render_as_json_would(cases: list[tuple[str, int | None, bo
 
 @pytest.mark.parametrize("surrogate_at", [None, 0, _BLOCK + 5])
 def test_the_bytes_are_the_plain_rendering_across_blocks(surrogate_at: int | None) -> None:
-    """Encoded a block of findings at a time (#32): the UTF-8 of the plain rendering, an
+    """Encoded a block of findings at a time: the UTF-8 of the plain rendering, an
     undecodable byte in any block cleaned as the plain way cleans it."""
     findings = [a_finding(f"finding {n} é") for n in range(2 * _BLOCK + 3)]
     if surrogate_at is not None:

@@ -78,7 +78,7 @@ def test_json_findings_are_sorted(
     findings = doctor(
         "check", "--source", str(scenario_repo("demo")), "--today", TODAY, "--json"
     ).json["findings"]
-    # SPEC §6: within a source by path, then line (a whole-file finding first), then check.
+    # docs/output.md: within a source by path, then line (a whole-file finding first), then check.
     keys = [(f["source"], f["path"], f["line"] or 0, f["check"]) for f in findings]
     assert keys == sorted(keys)
 

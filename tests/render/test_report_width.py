@@ -1,4 +1,4 @@
-"""Output that fits (#39 item 6): findings, remedies, coverage and the verdict wrap at the
+"""Output that fits: findings, remedies, coverage and the verdict wrap at the
 terminal's width between words, with a hanging indent, never inside a path, a check name, an
 option or a backticked span; into a pipe each keeps one line. One verdict format; a healthy
 repository prints one coverage line and the verdict; a project heading appears once."""

@@ -1,4 +1,4 @@
-"""The terminal as a surface (#19 item 6): a closed pipe, colour, progress, and the small
+"""The terminal as a surface: a closed pipe, colour, progress, and the small
 things a ruff user notices at once. The console script runs as a real process where the
 terminal or the pipe matters (a pseudo-terminal stands in for a person's terminal)."""
 
@@ -172,7 +172,7 @@ def test_diff_with_nothing_to_fix_says_so_in_one_line(demo: Path, doctor: Doctor
     ]
 
 
-# -- width: every text the doctor wraps follows the terminal (#29 item 6) ----------------
+# -- width: every text the doctor wraps follows the terminal ----------------
 
 
 def assert_wrapped(text: str, width: int, unwrapped: str) -> None:

@@ -1,4 +1,4 @@
-"""Human and concise output (SPEC §6): order, ``path:line:col``, cwd-relative paths, coverage."""
+"""Human and concise output (docs/output.md): order, ``path:line:col``, cwd-relative paths, coverage."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_human_output_has_compact_coverage_and_the_verdict_last(
     lines = run.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("coverage "))
     coverage = lines[start:-1]
-    # SPEC §6: every check that skipped anything is accounted for without a flag, checks
+    # docs/output.md: every check that skipped anything is accounted for without a flag, checks
     # with the same counts and reasons share a line, and nothing is cut short.
     assert coverage
     assert all(line.startswith(("coverage", "  ")) for line in coverage)
@@ -78,7 +78,7 @@ def test_human_output_has_compact_coverage_and_the_verdict_last(
     text = " ".join(line.strip() for line in coverage)
     assert "item-currency" in text and "examined 8, skipped 2 (2 dormant)" in text
     assert "completed-date: examined 1, skipped 9 (8 not terminal, 1 status disputed)" in text
-    # SPEC §11: shapes are not coverage; they are printed with --show-coverage only
+    # docs/checks.md: shapes are not coverage; they are printed with --show-coverage only
     assert "post-close-review-unresolvable" not in text
     assert "not sharded" not in text and "no artifacts" not in text
     assert "not applicable" not in run.stdout
@@ -128,7 +128,7 @@ def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[st
 
 
 def test_help_of_every_command_names_every_visible_option(doctor: Doctor) -> None:
-    """SPEC §6: every subcommand's --help lists all its options (walks the whole CLI)."""
+    """docs/output.md: every subcommand's --help lists all its options (walks the whole CLI)."""
     for path in _commands(cli):
         command: click.Command = cli
         for name in path:

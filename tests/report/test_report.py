@@ -1,4 +1,4 @@
-"""The report as every output sees it: no quote spreads a detected secret (issue #23 item 3).
+"""The report as every output sees it: no quote spreads a detected secret.
 
 The attack: a token recorded in CONTEXT.md is redacted by ``secret-in-context`` but
 quoted whole, or cut short, by the checks that quote the corpus (a checked item, a
@@ -193,7 +193,7 @@ def test_redacted_leaves_a_report_without_secrets_as_it_is() -> None:
     assert redacted(report, [TOKEN]).findings[0].message == f"has {redact(TOKEN)}"
 
 
-# -- the Synthesis Console's contract (issue #19 item 1) -------------------------------
+# -- the Synthesis Console's contract -------------------------------
 # The console renders `sources` as a number, checks `exit` against the process's exit
 # status and `ok == (exit == 0)`, reads each coverage entry's `why` list, and requires
 # every finding's `project` to be a string.
@@ -264,7 +264,7 @@ def test_why_is_written_as_upstream_writes_it(make_repo: MakeRepo, doctor: Docto
 def test_coverage_shows_gates_and_not_applicable_counts_shapes(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
-    """SPEC §11: `not sharded` is a shape (counted in not_applicable), `dormant` a gate."""
+    """docs/checks.md: `not sharded` is a shape (counted in not_applicable), `dormant` a gate."""
     _, report = check(doctor, knowledge(make_repo))
     load_report_validator().validate(report)
     coverage, shapes = report["coverage"], report["not_applicable"]
@@ -281,7 +281,7 @@ def test_coverage_shows_gates_and_not_applicable_counts_shapes(
 def test_a_finding_about_the_source_as_a_whole_names_the_source(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:
-    """SPEC §11: `project` is never empty; `(source)` for the source as a whole, as upstream."""
+    """docs/checks.md: `project` is never empty; `(source)` for the source as a whole, as upstream."""
     index = "- id: alpha\n  status: active\n  last_session: 2026-01-10\n- status: active\n"
     root = knowledge(make_repo, {"projects/index.yaml": index})
     _, report = check(doctor, root)

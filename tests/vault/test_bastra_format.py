@@ -1,4 +1,4 @@
-"""Vaults in Bastra Recall's own file format audit clean, and each fault of SPEC §9 "Round
+"""Vaults in Bastra Recall's own file format audit clean, and each fault of docs/vaults.md "Round
 two", planted in a copy, fires while its control stays quiet.
 
 Two fixtures (each README says how it was made):

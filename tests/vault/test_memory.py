@@ -133,7 +133,7 @@ def test_any_frontmatter_text_gives_facts(text: str) -> None:
 
 
 def test_frontmatter_past_its_bound_is_never_parsed_and_counts_as_unreadable() -> None:
-    # libyaml spent seconds on a few MiB of frontmatter (#30): past 256 KiB it is not parsed.
+    # libyaml spent seconds on a few MiB of frontmatter: past 256 KiB it is not parsed.
     from context_doctor.guards.limits import MAX_NOTE_FRONTMATTER_BYTES
 
     text = memory("huge-memory")

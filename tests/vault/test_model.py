@@ -1,4 +1,4 @@
-"""The vault model (SPEC §9): Bastra's walk over the notes."""
+"""The vault model (docs/vaults.md): Bastra's walk over the notes."""
 
 from __future__ import annotations
 

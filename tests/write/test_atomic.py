@@ -1,4 +1,4 @@
-"""The one write path (SPEC §4, issue 14 item 6): real files, real processes, no mocks.
+"""The one write path (docs/editor.md): real files, real processes, no mocks.
 
 Concurrency is exercised with forked processes (``multiprocessing`` "fork"
 context) racing on one file, and crash safety by SIGKILLing a writer at random
@@ -416,7 +416,7 @@ def test_a_writer_killed_at_random_moments_leaves_old_or_new_bytes(tmp_path: Pat
     assert listing(work) == ["CONTEXT.md", "other.json"]
 
 
-# -- freshness migrate and symlinks (issue 14 item 6) -------------------------
+# -- freshness migrate and symlinks -------------------------
 
 
 def test_migrate_refuses_a_symlink_to_a_file_outside_the_repository(tmp_path: Path) -> None:
@@ -494,7 +494,7 @@ def test_two_threads_writing_one_directory_each_take_the_lock(tmp_path: Path) ->
 
 def test_a_large_write_is_confirmed_a_chunk_at_a_time(tmp_path: Path) -> None:
     """The read-back compares the file with what was written across chunks, without holding
-    a copy of it (#32): equal bytes confirm, one differing byte in a later chunk does not."""
+    a copy of it: equal bytes confirm, one differing byte in a later chunk does not."""
     data = bytes(range(256)) * (3 * (write_module._CHUNK // 256) + 7)
     target = tmp_path / "big.bin"
     write_file(target, data, within=tmp_path)

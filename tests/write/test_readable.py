@@ -1,4 +1,4 @@
-"""The writers refuse what would make a record unreadable (#42 item 5).
+"""The writers refuse what would make a record unreadable.
 
 A NUL written into a session log makes the next check read the file as binary; a code
 fence or an ``<!--`` the text opens and never closes turns every entry after it into
