@@ -54,6 +54,7 @@ from context_doctor.guards.contain import repository_root
 from context_doctor.model.documents import Document
 from context_doctor.model.sessions import NOT_LOGS, entries_of
 from context_doctor.write import atomic, batch
+from context_doctor.write.directory import ensure_directory
 
 
 @dataclass
@@ -346,7 +347,7 @@ class Batch:
         if not dry_run:
             for held in touched.values():
                 if held.snapshot is None:
-                    atomic.ensure_directory(held.path.parent, within=held.within)
+                    ensure_directory(held.path.parent, within=held.within)
             batch.commit_files(
                 [
                     batch.PlannedFile(result.path, result.after, held.snapshot, within=held.within)

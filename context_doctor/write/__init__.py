@@ -19,15 +19,13 @@ from context_doctor.write.atomic import (
     WriteRefused,
     append_file,
     default_mode,
-    ensure_directory,
-    move_aside,
     read_snapshot,
-    remove_file,
     replace_file,
     update_file,
     write_file,
 )
 from context_doctor.write.batch import PlannedFile, commit_files
+from context_doctor.write.directory import ensure_directory, move_aside, remove_file
 from context_doctor.write.lock import LOCK_TIMEOUT_SECONDS
 
 __all__ = [
