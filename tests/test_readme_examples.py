@@ -13,7 +13,9 @@ The convention (docs/architecture.md, "Examples are run"):
   makes the block's text the file PATH of the workspace (committed on that day), before
   any command of the page runs;
 - ``toml`` blocks parse, and those that are a ``context-doctor.toml`` are valid against
-  the configuration schema; ``json`` and ``yaml`` blocks parse.
+  the configuration schema; ``json`` and ``yaml`` blocks parse; a ``yaml`` block that is a
+  CI job runs its ``context-doctor`` lines (``run:``, ``script:``) in ``demo-status``, as
+  do the workflow files of ``docs/ci/``.
 
 Each page runs in a workspace of its own: the demo knowledge base (``demo-kb``, with its
 remote), the demo's other layout (``demo-status``), the demo vault (``demo-vault``, its
@@ -279,6 +281,38 @@ def run_block(block: Block, root: Path, env: dict[str, str]) -> int:
     return ran
 
 
+def workflow_commands(text: str) -> list[str]:
+    """The doctor's commands of a CI workflow or job: every ``run:`` and ``script:`` line
+    that starts with ``context-doctor`` (the install line holds a placeholder)."""
+    found: list[str] = []
+
+    def walk(node: object, key: str | None = None) -> None:
+        if isinstance(node, dict):
+            for name, value in node.items():
+                walk(value, str(name))
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, key)
+        elif isinstance(node, str) and key in ("run", "script"):
+            found.extend(
+                line.strip()
+                for line in node.splitlines()
+                if line.strip().startswith("context-doctor")
+            )
+
+    walk(yaml.safe_load(text.replace("<repository-url>", "repository-url")))
+    return found
+
+
+def run_workflow(text: str, where: str, root: Path, env: dict[str, str]) -> int:
+    """Run a workflow's doctor commands as its job would, in the demo's other layout."""
+    commands = workflow_commands(text)
+    for command in commands:
+        done = run(command, root / "demo-status", env)
+        assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}: {done.stderr}"
+    return len(commands)
+
+
 def check_data_block(block: Block) -> None:
     if block.language == "toml":
         loaded = tomllib.loads(block.text)
@@ -321,5 +355,22 @@ def test_the_pages_examples_run_as_printed(page: Path, template: Path, tmp_path:
             continue
         if block.language in COMMAND_LANGUAGES:
             run_block(block, root, env)
+        elif block.language == "yaml" and workflow_commands(block.text):
+            run_workflow(block.text, block.where, root, env)
         else:
             check_data_block(block)
+
+
+@pytest.mark.parametrize(
+    "workflow", sorted((REPO_ROOT / "docs" / "ci").glob("*.yml")), ids=lambda path: path.name
+)
+def test_the_ci_recipes_run_as_printed(workflow: Path, template: Path, tmp_path: Path) -> None:
+    """``docs/ci/*.yml``: every doctor command of the job runs, and writes what it names."""
+    root, env = workspace(template, tmp_path)
+    assert run_workflow(workflow.read_text(encoding="utf-8"), workflow.name, root, env) >= 2
+    written = [
+        path for path in (root / "demo-status").glob("*") if path.suffix in (".sarif", ".json")
+    ]
+    for path in written:
+        json.loads(path.read_text(encoding="utf-8"))
+    assert written, f"{workflow.name} wrote no report file"
