@@ -8,10 +8,16 @@ holds at most one ``*``, and only as a whole folder name before the file
 (``services/*/STATUS.md``); ``sessions`` and ``reference`` of such a layout sit under the
 same ``*`` (``services/*/sessions``) or are ``"context"``. Every refusal is exit 2 naming
 the file and key.
+
+A declared ``context`` must name what is there (:func:`require_match`): a file, or for a
+``*`` at least one folder holding one. A declaration that matches nothing audits nothing, so
+it is exit 2 naming the path and the nearest file that is there (``docs/STATUS.MD`` for
+``docs/STATUS.md``: names are case-sensitive), never a run that says HEALTHY of no record.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -131,4 +137,104 @@ def declared_layout(data: dict[str, Any], origin: Path, toplevel: Path) -> Layou
         declared=True,
         origin=str(origin),
         matched=tuple(matched),
+    )
+
+
+# -- what a declaration matches -------------------------------------------------------------
+
+
+def _children(folder: Path, *, files: bool) -> list[str]:
+    """The names of ``folder``'s files (or folders), links left out: a near match is a
+    suggestion, and never a reason to look through a link (it could lead anywhere)."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(
+                entry.name
+                for entry in listing
+                if (
+                    entry.is_file(follow_symlinks=False)
+                    if files
+                    else entry.is_dir(follow_symlinks=False)
+                )
+            )
+    except OSError:
+        return []
+
+
+def _nearest_name(wanted: str, names: list[str]) -> str | None:
+    if wanted in names:
+        return wanted
+    folded = [name for name in names if name.casefold() == wanted.casefold()]
+    if folded:
+        return folded[0]
+    import difflib  # only to word a declaration that matches nothing
+
+    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def near_match(top: Path, relative: str) -> str | None:
+    """The file under ``top`` whose path is nearest ``relative``: each part as spelled, else
+    in another case, else the closest name; a ``*`` part is any folder. None: nothing near."""
+    head, _, rest = relative.partition("/")
+    if not rest:
+        return _nearest_name(head, _children(top, files=True))
+    if head == "*":
+        for name in _children(top, files=False):
+            if not name.startswith((".", "_")):
+                found = near_match(top / name, rest)
+                if found is not None:
+                    return f"{name}/{found}"
+        return None
+    folder = _nearest_name(head, _children(top, files=False))
+    if folder is None:
+        return None
+    found = near_match(top / folder, rest)
+    return None if found is None else f"{folder}/{found}"
+
+
+def matches(layout: Layout, toplevel: Path) -> bool:
+    """Whether ``layout``'s context names a file there (for a ``*``, in at least one of the
+    folders discovery takes as projects)."""
+    if not layout.is_glob:
+        return (toplevel / layout.context).is_file()
+    folder = toplevel / layout.projects_folder
+    inner = layout.inner(layout.context) or ""
+    return any(
+        (folder / name / inner).is_file()
+        for name in _children(folder, files=False)
+        if not name.startswith((".", "_"))
+    )
+
+
+def require_match(layout: Layout, toplevel: Path) -> None:
+    """Exit 2 unless the declared ``context`` matches a file (see the module docstring)."""
+    if not layout.declared or matches(layout, toplevel):
+        return
+    context = layout.context
+    what = "no folder holds it" if layout.is_glob else "no such file"
+    near = near_match(toplevel, context)
+    if near is None:
+        create = context
+        if layout.is_glob:
+            folder = f"{layout.projects_folder}/" if layout.projects_folder else "the root"
+            create = f"{layout.inner(context)} in a folder of {folder}"
+        raise DoctorError(
+            f"config {layout.origin}: key `layout.context` = {context!r} matches nothing in "
+            f"{toplevel}: {what}",
+            f"create {create}, or declare the file that holds the working memory (relative "
+            "to the repository root; `context-doctor layout` shows what detection sees)",
+        )
+    if layout.is_glob:  # the folder matched stands for the `*` again
+        prefix = f"{layout.projects_folder}/" if layout.projects_folder else ""
+        _, _, inside = near[len(prefix) :].partition("/")
+        declare = f"{prefix}*/{inside}"
+    else:
+        declare = near
+    spelled = near.casefold() == context.casefold() or declare.casefold() == context.casefold()
+    hint = "in another case: names are case-sensitive" if spelled else "the nearest file"
+    raise DoctorError(
+        f"config {layout.origin}: key `layout.context` = {context!r} matches nothing in "
+        f"{toplevel}: {what}; {near} is there ({hint})",
+        f'declare what is there (`context = "{declare}"`)',
     )

@@ -22,7 +22,7 @@ from context_doctor.git.repository import (
     repository_or_none,
 )
 from context_doctor.layouts import Layout
-from context_doctor.layouts.declared import declared_layout
+from context_doctor.layouts.declared import declared_layout, require_match
 from context_doctor.layouts.detect import detect, shapes_sentence
 from context_doctor.model.instructions import holds_instruction_files
 from context_doctor.model.source import DEFAULT_PROJECTS_DIR, Source
@@ -115,23 +115,27 @@ def _declared(path: Path) -> Source | None:
 
 
 def declared_for(path: Path, repository: Repository, config: Path | None) -> Layout | None:
-    """The ``[layout]`` of ``config``, else of the nearest config at or above ``path``."""
+    """The ``[layout]`` of ``config``, else of the nearest config at or above ``path``;
+    exit 2 when its ``context`` matches nothing there (docs/layouts.md)."""
     found = find_config(_up_to(path, repository.toplevel), config)
     if found is None:
         return None
     origin, data = found
     validate_config(data, str(origin))
-    return declared_layout(data, origin, repository.toplevel)
+    layout = declared_layout(data, origin, repository.toplevel)
+    if layout is not None:
+        require_match(layout, repository.toplevel)
+    return layout
 
 
 def _layout_source(root: Path, layout: Layout, repository: Repository) -> Source:
-    """A source built from ``layout``: one project, or one per ``*`` match."""
-    folder = layout.projects_folder
-    if not folder:
+    """A source built from ``layout``: one project, or one per ``*`` match (a ``*`` at the
+    top, ``*/STATUS.md``, too: one project per folder of the root, like any other ``*``)."""
+    if not layout.is_glob:
         source = Source(root.name, root, None, repository, given_layout=layout)
         source.named_by_project = True
         return source
-    return Source(root.name, root, folder, repository, given_layout=layout)
+    return Source(root.name, root, layout.projects_folder, repository, given_layout=layout)
 
 
 ID_DECLARED = "`[layout] name`"
