@@ -286,7 +286,7 @@ def context_header_freshness(project: Project, ctx: Context) -> Iterator[Issue]:
         # Never a fix: advancing the header claims the record was brought up to that session.
         if not project.layout.is_seed:
             # A date read by the layouts' vocabulary may be a heading's or a colon-less line's
-            # (docs/layouts.md "Status sections"): name the line, never a `Name:` it does not hold.
+            # (docs/layouts.md "Date lines"): name the line, never a `Name:` it does not hold.
             written = project.context.lines[field.line - 1] if field.line else ""
             where = (
                 f"its `{field.name}:` line (line {field.line})"

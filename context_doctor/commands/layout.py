@@ -13,6 +13,7 @@ misses").
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import click
@@ -110,22 +111,32 @@ def _order_note(source: Source) -> list[str]:
         by_file.setdefault(entry.path, []).append(entry)
     if not by_file or any(log_order(entries) != NEWEST_FIRST for entries in by_file.values()):
         return []
-    return [
-        f"# the log runs newest first (read from {', '.join(by_file)}): `log add` writes at "
+    return _comment(
+        f"the log runs newest first (read from {', '.join(by_file)}): `log add` writes at "
         'its top; `order = "newest-first"` declares it'
+    )
+
+
+def _comment(text: str) -> list[str]:
+    """``text`` as ``# `` comment lines of at most 80 columns, never breaking a word."""
+    return [
+        f"# {line}"
+        for line in textwrap.wrap(text, 78, break_long_words=False, break_on_hyphens=False)
     ]
 
 
 def _second_records(top: Path, layout: Layout) -> list[str]:
     """The other working-memory records detection saw here and does not audit."""
     found = survey(top)
-    return [
-        f"# also working memory here, not audited: {other.context}"
-        + (" (near the layouts table)" if other.near else "")
-        + f'; declare `context = "{other.context}"` to audit it instead'
-        for other in found.others
-        if other.context != layout.context
-    ]
+    lines: list[str] = []
+    for other in found.others:
+        if other.context != layout.context:
+            lines += _comment(
+                f"also working memory here, not audited: {other.context}"
+                + (" (near the layouts table)" if other.near else "")
+                + f'; declare `context = "{other.context}"` to audit it instead'
+            )
+    return lines
 
 
 def near_misses_text(top: Path) -> str:
@@ -135,7 +146,10 @@ def near_misses_text(top: Path) -> str:
         return ""
     seen = survey(top).seen
     blocks = [
-        f"# seen, not working memory: {miss.path} ({miss.why}); to audit it, declare:\n"
+        "\n".join(
+            _comment(f"seen, not working memory: {miss.path} ({miss.why}); to audit it, declare:")
+        )
+        + "\n"
         + miss.layout.toml()
         for miss in seen
     ]

@@ -581,7 +581,7 @@ def _move_date_in_place(
     day: date,
 ) -> bool:
     """``--set-header`` on a date the doctor reads where ``set-field`` cannot write it in its
-    own spelling (docs/layouts.md "Status sections"): the date of a status heading or a date line
+    own spelling (docs/layouts.md "Date lines"): the date of a status heading or a date line
     in any language (:func:`record_date`, when the layout declares no names of its own and
     none of them is found), or a layout field's date that is not a leading ``YYYY-MM-DD``
     (``Last updated: 30.04.2026``). That date is replaced on its own line, written as it was

@@ -498,9 +498,10 @@ def _lead_allowed(lead: str, not_leads: frozenset[str]) -> bool:
     if any(word in PLAN_WORDS for word in folded):
         return False
     phrase = " ".join(folded)
-    return not any(phrase == name or phrase.endswith(" " + name) for name in not_leads) and not any(
-        phrase.startswith(name + " ") for name in not_leads
-    )
+    # `Last updated: …`, `Current state (Updated: …`: a field's label ends the lead. A lead
+    # that only starts with such a word (`Data pipeline — …`, `Status update — …`) is an
+    # entry's lead still.
+    return not any(phrase == name or phrase.endswith(" " + name) for name in not_leads)
 
 
 def _later_day(first: dt.date, year: str | None, month: str | None, day: str) -> dt.date | None:

@@ -179,7 +179,7 @@ def section_range(document: Document, section: str) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class RecordDate:
-    """A record's date read by the layouts' vocabulary (docs/layouts.md "Status sections"): the
+    """A record's date read by the layouts' vocabulary (docs/layouts.md "Date lines"): the
     field it stands for (its label as written, the rest of its line, its line), its day
     (None: no real day), and the date as found on that line (columns of the line), so a
     writer moves that date in its own spelling (``in_heading``: the date of the section's

@@ -151,3 +151,15 @@ def test_reading_entries_of_any_text_never_raises(text: str) -> None:
     document = doc(text)
     for entry in layout_entries([document], document, log_in_context=True):
         assert entry.line >= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Data pipeline — 2026-05-01", date(2026, 5, 1)),
+        ("Status update — 2026-05-02", date(2026, 5, 2)),
+    ],
+)
+def test_a_lead_that_only_starts_with_a_label_word_is_an_entry(text: str, day: date) -> None:
+    found = session_date(text)
+    assert found is not None and found[1] == day
