@@ -287,10 +287,6 @@ def _wanted_format(args: list[str]) -> str | None:
     return _option_value(args, "--output-format")
 
 
-def _wants_json(args: list[str]) -> bool:
-    return _wanted_format(args) == "json"
-
-
 def _exit_on_termination() -> None:
     """SIGTERM and SIGHUP (a CI job's timeout, a closed terminal) unwind like Ctrl-C.
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from context_doctor.errors import DoctorError
 from context_doctor.guards.interpreter import isolation_flags
-from context_doctor.pipeline.discover import synthesis_home
 from context_doctor.version import __version__
 from context_doctor.write import WriteRefused, ensure_directory, write_file
 
@@ -118,10 +117,6 @@ def main():
 if __name__ == "__main__":
     main()
 '''
-
-
-def default_directory() -> Path:
-    return synthesis_home() / "context-doctor" / "skill"
 
 
 def interpreter() -> str:

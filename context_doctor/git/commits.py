@@ -43,18 +43,6 @@ class Scope:
     def prefix(self) -> str:
         return f"{self.path}/" if self.path else ""
 
-    def project_of(self, file_path: str) -> tuple[str, str] | None:
-        """(project id, path inside the project) for a file under this scope."""
-        if not file_path.startswith(self.prefix):
-            return None
-        rest = file_path[len(self.prefix) :]
-        if self.single:
-            return "", rest
-        project_id, slash, inner = rest.partition("/")
-        if not slash or project_id.startswith((".", "_")):
-            return None
-        return project_id, inner
-
 
 @dataclass(frozen=True, slots=True)
 class Commit:

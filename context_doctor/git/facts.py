@@ -226,17 +226,6 @@ class RepositoryFacts:
             )
         return self._commits_named[name]
 
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        """True when ``ancestor`` is ``descendant`` or one of its ancestors."""
-        result = self._run(["merge-base", "--is-ancestor", ancestor, descendant])
-        if result.returncode not in (0, 1):
-            raise DoctorError(
-                f"git merge-base failed in {self.repository.toplevel}: "
-                f"{result.stderr.decode('utf-8', 'replace').strip()}",
-                "check that the repository is intact (`git fsck`)",
-            )
-        return result.returncode == 0
-
     def all_ancestors(self, shas: list[str], descendant: str) -> bool:
         """True when every one of ``shas`` is ``descendant`` or one of its ancestors.
 

@@ -234,7 +234,7 @@ def populate(source: Source) -> None:
     """Read the index and list the projects: directories and registered ids alike.
 
     A layout other than the seed's names its projects itself: one (its id from
-    :func:`single_project_id`), or one per folder its ``*`` matches that holds the file.
+    :func:`single_project_id_and_source`), or one per folder its ``*`` matches that holds the file.
     """
     layout = source.layout
     if source.is_single_project:

@@ -148,15 +148,6 @@ DERIVED_IDS = frozenset({ID_PUSHED, ID_ORIGIN, ID_TOP_FOLDER})
 a renamed origin or another checkout folder would change."""
 
 
-def single_project_id(
-    layout: Layout,
-    repository: Repository,
-    identity: Callable[[], str | None] | None,
-    root: Path | None = None,
-) -> str:
-    return single_project_id_and_source(layout, repository, identity, root)[0]
-
-
 def single_project_id_and_source(
     layout: Layout,
     repository: Repository,

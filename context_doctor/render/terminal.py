@@ -49,10 +49,6 @@ def set_color(mode: str) -> None:
     _Preference.color = mode
 
 
-def color_mode() -> str:
-    return _Preference.color
-
-
 MIN_WIDTH = 40  # below this a wrapped paragraph is harder to read than one long line
 
 
