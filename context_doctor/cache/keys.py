@@ -10,7 +10,6 @@ a first run recorded in its manifest. What the keys cover, and why, is said in
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import shutil
 import stat
@@ -25,7 +24,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from context_doctor.cache.store import Store, read_regular_file
+from context_doctor.cache.debug import DebugLog
+from context_doctor.cache.store import RACY_SECONDS, Store, read_regular_file
 from context_doctor.config.plugins import installed_metadata
 from context_doctor.errors import DoctorError
 from context_doctor.git.run import git_directories, run_git
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from context_doctor.checks.registry import CheckSpec, Context
     from context_doctor.config.settings import Settings
 
-RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
 MAX_ENTRIES = 100_000  # files; bounds what a miss costs (~0.3 s) in a huge tree
 MAX_DIRECTORIES = 50_000
 MAX_HASHED_BYTES = 64 << 20  # of racy files' bytes read at once
@@ -67,7 +66,7 @@ KEYED_VARIABLES = frozenset(
     | {"XDG_CACHE_HOME", "XDG_CONFIG_HOME"}
 )
 KEYED_PREFIXES = ("BASTRA_", "CONTEXT_DOCTOR_", "GIT_", "LC_", "PRE_COMMIT_", "PYTHON")
-LOG = logging.getLogger("context_doctor.cache")
+LOG = DebugLog("context_doctor.cache")
 # (size, mtime_ns, ctime_ns, inode) of each entry when the key was taken
 Signature = tuple[int, int, int, int]
 

@@ -76,7 +76,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import logging
 import os
 from collections import Counter
 from dataclasses import asdict
@@ -87,6 +86,7 @@ from typing import Any
 import msgspec
 
 from context_doctor.cache.codec import BAD_DATA, decode, encode
+from context_doctor.cache.debug import DebugLog
 from context_doctor.cache.keys import (
     Invocation,
     Manifest,
@@ -116,7 +116,7 @@ from context_doctor.report.report import Coverage, Report, SourceSummary
 REPORTS_FILE = "reports.msgpack"
 KEPT_REPORTS = 4  # one per way of running (a hook, a sweep, CI...), the newest kept
 
-LOG = logging.getLogger("context_doctor.cache")
+LOG = DebugLog("context_doctor.cache")
 MANIFESTS_FILE = "invocations.msgpack"
 KEPT_MANIFESTS = 16
 

@@ -16,19 +16,19 @@ with it); a missing one is made on first use.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import stat
 import sys
 from pathlib import Path
 
+from context_doctor.cache.debug import DebugLog
 from context_doctor.errors import DoctorError
 from context_doctor.write import USER_NAMED, WriteRefused, ensure_directory, write_file
 
 SECRET_NAME = "replay-secret"  # the name the replay store's secret always had
 SECRET_BYTES = 32
 _warned: set[str] = set()
-LOG = logging.getLogger("context_doctor.cache")
+LOG = DebugLog("context_doctor.cache")
 
 
 class SecretRefused(Exception):

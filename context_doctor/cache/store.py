@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
 import os
 import stat
+import struct
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import fields
 from functools import cache
@@ -53,25 +54,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from context_doctor.cache.codec import (
-    BAD_DATA,
-    HISTORY_WIRE,
-    Envelope,
-    HistoryWire,
-    decode,
-    encode,
-    encode_after,
-    history_extended,
-    history_from_wire,
-    history_to_wire,
-)
-from context_doctor.cache.secret import machine_secret
+from context_doctor.cache.codec import BAD_DATA, Envelope, decode, encode, encode_after
+from context_doctor.cache.debug import DebugLog
+from context_doctor.cache.secret import machine_secret, secret_directory
 from context_doctor.errors import DoctorError
-from context_doctor.git import history as git_history
-from context_doctor.git.commits import Commit, History, Scope
 from context_doctor.git.repository import Repository, doctor_directory
 from context_doctor.version import __version__
 from context_doctor.write import (
+    USER_NAMED,
     WriteRefused,
     ensure_directory,
     remove_file,
@@ -79,6 +69,8 @@ from context_doctor.write import (
 )
 
 if TYPE_CHECKING:
+    from context_doctor.cache.history_wire import HistoryWire
+    from context_doctor.git.commits import History, Scope
     from context_doctor.model.document_facts import DocumentFacts
 
 # 3: the bodies are msgspec's MessagePack, decoded against their types entry by entry
@@ -95,7 +87,7 @@ MEMO_FILE = "memo.msgpack"
 MAX_KEPT_MEMOS = 1_000
 
 # Debug lines (`--debug`) go to this logger; commands/common.py shows them on stderr.
-LOG = logging.getLogger("context_doctor.cache")
+LOG = DebugLog("context_doctor.cache")
 
 T = TypeVar("T")
 # Entries kept by their bytes: each is decoded on its own when it is asked for.
@@ -105,21 +97,90 @@ Entries = dict[bytes, msgspec.Raw]
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
-@cache
-def _code_digest() -> str:
-    """A digest of the doctor's own source and schemas: changed code never trusts an old cache.
+RACY_SECONDS = 3  # coarser than any file system's timestamp tick (FAT's is 2 s)
+CODE_MEMO_NAME = "code-digest-" + hashlib.blake2b(os.fsencode(_PACKAGE), digest_size=6).hexdigest()
+"""Beside the secret: the last code digest, with the stat of the files it was taken over.
+One per installed copy (named by its place), so two installs used in turn (a hook's and a
+shell's) do not take each other's digest again on every run."""
 
-    The version alone would do for releases; this also keeps a checkout under
-    development (or a patched install) from reading what older code stored.
-    """
+
+def _code_files() -> list[Path]:
+    return sorted(_PACKAGE.rglob("*.py")) + sorted(_PACKAGE.parent.glob("schemas/*.json"))
+
+
+def _content_digest(sources: list[Path]) -> str:
     digest = hashlib.blake2b(digest_size=12)
-    sources = sorted(_PACKAGE.rglob("*.py")) + sorted(_PACKAGE.parent.glob("schemas/*.json"))
     for source in sources:
         try:
             digest.update(source.read_bytes())
         except OSError:
             digest.update(os.urandom(8))  # unreadable source: never match an old cache
     return digest.hexdigest()
+
+
+def _stat_listing(sources: list[Path]) -> bytes | None:
+    """The files' paths and stats (size, mtime, ctime, inode); None while one of them was
+    written within the last few seconds (its bytes could still change without its stat)."""
+    listing = hashlib.blake2b(digest_size=16)
+    recent = (time.time() - RACY_SECONDS) * 1e9
+    for source in sources:
+        try:
+            status = os.stat(source)
+        except OSError:
+            return None
+        if max(status.st_mtime_ns, status.st_ctime_ns) >= recent:
+            return None
+        listing.update(os.fsencode(source) + b"\0")
+        listing.update(
+            struct.pack(
+                "<qqqQ", status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
+            )
+        )
+    return listing.digest()
+
+
+@cache
+def _code_digest(remembered: bool = False) -> str:
+    """A digest of the doctor's own source and schemas: changed code never trusts an old cache.
+
+    The version alone would do for releases; this also keeps a checkout under
+    development (or a patched install) from reading what older code stored.
+
+    ``remembered`` (a store that caches): the digest is read back from
+    :data:`CODE_MEMO_NAME` beside the secret while every file keeps the stat it had when
+    the digest was taken, its record tagged with the secret; reading the ~200 files again
+    cost a cached run more than the rest of its start-up check did. The digest is the
+    files' bytes either way, so a copy of the same code (a CI job's fresh install) still
+    reads the caches it wrote.
+    """
+    sources = _code_files()
+    secret = machine_secret() if remembered else None
+    listing = _stat_listing(sources) if secret is not None else None
+    if secret is None or listing is None:
+        return _content_digest(sources)
+    memo = secret_directory() / CODE_MEMO_NAME
+    try:
+        raw = read_regular_file(memo)
+    except (OSError, ValueError):
+        raw = b""
+    tag, stored, digest = raw[:TAG_BYTES], raw[TAG_BYTES : TAG_BYTES + 16], raw[TAG_BYTES + 16 :]
+    if stored == listing and hmac.compare_digest(
+        tag, _tag(secret, CODE_MEMO_NAME, raw[TAG_BYTES:])
+    ):
+        try:
+            return digest.decode("ascii")
+        except UnicodeDecodeError:
+            pass
+    found = _content_digest(sources)
+    if _stat_listing(sources) == listing:  # nothing was written while it was read
+        body = listing + found.encode("ascii")
+        try:
+            write_file(
+                memo, _tag(secret, CODE_MEMO_NAME, body) + body, mode=0o600, within=USER_NAMED
+            )
+        except (WriteRefused, DoctorError, OSError) as error:
+            LOG.debug(f"{memo} not written: {error}")
+    return found
 
 
 def cache_key(*parts: str) -> str:
@@ -182,7 +243,7 @@ class Store:
         self.directory = directory if secret is not None else None
         self.secret = secret
         self.within = within or (directory.parent if directory is not None else None)
-        self.code = _code_digest()
+        self.code = _code_digest(remembered=self.directory is not None)
         self._memos: dict[str, Entries] | None = None
         self._memos_used: set[tuple[str, bytes]] = set()
         self._memos_changed = False
@@ -314,7 +375,14 @@ class Store:
 
     # -- the history ---------------------------------------------------------
 
+    # The history's wire form and model are imported by these methods alone: a replayed
+    # run opens the store and reads no history.
+
     def _history_key(self, scopes: tuple[Scope, ...]) -> str:
+        from context_doctor.cache.history_wire import HISTORY_WIRE
+        from context_doctor.git import history as git_history
+        from context_doctor.git.commits import Commit
+
         described = ",".join(f"{scope.path}:{int(scope.single)}" for scope in scopes)
         commit_fields = ",".join(f"{f.name}:{f.type}" for f in fields(Commit))
         log_fields = ",".join(name for name, _ in git_history.LOG_FIELDS)
@@ -331,8 +399,11 @@ class Store:
 
         When the stored HEAD is not ``head``, a resumed pass will be saved next: the
         stored wire form is kept until then so that only the new commits are converted
-        (:func:`history_extended`).  Otherwise it is let go at once.
+        (:func:`~context_doctor.cache.history_wire.history_extended`).  Otherwise it is let go
+        at once.
         """
+        from context_doctor.cache.history_wire import HistoryWire, history_from_wire
+
         self._resumable = None
         wire = self.read(HISTORY_FILE, self._history_key(scopes), HistoryWire)
         if wire is None:
@@ -347,13 +418,17 @@ class Store:
         return loaded
 
     def save_history(self, scopes: tuple[Scope, ...], head: str, history: History) -> None:
+        from context_doctor.cache import history_wire
+
         resumable, self._resumable = self._resumable, None
         try:
             wire = None
             if resumable is not None and resumable[0] == scopes:
-                wire = history_extended(resumable[2], resumable[1], head, history, scopes)
+                wire = history_wire.history_extended(
+                    resumable[2], resumable[1], head, history, scopes
+                )
             if wire is None:
-                wire = history_to_wire(head, history, scopes)
+                wire = history_wire.history_to_wire(head, history, scopes)
         except (ValueError, TypeError) as error:
             LOG.debug(f"history not cached: {error}")
             return

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import re
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -17,6 +15,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:
+    import logging
+
     from click.shell_completion import CompletionItem
 
 from context_doctor.errors import DoctorError
@@ -42,18 +42,20 @@ LOGGER = "context_doctor"
 """The doctor's loggers sit below this one; ``--debug`` shows their lines on stderr."""
 
 
-class _DebugLines(logging.Handler):
-    """``context-doctor: cache: ...`` on the stderr of the moment (a test swaps sys.stderr)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        topic = record.name.removeprefix(f"{LOGGER}.")
-        try:
-            sys.stderr.write(f"context-doctor: {topic}: {record.getMessage()}\n")
-        except Exception:
-            self.handleError(record)
-
-
 def _show_debug_lines() -> logging.Handler:
+    # logging only for --debug: a run without it shows no debug line (cache/debug.py).
+    import logging
+
+    class _DebugLines(logging.Handler):
+        """``context-doctor: cache: ...`` on the stderr of the moment (a test swaps sys.stderr)."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            topic = record.name.removeprefix(f"{LOGGER}.")
+            try:
+                sys.stderr.write(f"context-doctor: {topic}: {record.getMessage()}\n")
+            except Exception:
+                self.handleError(record)
+
     handler = _DebugLines(logging.DEBUG)
     logger = logging.getLogger(LOGGER)
     logger.addHandler(handler)
@@ -105,6 +107,8 @@ def guarded(
         raise  # the reader closed the pipe: cli.main ends quietly, never "internal error"
     except Exception as error:
         if debug:
+            import traceback
+
             traceback.print_exc()
         if isinstance(error, OSError) and error.errno == errno.ENAMETOOLONG:
             _fail(too_long(error), as_json, output_format, output_file)
@@ -119,6 +123,8 @@ def guarded(
         )
     finally:
         if handler is not None:  # an in-process caller (a test) runs the next command quiet
+            import logging
+
             logging.getLogger(LOGGER).removeHandler(handler)
             logging.getLogger(LOGGER).setLevel(logging.NOTSET)
 

@@ -175,8 +175,10 @@ def _setpriv() -> str | None:
     """util-linux's ``setpriv`` when it takes ``--pdeathsig`` (asked once per process).
 
     ``--version`` after ``--pdeathsig KILL`` exits 0 only when the option is known.
+    Linux only, as the signal is; asked without loading :mod:`ctypes`, which only a
+    command reading the work tree needs (:func:`_prctl`).
     """
-    if _prctl() is None:
+    if not sys.platform.startswith("linux"):
         return None
     for place in SETPRIV_PLACES:
         if not os.access(place, os.X_OK):

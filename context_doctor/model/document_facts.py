@@ -274,9 +274,9 @@ def _blocks(
 
     A plain file (:mod:`context_doctor.model.plain_blocks`) is read by a line scan; any
     other file by markdown-it.  A suppression comment or (when ``links``) a possible link
-    always takes markdown-it, which reads them.
+    (:func:`_text_may_hold_link`) always takes markdown-it, which reads them.
     """
-    if MARKER not in text and not (links and ("[" in text or "<" in text)):
+    if MARKER not in text and not (links and _text_may_hold_link(text)):
         plain = plain_blocks(text)
         if plain is not None:
             headings, items, code_ranges = plain
@@ -546,6 +546,20 @@ def _may_hold_link(content: str, env: dict[str, Any]) -> bool:
     accounted for here (:func:`_inline_rules_known`), every inline token is parsed.
     """
     return "<" in content or "](" in content or ("references" in env and "]" in content)
+
+
+def _text_may_hold_link(text: str) -> bool:
+    """Can any inline token of ``text`` hold a link (:func:`_may_hold_link`)?
+
+    A link needs a ``<`` (an autolink), a ``](`` (an inline link), or a reference
+    definition, whose label's ``]`` is followed by its ``:`` (CommonMark allows nothing
+    between them): a text holding none of the three has no link whatever its blocks, and
+    a task list's ``- [ ]`` alone keeps a record out of markdown-it. The token-level
+    filter's guard (:func:`_inline_rules_known`, checked there on the parser itself) holds
+    for the markdown-it the doctor depends on, whose commonmark preset
+    ``tests/model/test_documents.py`` checks.
+    """
+    return "<" in text or "](" in text or "]:" in text
 
 
 def _links(tokens: Iterable[Token], env: dict[str, Any]) -> tuple[Link, ...]:

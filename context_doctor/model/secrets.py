@@ -64,6 +64,12 @@ class _Pattern:
 class _Detectors:
     known_formats: tuple[RegexBasedDetector | _Pattern, ...]
     jwt: JwtTokenDetector
+
+
+@dataclass(frozen=True)
+class _HintedDetectors:
+    """The detectors a line is asked about only when it holds their literal hint."""
+
     private_key: RegexBasedDetector
     basic_auth: RegexBasedDetector
     entropy: Any  # Base64HighEntropyString: only its Shannon entropy is used
@@ -74,7 +80,7 @@ PLUGIN_PACKAGE = "detect_secrets"
 HTTP_LIBRARY = "requests"
 
 
-def _import_plugins_without_the_scanner() -> None:
+def _import_plugins_without_the_scanner(plugins: tuple[str, ...]) -> None:
     """Load detect-secrets' plugin modules without its scanner and HTTP stack.
 
     Importing ``detect_secrets.plugins.x`` runs the package's ``__init__`` (its whole
@@ -122,11 +128,11 @@ def _import_plugins_without_the_scanner() -> None:
         stand_in.__dict__["__getattr__"] = real_library
         sys.modules[HTTP_LIBRARY] = stand_in
     try:
-        for plugin in PLUGINS:
+        for plugin in plugins:
             importlib.import_module(f"{PLUGIN_PACKAGE}.plugins.{plugin}")
     except Exception:
-        # Whatever went wrong, what this loaded is forgotten, and the plain import in
-        # _detectors loads detect-secrets as it is (or fails as it would have).
+        # Whatever went wrong, what this loaded is forgotten, and the plain imports in
+        # _detectors and _hinted load detect-secrets as it is (or fail as it would have).
         if registered:
             for name in [n for n in sys.modules if n.partition(".")[0] == PLUGIN_PACKAGE]:
                 del sys.modules[name]
@@ -137,20 +143,16 @@ def _import_plugins_without_the_scanner() -> None:
             del sys.modules[HTTP_LIBRARY]
 
 
-PLUGINS = (
+FORMAT_PLUGINS = (
     "aws",
     "azure_storage_key",
-    "basic_auth",
     "discord",
     "github_token",
     "gitlab_token",
-    "high_entropy_strings",
     "jwt",
-    "keyword",
     "mailchimp",
     "npm",
     "openai",
-    "private_key",
     "pypi_token",
     "sendgrid",
     "slack",
@@ -159,7 +161,12 @@ PLUGINS = (
     "telegram_token",
     "twilio",
 )
-"""The detect-secrets plugin modules the doctor uses (the imports in :func:`_detectors`)."""
+"""The detect-secrets plugin modules of the known token formats (the imports in
+:func:`_detectors`), asked about every candidate line."""
+HINTED_PLUGINS = ("basic_auth", "high_entropy_strings", "keyword", "private_key")
+"""The plugin modules asked only about a line holding their hint (:func:`_hinted`): the
+keyword list alone costs about as much to import as the sixteen formats, and most records
+hold no `key`, `pass` or `secret` at all."""
 
 
 @cache
@@ -171,20 +178,16 @@ def _detectors() -> _Detectors:
     imported at module level; a run whose documents all come from the cache never scans,
     so it is imported here.
     """
-    _import_plugins_without_the_scanner()
+    _import_plugins_without_the_scanner(FORMAT_PLUGINS)
     from detect_secrets.plugins.aws import AWSKeyDetector
     from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-    from detect_secrets.plugins.basic_auth import BasicAuthDetector
     from detect_secrets.plugins.discord import DiscordBotTokenDetector
     from detect_secrets.plugins.github_token import GitHubTokenDetector
     from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
     from detect_secrets.plugins.jwt import JwtTokenDetector
-    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP
     from detect_secrets.plugins.mailchimp import MailchimpDetector
     from detect_secrets.plugins.npm import NpmDetector
     from detect_secrets.plugins.openai import OpenAIDetector
-    from detect_secrets.plugins.private_key import PrivateKeyDetector
     from detect_secrets.plugins.pypi_token import PypiTokenDetector
     from detect_secrets.plugins.sendgrid import SendGridDetector
     from detect_secrets.plugins.slack import SlackDetector
@@ -222,6 +225,20 @@ def _detectors() -> _Detectors:
             _Pattern("GitHub fine-grained token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}"),
         ),
         jwt=jwt,
+    )
+
+
+@cache
+def _hinted() -> _HintedDetectors:
+    """The private-key, basic-auth, entropy and keyword detectors, built the first time a
+    line holds one's hint (see :func:`_line_hits`)."""
+    _import_plugins_without_the_scanner(HINTED_PLUGINS)
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP
+    from detect_secrets.plugins.private_key import PrivateKeyDetector
+
+    return _HintedDetectors(
         private_key=PrivateKeyDetector(),
         basic_auth=BasicAuthDetector(),
         entropy=Base64HighEntropyString(),
@@ -316,7 +333,7 @@ def _high_entropy(value: str) -> bool:
         return False
     if not _credential_value(value, 12):
         return False
-    entropy: float = _detectors().entropy.calculate_shannon_entropy(value)
+    entropy: float = _hinted().entropy.calculate_shannon_entropy(value)
     return entropy >= 3.0
 
 
@@ -369,6 +386,7 @@ def _known_formats() -> tuple[tuple[str, re.Pattern[str], bool, int], ...]:
 def load_detectors() -> None:
     """Import and build the detectors now (before a pool forks, so no worker repeats it)."""
     _known_formats()
+    _hinted()
 
 
 @cache
@@ -424,16 +442,15 @@ def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
     (`://`, `PRIVATE KEY`, a secret-like word): most lines pay for none of them.
     """
     yield from _format_hits(text)
-    detectors = _detectors()
     for window in _windows(text):
         lowered = window.lower()
         url = "://" in window
         if "PRIVATE KEY" in window or "PuTTY-User-Key" in window:
-            markers = list(detectors.private_key.analyze_string(window))
+            markers = list(_hinted().private_key.analyze_string(window))
             if markers and _KEY_ARMOR_BODY.match(following.strip()):
                 yield "private key block", markers[0]
         if url and "@" in window:
-            for value in detectors.basic_auth.analyze_string(window):
+            for value in _hinted().basic_auth.analyze_string(window):
                 if _credential_value(value, 3):
                     yield "URL with a password", value
         if url and "=" in window:
@@ -441,7 +458,7 @@ def _line_hits(text: str, following: str) -> Iterator[tuple[str, str]]:
                 if "://" in window[: match.start()] and _credential_value(match.group(2), 6):
                     yield f"URL with a `{match.group(1)}` value", match.group(2)
         if any(word in lowered for word in _SECRET_WORDS):
-            for regex, group in detectors.keyword_regexes.items():
+            for regex, group in _hinted().keyword_regexes.items():
                 found = regex.search(window)
                 if (
                     found

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import Doctor, MakeRepo, read_cache, write_cache
 
-from context_doctor.cache import codec, replay, store
+from context_doctor.cache import codec, history_wire, replay, store
 from context_doctor.git.commits import Commit, Scope
 from context_doctor.model.document_facts import (
     AsOfLine,
@@ -124,7 +124,9 @@ def test_the_commit_row_is_the_commits_fields_in_order() -> None:
     """The history's row type follows ``Commit`` (times as ISO text): a new field must
     change both, and the history's cache key names the fields."""
     cells = {"str": str, "int": int, "bool": bool, "datetime": str}
-    assert get_args(codec.CommitRow) == tuple(cells[str(item.type)] for item in fields(Commit))
+    assert get_args(history_wire.CommitRow) == tuple(
+        cells[str(item.type)] for item in fields(Commit)
+    )
 
 
 def test_a_memo_keeps_exact_types_only(tmp_path: Path) -> None:
@@ -284,13 +286,13 @@ def test_a_cache_of_the_previous_format_is_ignored(doctor: Doctor, make_repo: Ma
 def test_a_stored_history_shares_offsets_and_equal_times() -> None:
     """Decoded, each offset is held once and a commit authored when committed holds one
     time for both, the times equal to the ones stored."""
-    rows: list[codec.CommitRow] = [
+    rows: list[history_wire.CommitRow] = [
         ("a" * 40, 1, "2026-05-01T10:00:00+02:00", "2026-05-01T10:00:00+02:00", 1, 0, False, False),
         ("b" * 40, 1, "2026-05-02T09:00:00+02:00", "2026-05-02T11:00:00+00:00", 1, 0, False, False),
     ]
-    wire = codec.HistoryWire("c" * 40, 2, rows, [["CONTEXT.md"]], [(0, "p", [0, 1], [0, 0])])
-    decoded = codec.decode(codec.encode(wire), codec.HistoryWire)
-    _head, history = codec.history_from_wire(decoded, (Scope("projects"),))
+    wire = history_wire.HistoryWire("c" * 40, 2, rows, [["CONTEXT.md"]], [(0, "p", [0, 1], [0, 0])])
+    decoded = codec.decode(codec.encode(wire), history_wire.HistoryWire)
+    _head, history = history_wire.history_from_wire(decoded, (Scope("projects"),))
     first, second = history.log
     assert first.authored is first.committed
     assert first.authored.tzinfo is second.authored.tzinfo

@@ -17,7 +17,7 @@ import msgspec
 import pytest
 from support import IDENTITY, Doctor, MakeRepo, read_cache, write_cache
 
-from context_doctor.cache import codec, replay, store
+from context_doctor.cache import codec, history_wire, replay, store
 from context_doctor.git import history as git_history
 from context_doctor.git.commits import Scope
 from context_doctor.git.repository import Repository
@@ -264,14 +264,16 @@ def test_no_cache_writes_nothing(doctor: Doctor, root: Path) -> None:
 
 def history_from_data(data: Any, scopes: tuple[Scope, ...]) -> Any:
     """The history plain data (a history file's data, perhaps changed) decodes to."""
-    return codec.history_from_wire(codec.decode(codec.encode(data), codec.HistoryWire), scopes)
+    return history_wire.history_from_wire(
+        codec.decode(codec.encode(data), history_wire.HistoryWire), scopes
+    )
 
 
 def test_the_history_cache_round_trips(doctor: Doctor, root: Path) -> None:
     assert_cache_agrees(doctor, root)
     data = read_cache(cache_dir(root) / store.HISTORY_FILE)["data"]
     head, history = history_from_data(data, (Scope("projects"),))
-    again = codec.history_to_wire(head, history, (Scope("projects"),))
+    again = history_wire.history_to_wire(head, history, (Scope("projects"),))
     assert json.dumps(msgspec.msgpack.decode(codec.encode(again))) == json.dumps(data)
 
 
@@ -395,11 +397,14 @@ def test_a_saved_history_is_the_one_git_gives(
     way it was written, the stored history is the one a fresh ``git log`` reads."""
     assert_cache_agrees(doctor, root)
     if not amend:  # resumed: only the new commits are encoded, never the whole history
+        convert = history_wire.history_to_wire
 
-        def whole(*args: Any) -> Any:
-            raise TypeError("the whole history was encoded again")
+        def whole(*args: Any, **rows: Any) -> Any:
+            if len(args) < 4 and rows.get("commits") is None:  # no rows carried over
+                raise TypeError("the whole history was encoded again")
+            return convert(*args, **rows)
 
-        monkeypatch.setattr(store, "history_to_wire", whole)
+        monkeypatch.setattr(history_wire, "history_to_wire", whole)
     existing = a_context(root)
     existing.write_text(existing.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
     created = root / "projects" / "zz-new" / "CONTEXT.md"
@@ -430,3 +435,67 @@ def test_a_body_sealed_in_place_is_the_sealed_encoding(data: Any) -> None:
     assert bytes(sealed) == store.seal(secret, "documents.msgpack", codec.encode(value))
     body = store.unseal(secret, "documents.msgpack", bytes(sealed))
     assert body is not None and codec.decode(body, dict[str, Any]) == value
+
+
+# -- the code digest, remembered beside the secret -------------------------------------
+
+
+@pytest.fixture
+def code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Three source files standing in for the package, a day old (settled)."""
+    files = []
+    for name in ("a.py", "b.py", "schema.json"):
+        path = tmp_path / "code" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"# {name}\n", encoding="utf-8")
+        os.utime(path, (path.stat().st_mtime - 86400,) * 2)
+        files.append(path)
+    monkeypatch.setattr(store, "_code_files", lambda: list(files))
+    monkeypatch.setattr(store, "RACY_SECONDS", -(10**6))  # a ctime is always now: not racy here
+    store._code_digest.cache_clear()
+    yield files
+    store._code_digest.cache_clear()
+
+
+def _memo() -> Path:
+    return store.secret_directory() / store.CODE_MEMO_NAME
+
+
+def test_the_remembered_code_digest_is_the_digest_of_the_bytes(
+    code: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = store._code_digest()
+    assert store._code_digest(remembered=True) == plain
+    assert _memo().is_file()
+    store._code_digest.cache_clear()
+    with monkeypatch.context() as unread:
+
+        def no_reading(_sources: list[Path]) -> str:
+            raise AssertionError("the sources were read again")
+
+        unread.setattr(store, "_content_digest", no_reading)
+        assert store._code_digest(remembered=True) == plain  # read back from the memo
+    store._code_digest.cache_clear()
+    os.remove(code[0])
+    code[0].write_text("# a.py\n", encoding="utf-8")
+    assert store._code_digest(remembered=True) == plain  # same bytes, a new stat: taken again
+
+
+def test_a_changed_source_changes_the_remembered_digest(code: list[Path]) -> None:
+    before = store._code_digest(remembered=True)
+    store._code_digest.cache_clear()
+    code[1].write_text("# b.py, changed\n", encoding="utf-8")
+    after = store._code_digest(remembered=True)
+    assert after != before
+    store._code_digest.cache_clear()
+    assert store._code_digest() == after
+
+
+def test_a_forged_code_memo_is_not_believed(code: list[Path]) -> None:
+    honest = store._code_digest(remembered=True)
+    store._code_digest.cache_clear()
+    raw = _memo().read_bytes()
+    forged = raw[: store.TAG_BYTES + 16] + b"0" * 24
+    _memo().write_bytes(forged)
+    assert store._code_digest(remembered=True) == honest
+    assert _memo().read_bytes() == raw  # taken again, and remembered again

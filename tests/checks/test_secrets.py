@@ -260,6 +260,30 @@ def test_detectors_load_without_the_scanner_or_the_http_stack() -> None:
     assert "AWS Access Key" in done.stdout
 
 
+_HINTED_LATER = """
+import sys
+from context_doctor.model import secrets
+first = [hit.kind for hit in secrets.scan_lines(sys.argv[1].splitlines())]
+before = "detect_secrets.plugins.keyword" in sys.modules
+second = [hit.kind for hit in secrets.scan_lines(['password = "Tr0ub4dor&3xyz"'])]
+print(first, before, "detect_secrets.plugins.keyword" in sys.modules, second)
+"""
+
+
+def test_the_keyword_detectors_load_only_for_a_line_holding_their_hint() -> None:
+    """A record with no `key`, `pass` or `secret` never pays for the keyword list."""
+    done = subprocess.run(
+        [sys.executable, "-c", _HINTED_LATER, f"Id {AWS} from the console"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    first, rest = done.stdout.split("] ", 1)
+    assert "AWS Access Key" in first
+    assert rest.startswith("False True [")
+    assert "value for `password`" in rest
+
+
 def test_a_five_megabyte_line_is_scanned_in_bounded_windows() -> None:
     hits = scan_lines(["x" * 5_000_000 + f" {GITHUB}"])
     assert [hit.kind for hit in hits] == ["GitHub Token"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support import MakeRepo, short_sha_of
 
-from context_doctor.cache.codec import history_from_wire, history_to_wire
+from context_doctor.cache.history_wire import history_from_wire, history_to_wire
 from context_doctor.git.commits import Scope
 from context_doctor.git.history import read_history
 from context_doctor.git.removals import Removals

@@ -20,6 +20,7 @@ from context_doctor.model.document_facts import (
     ListItem,
     _inline_rules_known,
     _may_hold_link,
+    _text_may_hold_link,
     _walk_blocks,
     facts_of_text,
     load_parsers,
@@ -243,6 +244,16 @@ LINK_LINES = st.one_of(
 @given(text=st.lists(LINK_LINES, max_size=16).map("\n".join))
 def test_links_equal_a_full_parse_for_any_mix(text: str) -> None:
     assert facts_of_text(text, links=True).links == _links_of_a_full_parse(text)
+
+
+@settings(max_examples=300)
+@given(text=st.lists(LINK_LINES, max_size=16).map("\n".join))
+def test_a_text_without_an_angle_a_bracket_parenthesis_or_a_definition_has_no_link(
+    text: str,
+) -> None:
+    """What lets such a text skip markdown-it altogether (``_text_may_hold_link``)."""
+    if not _text_may_hold_link(text):
+        assert _links_of_a_full_parse(text) == ()
 
 
 def test_the_link_filter_is_used_only_over_the_inline_rules_it_knows() -> None:

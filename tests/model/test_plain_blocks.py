@@ -200,3 +200,25 @@ def test_a_plain_file_is_never_given_to_markdown_it(monkeypatch: pytest.MonkeyPa
     facts = document_facts.facts_of_text("# P\n\n- [x] done\n\n---\ntitle\n---\n", links=False)
     assert [item.checked for item in facts.list_items] == [True]
     assert [(h.level, h.text) for h in facts.headings] == [(1, "P"), (2, "title")]
+
+
+def test_a_task_list_without_a_link_is_never_given_to_markdown_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read for its links too (an instruction file's references), a record whose brackets
+    are only task boxes and labels has no link: the scan reads it, and says so."""
+
+    def no_markdown_it() -> None:
+        raise AssertionError("markdown-it parsed a record that can hold no link")
+
+    monkeypatch.setattr(document_facts, "block_parser", no_markdown_it)
+    text = "# P\n\n## Next\n\n- [ ] open (as of 2025-10-01)\n- [x] done [label]\n"
+    facts = document_facts.facts_of_text(text, links=True)
+    assert facts.links == ()
+    assert [item.checked for item in facts.list_items] == [False, True]
+
+
+@pytest.mark.parametrize("link", ["[a](b)", "<http://x.io>", "[a]\n\n[a]: /u"])
+def test_a_record_that_can_hold_a_link_still_goes_to_markdown_it(link: str) -> None:
+    text = f"# P\n\n- [ ] open {link}\n"
+    assert document_facts.facts_of_text(text, links=True).links
