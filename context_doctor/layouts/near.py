@@ -120,17 +120,23 @@ def survey(tree: Tree) -> tuple[Layout | None, tuple[Seen, ...]]:
         missing = "no dated entry" if place.needs == ENTRIES else "no date field and no dated entry"
         found = layout_of(tree, path, near=why or missing, working=why is not None)
         if place.own_log:
-            found = _own_log(found, path)
+            found = _own_log(found, path, dated=why is not None)
         if why is not None:
             return found, tuple(seen)
         seen.append(Seen(path, missing, found))
     return None, tuple(seen)
 
 
-def _own_log(found: Layout, path: str) -> Layout:
-    """A ``SESSION_LOG.md`` is its own log, whatever lies beside it."""
+def _own_log(found: Layout, path: str, *, dated: bool) -> Layout:
+    """A ``SESSION_LOG.md`` is its own log, whatever lies beside it. The comment says only
+    what was read (docs/layouts.md "Quiet where nothing is claimed"): an undated one is
+    offered as its own log that holds no dated entry yet."""
     notes = dict(found.matched)
-    notes["sessions"] = f"the dated entries inside {path} (a log that is its own record)"
+    notes["sessions"] = (
+        f"the dated entries inside {path} (a log that is its own record)"
+        if dated
+        else f"{path} is its own log (it holds no dated entry yet)"
+    )
     return replace(found, sessions=IN_CONTEXT, matched=tuple(notes.items()))
 
 

@@ -73,6 +73,22 @@ def test_no_match_prints_the_near_misses_seen_with_the_table_that_declares_each(
     }
 
 
+def test_an_undated_session_log_seen_is_offered_without_claiming_dated_entries(
+    make_repo: MakeRepo, doctor: Doctor
+) -> None:
+    """The declaration's comments say only what was read: a root log with no dated entry
+    is offered as its own log, never as "the dated entries inside" it."""
+    log = "# Session log\n\n## Goal\n\nFind the box on the network.\n\n## Results\n\n- none\n"
+    root = make_repo(repo({"SESSION_LOG.md": log, "scan.py": "x\n"}))
+    run = doctor("layout", str(root))
+    assert run.exit_code == 2
+    assert "# seen, not working memory: SESSION_LOG.md (no date field" in run.stdout
+    declared = run.stdout.split("declare:\n", 1)[1]
+    assert "the dated entries inside" not in declared
+    assert "SESSION_LOG.md is its own log (it holds no dated entry yet)" in declared
+    assert tomllib.loads(declared)["layout"] == {"context": "SESSION_LOG.md", "sessions": "context"}
+
+
 def test_a_near_miss_is_detected_and_named_in_the_verdict(
     make_repo: MakeRepo, doctor: Doctor
 ) -> None:

@@ -38,6 +38,8 @@ def doc(text: str, rel: str = "STATUS.md") -> Document:
         ("## Last Updated: March 13, 2026", "Last Updated", date(2026, 3, 13)),
         ("**Date**: 2025-11-28", "Date", date(2025, 11, 28)),
         ("最終更新: 2026年4月30日", "最終更新", date(2026, 4, 30)),
+        ("> 최종 갱신: 2026-06-16 · 배포 중", "최종 갱신", date(2026, 6, 16)),
+        ("最近更新\uff1a2026-06-16", "最近更新", date(2026, 6, 16)),  # a full-width colon
     ],
 )
 def test_a_date_line_in_any_language(line: str, label: str, day: date) -> None:
