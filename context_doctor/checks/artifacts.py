@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.registry import SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.checks.registry import SEED_CHECKS, Context, SkipRule
 from context_doctor.model.project import Project
 from context_doctor.report.findings import Issue, Severity
 
@@ -21,9 +21,8 @@ NO_ARTIFACTS = SkipRule(
 )
 
 
-@check(
+@SEED_CHECKS.check(
     "artifact-cites-missing-script",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     needs_context=False,
     skips=(NO_ARTIFACTS,),

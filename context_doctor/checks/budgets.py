@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.registry import (
-    DORMANT,
-    SEED_LAYOUTS,
+    ACTIVE_SEED_CHECKS,
     SHARDED,
     STANDING,
     Context,
@@ -53,11 +52,10 @@ def context_budget(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "reference-budget",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT, SHARDED, STANDING),
+    skips=(SHARDED, STANDING),
     summary="a bounded project's REFERENCE.md is over 300 lines",
     remedy="Narrow the project's scope: split it, or move narrative out of REFERENCE.md into sessions/.",
     explanation="""

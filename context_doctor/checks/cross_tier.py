@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.registry import (
-    NO_DIRECTORY,
-    NO_INDEX,
+    INDEX_ENTRY_CHECKS,
     NOT_TERMINAL,
-    SEED_LAYOUTS,
+    PROJECT_FILE_CHECKS,
+    SEED_CHECKS,
     Context,
     SkipRule,
-    check,
 )
 from context_doctor.checks.terminal import completed_date_remedy
 from context_doctor.guards.text import is_valid_unicode
@@ -27,12 +26,9 @@ def _verdict_words(completed: bool) -> str:
     return "completed" if completed else "not completed"
 
 
-@check(
+@INDEX_ENTRY_CHECKS.check(
     "status-agreement",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
-    needs_context=False,
-    skips=(NO_INDEX,),
     summary="index.yaml and the project disagree, or the index entry is invalid",
     remedy="Make index.yaml and the CONTEXT.md header tell the same story: register the project, "
     "fix the entry, or update the header's Status.",
@@ -130,11 +126,9 @@ def index_file_problems(source: Source, ctx: Context) -> Iterator[Issue]:
     yield from source.index_issues()
 
 
-@check(
+@PROJECT_FILE_CHECKS.check(
     "record-unreadable",
     severity=Severity.DEFECT,
-    needs_context=False,
-    skips=(NO_DIRECTORY,),
     summary="a tier file cannot be read, or the header gives no completion verdict",
     remedy="Re-save the file as UTF-8 text (defect); give CONTEXT.md a `**Status:**` header such as "
     "`Active` or `Completed` (warning).",
@@ -216,9 +210,8 @@ STATUS_DISPUTED = SkipRule(
 )
 
 
-@check(
+@SEED_CHECKS.check(
     "completed-date",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     needs_context=False,
     skips=(NOT_TERMINAL, STATUS_DISPUTED),

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from context_doctor.checks._session_evidence import markers_behind_with_header, newest_day_ordinals
-from context_doctor.checks.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.checks.registry import ACTIVE_SEED_CHECKS, SEED_CHECKS, Context, SkipRule
 from context_doctor.checks.session_freshness import NO_DATED_LOG, NO_LOG
 from context_doctor.guards.text import first_date, ordinals
 from context_doctor.model.currency import AsOfMarker, is_operational_title, stamp_of
@@ -44,9 +44,8 @@ def _first_field(project: Project, name: str) -> HeaderField | None:
     return fields[0] if fields else None
 
 
-@check(
+@SEED_CHECKS.check(
     "header-currency",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(NO_LOG, NO_DATED_LOG, NO_ORDINALS),
     summary="a header field names an older round than the session log has reached",
@@ -114,9 +113,8 @@ def _last_session_behind_log(project: Project) -> bool:
     )
 
 
-@check(
+@SEED_CHECKS.check(
     "header-lag",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     summary="Phase names a later round than Last session",
     remedy="Update `**Last session:**` first (or in the same change) so it is not behind Phase.",
@@ -159,9 +157,8 @@ def _section_label(section: Heading | None) -> str:
     return f"`## {section.text}`" if section is not None else "the top of the file"
 
 
-@check(
+@SEED_CHECKS.check(
     "body-currency",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     skips=(STRUCTURED,),
     summary="an as-of marker lags the session log, or the body has no markers to check",
@@ -281,11 +278,9 @@ def _unverifiable_sections(
         )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "item-currency",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="an open item is past its review horizon, unstamped, or badly stamped",
     remedy="Re-check the item and refresh its `(as of ...)` stamp to today, or close it.",
     explanation="""

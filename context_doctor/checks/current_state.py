@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Iterator
 from datetime import date
 
-from context_doctor.checks.registry import SEED_LAYOUTS, Context, check
+from context_doctor.checks.registry import SEED_CHECKS, Context
 from context_doctor.errors import Unreadable
 from context_doctor.model.claims import Release, Version, claimed_version
 from context_doctor.model.document_claims import is_history, labels, releases
@@ -247,9 +247,8 @@ def _release_issues(project: Project) -> Iterator[Issue]:
         )
 
 
-@check(
+@SEED_CHECKS.check(
     "semantic-current-state",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     summary="CURRENT_STATE.json is invalid or has drifted, or a current claim is older than a "
     "recorded release",

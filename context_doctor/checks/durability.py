@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 
-from context_doctor.checks.registry import Context, SkipRule, check
+from context_doctor.checks.registry import CheckFamily, Context, SkipRule
 from context_doctor.layouts import SEED
 from context_doctor.model.project import Project
 from context_doctor.model.source import Source
@@ -44,13 +44,16 @@ GRADES_ONLY = SkipRule(
     source_matches=lambda s: s.grades_only or s.instructions_only,
     shape=True,
 )
+MACHINE_CHECKS = CheckFamily(skips=(CI_CHECKOUT,))
+"""A project's files that are on this machine only: a CI checkout has nothing to keep."""
+BRANCH_CHECKS = CheckFamily(scope="repository")
+"""What the branch has published, asked once per repository."""
 
 
-@check(
+@MACHINE_CHECKS.check(
     "untracked-context",
     severity=Severity.DEFECT,
     needs_context=False,  # a CONTEXT.md that leaves the repository is this check's finding
-    skips=(CI_CHECKOUT,),
     summary="a tier file is ignored, excluded, or lives outside the repository",
     remedy="Remove the ignore or exclude rule (`git check-ignore -v` on the file names it) and commit the file; "
     "replace a symlink that leaves the repository with the file itself.",
@@ -106,10 +109,9 @@ def escaping_index(source: Source, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@MACHINE_CHECKS.check(
     "uncommitted-context",
     severity=Severity.DEFECT,
-    skips=(CI_CHECKOUT,),
     summary="the project has uncommitted or never-added changes",
     remedy="Commit the project's files (`git add` its directory, then `git commit`).",
     explanation="""
@@ -158,9 +160,8 @@ def uncommitted_index(source: Source, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@BRANCH_CHECKS.check(
     "unpushed-context",
-    scope="repository",
     severity=Severity.DEFECT,
     skips=(CI_CHECKOUT, GRADES_ONLY),
     summary="the projects directory is not published and upstream-current",
@@ -215,9 +216,8 @@ def _elsewhere(source: Source) -> str:
     return "outside the projects directory"
 
 
-@check(
+@BRANCH_CHECKS.check(
     "branch-not-ready",
-    scope="repository",
     severity=Severity.DEFECT,
     skips=(LOCAL_READINESS, CI_CHECKOUT),
     summary="remote readiness: the branch has uncommitted or unpushed work outside the projects",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.registry import Context, check
+from context_doctor.checks.registry import CheckFamily, Context
 from context_doctor.freshness.grades import graded_files
 from context_doctor.model.source import Source
 from context_doctor.report.findings import Applicability, Fix, Issue, RemoveFrontmatterKey, Severity
@@ -20,6 +20,10 @@ GROUP = "freshness-grades"
 
 def _graded(source: Source, ctx: Context) -> int:
     return len(graded_files(source, ctx.today))
+
+
+GRADE_CHECKS = CheckFamily(scope="source", units=_graded)
+"""Asked once per source over the files it grades; coverage counts graded files."""
 
 
 def _problems(source: Source, ctx: Context, name: str) -> Iterator[Issue]:
@@ -55,14 +59,8 @@ def _freshness_check(
         return _problems(source, ctx, name)
 
     function.__module__ = __name__
-    check(
-        name,
-        scope="source",
-        severity=severity,
-        summary=summary,
-        remedy=remedy,
-        explanation=explanation,
-        units=_graded,
+    GRADE_CHECKS.check(
+        name, severity=severity, summary=summary, remedy=remedy, explanation=explanation
     )(function)
 
 
@@ -139,9 +137,8 @@ _freshness_check(
 )
 
 
-@check(
+@GRADE_CHECKS.check(
     "section-freshness-overdue",
-    scope="source",
     severity=Severity.WARNING,
     summary="a section's `<!-- updated: -->` marker is older than its threshold, or missing",
     remedy="Review the section, then run `context-doctor freshness review-section` with the file "
@@ -154,7 +151,6 @@ _freshness_check(
         `## Current State (where you are now)` -> current_state, 7). Stale is strictly older
         than the threshold. In a marked file, a `##` section without a marker is reported too.
         Coverage counts graded files.""",
-    units=_graded,
 )
 def section_freshness_overdue(source: Source, ctx: Context) -> Iterator[Issue]:
     # Judged while grading (freshness.grades), so `freshness` reports the same findings.

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from datetime import date
 
-from context_doctor.checks.registry import DORMANT, SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.checks.registry import ACTIVE_SEED_CHECKS, SEED_CHECKS, Context, SkipRule
 from context_doctor.checks.structure import log_for
 from context_doctor.model.currency import CURRENT_STATE_TITLE, WHATS_NEXT_TITLE
 from context_doctor.model.documents import Document
@@ -46,11 +46,9 @@ NO_LOG_FILES = SkipRule(
 )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "context-archive-due",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="CONTEXT.md is over 120 lines: archiving is due before it reaches its budget",
     remedy="Run the archival protocol: move session summaries and finished items to "
     "the month's log file in sessions/ and stable facts to REFERENCE.md (archive first, verify, then trim).",
@@ -87,11 +85,9 @@ def _link_targets(document: Document) -> list[str]:
     return targets
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "context-template",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="CONTEXT.md departs from the working-context template",
     remedy="Follow the template: `## Current State`, `## What's Next`, links to REFERENCE.md and "
     "sessions/, and a budget footer (`*... Budget: <=150 lines.*`).",
@@ -203,9 +199,8 @@ def _dated_note(name: str, entries: list[tuple[SessionEntry, date]] | None) -> b
     return not entries and _DAY_IN_NAME.search(name) is not None
 
 
-@check(
+@SEED_CHECKS.check(
     "session-log-layout",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NO_LOG_FILES,),
     summary="a session-log file is misnamed, or its entries are outside its month or out of order",

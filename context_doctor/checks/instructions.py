@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.references import fix_of, remedy_of, what_became
-from context_doctor.checks.registry import Context, SkipRule, check
+from context_doctor.checks.registry import CheckFamily, Context, SkipRule
 from context_doctor.guards.globs import shell_match
 from context_doctor.model.instructions import MAX_IMPORT_HOPS, CodexChain
 from context_doctor.model.source import Source
@@ -50,6 +50,11 @@ NO_BUDGETS = SkipRule(
 )
 
 
+PROCEDURAL_CHECKS = CheckFamily(scope="repository")
+"""The instruction files are the repository's, whichever project reads them: asked once per
+repository."""
+
+
 def _chains(source: Source, ctx: Context) -> int:
     return len(source.procedural.chains)
 
@@ -71,9 +76,8 @@ def _line_at(text: str, offset: int) -> int:
     return text.encode("utf-8")[:offset].count(b"\n") + 1
 
 
-@check(
+@PROCEDURAL_CHECKS.check(
     "instructions-load-budget",
-    scope="repository",
     severity=Severity.WARNING,
     skips=(NO_INSTRUCTIONS, NO_CODEX_FILES, NO_CODEX_BUDGET),
     units=_chains,
@@ -135,9 +139,8 @@ def _chain_text(chain: tuple[str, ...], last: str) -> str:
     return " → ".join((*chain, last))
 
 
-@check(
+@PROCEDURAL_CHECKS.check(
     "instructions-import",
-    scope="repository",
     severity=Severity.WARNING,
     skips=(NO_INSTRUCTIONS, NO_IMPORT_ROOTS),
     units=_roots,
@@ -201,9 +204,8 @@ def instructions_import(source: Source, ctx: Context) -> Iterator[Issue]:
             )
 
 
-@check(
+@PROCEDURAL_CHECKS.check(
     "instructions-budget",
-    scope="repository",
     severity=Severity.WARNING,
     skips=(NO_BUDGETS, NO_INSTRUCTIONS),
     units=_files,

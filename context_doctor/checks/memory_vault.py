@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.checks.registry import Context, check
+from context_doctor.checks.registry import VAULT_CHECKS, Context
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import EMPTY, MEMORY, REJECTED, UNKNOWN_TYPE, UNREADABLE
 
@@ -40,9 +40,8 @@ def _stem(note: Note) -> str:
     return note.name[:-3]
 
 
-@check(
+@VAULT_CHECKS.check(
     "memory-frontmatter",
-    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: sum(1 for n in v.notes if n.facts and n.facts.status in (MEMORY, REJECTED)),
     summary="a memory's frontmatter does not parse, a required field is missing or empty, or "
@@ -166,9 +165,8 @@ def _invalid_optional(note: Note, unit: str) -> Iterator[Issue]:
         )
 
 
-@check(
+@VAULT_CHECKS.check(
     "memory-type-unknown",
-    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: len(v.notes),
     summary="a note with `id` and `recall_when` whose `type` Bastra does not know: never loaded",
@@ -196,9 +194,8 @@ def memory_type_unknown(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
         )
 
 
-@check(
+@VAULT_CHECKS.check(
     "memory-id-duplicate",
-    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: len(v.memories),
     summary="two memory files carry one id; Bastra indexes only the first in its load order",
@@ -226,9 +223,8 @@ def memory_id_duplicate(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
-@check(
+@VAULT_CHECKS.check(
     "memory-empty",
-    scope="vault",
     severity=Severity.WARNING,
     units=lambda v: len(v.notes),
     summary="a 0-byte (or blank) Markdown file in the vault",
@@ -275,9 +271,8 @@ def _judged(vault: Vault) -> int:
     return sum(1 for note in vault.index.values() if note.facts and not note.facts.obsolete)
 
 
-@check(
+@VAULT_CHECKS.check(
     "memory-link",
-    scope="vault",
     severity=Severity.WARNING,
     units=_judged,
     summary="a link whose target is not a live memory, or a `replaces`/`superseded_by` that "
@@ -392,9 +387,8 @@ def _secret_units(vault: Vault) -> int:
     )
 
 
-@check(
+@VAULT_CHECKS.check(
     "secret-in-memory",
-    scope="vault",
     severity=Severity.DEFECT,
     units=_secret_units,
     summary="a memory, a trashed memory or an audit-log snapshot holds credential material",

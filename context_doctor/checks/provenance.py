@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from context_doctor.checks.hygiene import NO_LOG_FILES
-from context_doctor.checks.registry import SEED_LAYOUTS, Context, check
+from context_doctor.checks.registry import SEED_CHECKS, Context
 from context_doctor.checks.structure import log_for
 from context_doctor.model.attribution import REQUIRED_FIELDS
 from context_doctor.model.project import Project
@@ -16,9 +16,8 @@ GROUP = "hygiene"
 _FORMAT = "*Attribution — agent: … · model: … · effort: … · scope: … · verified: … · ref: …*"
 
 
-@check(
+@SEED_CHECKS.check(
     "attribution-placement",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     summary="a full attribution line sits in CONTEXT.md, REFERENCE.md or a reference topic",
     remedy="Move the attribution line to the session entry it belongs to in its month's log "
@@ -49,9 +48,8 @@ def attribution_placement(project: Project, ctx: Context) -> Iterator[Issue]:
                 )
 
 
-@check(
+@SEED_CHECKS.check(
     "attribution-format",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
     skips=(NO_LOG_FILES,),
     summary="a session-log attribution line lacks a field, leaves one empty, or repeats one",

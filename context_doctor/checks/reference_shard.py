@@ -8,14 +8,13 @@ from pathlib import PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
 from context_doctor.checks.registry import (
+    ACTIVE_SEED_CHECKS,
     BOUNDED,
-    DORMANT,
     NOT_SHARDED,
-    SEED_LAYOUTS,
+    SEED_CHECKS,
     SHARDED,
     Context,
     SkipRule,
-    check,
 )
 from context_doctor.guards.escape import escape_text
 from context_doctor.guards.patterns import LazyPattern
@@ -30,13 +29,14 @@ NO_INDEX_FILE = SkipRule(
     "(reference-index-missing reports it)",
     lambda p: not p.reference.exists,
 )
+SHARD_CHECKS = SEED_CHECKS.within(skips=(NOT_SHARDED,))
+"""Checks of a sharded reference (REFERENCE.md the index over reference/)."""
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "reference-shard",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT, SHARDED, BOUNDED),
+    skips=(SHARDED, BOUNDED),
     summary="a standing project's REFERENCE.md has outgrown one file",
     remedy="Shard it: move each topic to its own file under reference/ and turn REFERENCE.md into "
     "an index linking every topic. Do not narrow the project's scope.",
@@ -76,11 +76,10 @@ def _topics_phrase(project: Project) -> str:
     return f"move each `##` topic to its own file under {folder}/ ({shown}{more})"
 
 
-@check(
+@SHARD_CHECKS.check(
     "reference-index-budget",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(NOT_SHARDED, NO_INDEX_FILE),
+    skips=(NO_INDEX_FILE,),
     summary="once sharded, REFERENCE.md is over 150 lines",
     remedy="Move content from REFERENCE.md into topic files under reference/; keep it an index.",
     explanation="""
@@ -102,11 +101,9 @@ def reference_index_budget(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@SHARD_CHECKS.check(
     "reference-topic-budget",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(NOT_SHARDED,),
     summary="a reference/<topic>.md is over 300 lines",
     remedy="Split the topic into narrower topics, each linked from REFERENCE.md.",
     explanation="""
@@ -147,11 +144,10 @@ def _link_targets(project: Project) -> set[str]:
     return targets
 
 
-@check(
+@SHARD_CHECKS.check(
     "reference-index-orphan",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(NOT_SHARDED, NO_INDEX_FILE),
+    skips=(NO_INDEX_FILE,),
     summary="a reference/ topic file is not linked from REFERENCE.md",
     remedy="Add a Markdown link to the topic in REFERENCE.md's index (or delete the topic).",
     explanation="""
@@ -202,11 +198,9 @@ def _link_text(text: str) -> str:
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", escape_text(text))
 
 
-@check(
+@SHARD_CHECKS.check(
     "reference-index-missing",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
-    skips=(NOT_SHARDED,),
     summary="reference/ exists but REFERENCE.md does not",
     remedy="Create REFERENCE.md as an index with one Markdown link per topic file in reference/.",
     explanation="""

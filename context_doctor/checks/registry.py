@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -134,26 +134,28 @@ NO_DIRECTORY = SkipRule(
     "(context-present reports it)",
     lambda p: not p.directory_exists,
 )
-SHARDED = SkipRule(
-    "sharded", "the project has a reference/ directory", lambda p: p.is_sharded, shape=True
+
+
+def shape_and_opposite(
+    shape: tuple[str, str], opposite: tuple[str, str], matches: Callable[[Project], bool]
+) -> tuple[SkipRule, SkipRule]:
+    """Two shapes, ``(reason, description)`` each, that split every project in two: the one
+    ``matches`` holds for, and its opposite (a check is about one side or the other)."""
+    return (
+        SkipRule(*shape, matches, shape=True),
+        SkipRule(*opposite, lambda p: not matches(p), shape=True),
+    )
+
+
+SHARDED, NOT_SHARDED = shape_and_opposite(
+    ("sharded", "the project has a reference/ directory"),
+    ("not sharded", "the project has no reference/ directory"),
+    lambda p: p.is_sharded,
 )
-NOT_SHARDED = SkipRule(
-    "not sharded",
-    "the project has no reference/ directory",
-    lambda p: not p.is_sharded,
-    shape=True,
-)
-STANDING = SkipRule(
-    "standing",
-    "the project is standing (`bounded: false`)",
+STANDING, BOUNDED = shape_and_opposite(
+    ("standing", "the project is standing (`bounded: false`)"),
+    ("bounded", "the project is bounded (no `bounded: false`)"),
     lambda p: p.is_standing,
-    shape=True,
-)
-BOUNDED = SkipRule(
-    "bounded",
-    "the project is bounded (no `bounded: false`)",
-    lambda p: not p.is_standing,
-    shape=True,
 )
 NOT_TERMINAL = SkipRule(
     "not terminal", "the project is not completed or archived", lambda p: not p.is_terminal
@@ -308,7 +310,7 @@ def check(
     remedy: str,
     explanation: str,
     scope: str = "project",
-    skips: tuple[SkipRule, ...] | tuple[VaultSkipRule, ...] = (),
+    skips: tuple[SkipRule | VaultSkipRule, ...] = (),
     needs_context: bool = True,
     units: Callable[..., int] | None = None,
     group: str | None = None,
@@ -380,6 +382,92 @@ def check(
         return spec
 
     return register
+
+
+@dataclass(frozen=True)
+class CheckFamily:
+    """What a family of checks shares, said once: what they are asked about (``scope``), the
+    layout kinds they apply to, the gates and shapes that hold every one of them back
+    (``skips``, asked before a member's own), whether they need a CONTEXT.md, and how their
+    coverage is counted (``units``).
+
+    ``@FAMILY.check(name, ...)`` registers a member (see :func:`check`) that states only what
+    is its own: its severity, its words, and any skips, units or context need of its own;
+    ``FAMILY.within(...)`` is a narrower family inside it, its skips after the family's.
+    """
+
+    scope: str = "project"
+    layouts: frozenset[str] = EVERY_KIND
+    skips: tuple[SkipRule | VaultSkipRule, ...] = ()
+    needs_context: bool = True
+    units: Callable[..., int] | None = None
+
+    def within(
+        self,
+        *,
+        layouts: frozenset[str] = EVERY_KIND,
+        skips: tuple[SkipRule | VaultSkipRule, ...] = (),
+        needs_context: bool | None = None,
+        units: Callable[..., int] | None = None,
+    ) -> CheckFamily:
+        """A family inside this one: of the layout kinds both apply to, its gates and shapes
+        after this family's."""
+        return replace(
+            self,
+            layouts=self.layouts & layouts,
+            skips=(*self.skips, *skips),
+            needs_context=self.needs_context if needs_context is None else needs_context,
+            units=units or self.units,
+        )
+
+    def check(
+        self,
+        name: str,
+        *,
+        severity: Severity,
+        summary: str,
+        remedy: str,
+        explanation: str,
+        skips: tuple[SkipRule | VaultSkipRule, ...] = (),
+        needs_context: bool | None = None,
+        units: Callable[..., int] | None = None,
+        group: str | None = None,
+        severities: tuple[tuple[Severity, str], ...] = (),
+    ) -> Callable[[AnyCheck], CheckSpec]:
+        """Register a member of the family (see :func:`check`)."""
+        family = self.within(skips=skips, needs_context=needs_context, units=units)
+        return check(
+            name,
+            severity=severity,
+            summary=summary,
+            remedy=remedy,
+            explanation=explanation,
+            scope=family.scope,
+            skips=family.skips,
+            needs_context=family.needs_context,
+            units=family.units,
+            group=group,
+            layouts=family.layouts,
+            severities=severities,
+        )
+
+
+SEED_CHECKS = CheckFamily(layouts=SEED_LAYOUTS)
+"""The checks of the seed's own records (its template, sharding, index and structured state),
+which mean nothing in another layout (docs/layouts.md)."""
+ACTIVE_CHECKS = CheckFamily(skips=(DORMANT,))
+"""Checks about a record that still grows: a paused, completed or archived project is skipped
+(``dormant``)."""
+ACTIVE_SEED_CHECKS = ACTIVE_CHECKS.within(layouts=SEED_LAYOUTS)
+"""Seed checks about a record that still grows."""
+INDEX_ENTRY_CHECKS = SEED_CHECKS.within(needs_context=False, skips=(NO_INDEX,))
+"""Seed checks of a project's index.yaml entry: asked with or without a CONTEXT.md, and not
+about a single-project repository, which has no index."""
+PROJECT_FILE_CHECKS = CheckFamily(needs_context=False, skips=(NO_DIRECTORY,))
+"""Checks of every file in a project's directory, CONTEXT.md or not: a registered project
+without a directory has none."""
+VAULT_CHECKS = CheckFamily(scope="vault")
+"""Checks of a memory vault, asked once per vault (docs/vaults.md)."""
 
 
 def _import(module: str, origin: str) -> None:

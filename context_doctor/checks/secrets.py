@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.registry import NO_DIRECTORY, Context, check
+from context_doctor.checks.registry import PROJECT_FILE_CHECKS, Context
 from context_doctor.model.project import Project
 from context_doctor.report.findings import Issue, Severity
 
 GROUP = "hygiene"
 
 
-@check(
+@PROJECT_FILE_CHECKS.check(
     "secret-in-context",
     severity=Severity.DEFECT,
-    needs_context=False,
-    skips=(NO_DIRECTORY,),
     summary="a tier file, session log, CURRENT_STATE.json or artifact holds credential material",
     remedy="Remove the secret from the file and rotate it (it is in git history now: treat it as "
     "leaked); record where the credential lives, never its value.",

@@ -22,13 +22,12 @@ from context_doctor.checks._session_evidence import (
     work_after_record,
 )
 from context_doctor.checks.registry import (
-    DORMANT,
+    ACTIVE_CHECKS,
+    ACTIVE_SEED_CHECKS,
     NO_INDEX,
     NOT_REGISTERED,
-    SEED_LAYOUTS,
     Context,
     SkipRule,
-    check,
 )
 from context_doctor.git.commits import ProjectCommit
 from context_doctor.layouts import SEED
@@ -152,11 +151,10 @@ def _judge(
         )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "last-session-freshness",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
-    skips=(DORMANT, NO_INDEX, NOT_REGISTERED, NO_LAST_SESSION),
+    skips=(NO_INDEX, NOT_REGISTERED, NO_LAST_SESSION),
     summary="index.yaml's last_session disagrees with the session evidence",
     remedy="Set `last_session` in index.yaml to the date of the newest session-log entry.",
     explanation="""
@@ -212,10 +210,9 @@ def _no_evidence_of_work(project: Project) -> bool:
     return not any(entry.commit.is_session for entry in project.commits[:RECENT_COMMITS])
 
 
-@check(
+@ACTIVE_CHECKS.check(
     "context-header-freshness",
     severity=Severity.DEFECT,
-    skips=(DORMANT,),
     summary="the CONTEXT.md Last session header disagrees with the session evidence",
     remedy="Update `**Last session:**` in CONTEXT.md to the newest session's date (and round).",
     explanation="""
@@ -382,10 +379,9 @@ def _record_behind(project: Project, recorded: date) -> Iterator[Issue]:
     )
 
 
-@check(
+@ACTIVE_CHECKS.check(
     "freshness-unverifiable",
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="the evidence needed to judge freshness is missing or unreadable",
     remedy="Keep a dated session log: monthly files in sessions/, one entry per session headed "
     "by its date.",
@@ -463,10 +459,10 @@ def freshness_unverifiable(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@ACTIVE_CHECKS.check(
     "unlogged-session",
     severity=Severity.WARNING,
-    skips=(DORMANT, NO_LOG, NO_DATED_LOG),
+    skips=(NO_LOG, NO_DATED_LOG),
     summary="the project was worked after the newest session-log entry without logging it",
     remedy="Add an entry headed by that session's date to its month's file in sessions/.",
     explanation="""
@@ -579,10 +575,10 @@ NO_EVIDENCE = SkipRule(
 )
 
 
-@check(
+@ACTIVE_CHECKS.check(
     IDLE,
     severity=Severity.WARNING,
-    skips=(DORMANT, HEADER_DORMANT, NO_ACTIVE_STATUS, NO_EVIDENCE),
+    skips=(HEADER_DORMANT, NO_ACTIVE_STATUS, NO_EVIDENCE),
     summary="a live project has had no session for longer than idle_days",
     remedy="Pause it (`status: paused` in index.yaml and a Paused State line in CONTEXT.md) "
     "or close it.",

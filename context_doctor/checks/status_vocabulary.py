@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.registry import NO_INDEX, NOT_REGISTERED, SEED_LAYOUTS, Context, check
+from context_doctor.checks.registry import INDEX_ENTRY_CHECKS, NOT_REGISTERED, Context
 from context_doctor.model import lifecycle
 from context_doctor.model.project import Project
 from context_doctor.report.findings import Applicability, Fix, Issue, SetEntryField, Severity
@@ -12,12 +12,10 @@ from context_doctor.report.findings import Applicability, Fix, Issue, SetEntryFi
 GROUP = "lifecycle"
 
 
-@check(
+@INDEX_ENTRY_CHECKS.check(
     "status-vocabulary",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
-    needs_context=False,
-    skips=(NO_INDEX, NOT_REGISTERED),
+    skips=(NOT_REGISTERED,),
     summary="an index status outside active, paused, completed, archived",
     remedy="Use one of `active`, `paused`, `completed`, `archived`; express the rest with qualifier "
     "fields (`bounded`, `superseded_by`, `wake_when`, `blocked_by`, `completed_date`).",

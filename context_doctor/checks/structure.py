@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date, timedelta
 
-from context_doctor.checks.registry import DORMANT, SEED_LAYOUTS, Context, check
+from context_doctor.checks.registry import ACTIVE_SEED_CHECKS, SEED_CHECKS, Context
 from context_doctor.guards.text import first_date
 from context_doctor.model.project import Project
 from context_doctor.model.sections import milestone_lines
@@ -14,9 +14,8 @@ from context_doctor.report.findings import Issue, Severity
 GROUP = "structure"
 
 
-@check(
+@SEED_CHECKS.check(
     "context-present",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     needs_context=False,
     summary="CONTEXT.md is missing, empty or has no heading",
@@ -65,11 +64,9 @@ def log_for(project: Project, today: date) -> str:
     return f"{project.path_to('sessions')}/{month:%Y-%m}.md"
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "sessions-present",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="CONTEXT.md is long and there is no sessions/ archive",
     remedy="Create this month's log file in sessions/ and move session summaries older than a "
     "week into it.",
@@ -90,11 +87,9 @@ def sessions_present(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "reference-present",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
-    skips=(DORMANT,),
     summary="no REFERENCE.md after two or more recorded sessions",
     remedy="Create REFERENCE.md and move stable facts (people, URLs, architecture) into it.",
     explanation="""
@@ -111,11 +106,9 @@ def reference_present(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "completed-items-in-context",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="CONTEXT.md still holds checked [x] items",
     remedy="Archive finished items to this month's log file in sessions/, verify they are there, "
     "then remove them.",
@@ -140,11 +133,9 @@ def completed_items_in_context(project: Project, ctx: Context) -> Iterator[Issue
         )
 
 
-@check(
+@ACTIVE_SEED_CHECKS.check(
     "stale-session-in-context",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(DORMANT,),
     summary="a dated session summary in CONTEXT.md is more than a week older than the newest session",
     remedy="Move that summary to its month's log file in sessions/; keep only the last one or two "
     "in CONTEXT.md.",

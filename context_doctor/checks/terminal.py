@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from context_doctor.checks.registry import SEED_LAYOUTS, Context, SkipRule, check
+from context_doctor.checks.registry import SEED_CHECKS, Context, SkipRule
 from context_doctor.model.project import Project
 from context_doctor.report.findings import Issue, Severity
 
@@ -42,6 +42,8 @@ NO_ANCHOR = SkipRule(
         )
     ),
 )
+TERMINAL_CHECKS = SEED_CHECKS.within(skips=(LIVE, PAUSED))
+"""Checks of a completed or archived project: a live or paused one is not terminal."""
 EVIDENCE_SHOWN = 3
 
 
@@ -63,11 +65,10 @@ def completed_date_remedy(project: Project) -> str:
     return f"Add `completed_date:` (the day it was completed, as a year-month-day date) {where}."
 
 
-@check(
+@TERMINAL_CHECKS.check(
     "terminal-project-active",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(LIVE, PAUSED, NO_ANCHOR, REVIEWED),
+    skips=(NO_ANCHOR, REVIEWED),
     summary="a completed or archived project is still being worked",
     remedy="Reopen the project (status `active`), or, if the later work was closing work, record "
     "`post_close_reviewed_through:` with the sha of the project's newest commit in its index entry.",
@@ -131,11 +132,9 @@ def terminal_project_active(project: Project, ctx: Context) -> Iterator[Issue]:
         )
 
 
-@check(
+@TERMINAL_CHECKS.check(
     "terminal-project-open-items",
-    layouts=SEED_LAYOUTS,
     severity=Severity.WARNING,
-    skips=(LIVE, PAUSED),
     summary="a completed or archived project still lists open items",
     remedy="Close, move or drop the remaining items, or reopen the project.",
     explanation="""
@@ -157,9 +156,8 @@ def terminal_project_open_items(project: Project, ctx: Context) -> Iterator[Issu
         )
 
 
-@check(
+@SEED_CHECKS.check(
     "post-close-review-unresolvable",
-    layouts=SEED_LAYOUTS,
     severity=Severity.DEFECT,
     needs_context=False,
     skips=(NO_REVIEW,),

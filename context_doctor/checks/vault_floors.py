@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.checks.registry import Context, VaultSkipRule, check
+from context_doctor.checks.registry import VAULT_CHECKS, Context, VaultSkipRule
 from context_doctor.report.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault
@@ -44,17 +44,20 @@ def _units(vault: Vault) -> int:
     return max(1, len(vault.my_floors())) if vault.floors is not None else 1
 
 
+FLOOR_CHECKS = VAULT_CHECKS.within(units=_units, skips=(NO_FLOORS,))
+"""Checks of this machine's floors, counted per floor of the vault."""
+READABLE_FLOOR_CHECKS = FLOOR_CHECKS.within(skips=(FLOORS_UNREADABLE,))
+"""Floor checks that judge the floors themselves: held back while the file cannot be read."""
+
+
 def _where(vault: Vault) -> str:
     assert vault.floors is not None
     return str(vault.floors.path)
 
 
-@check(
+@FLOOR_CHECKS.check(
     "floor-stale",
-    scope="vault",
     severity=Severity.WARNING,
-    units=_units,
-    skips=(NO_FLOORS,),
     summary=f"a floor whose live affirmation is {STALE_DAYS} days old or more",
     remedy="Re-affirm the floor through Bastra with a fresh `why`, or release its condition; "
     "a released floor drops back to ranked recall, the memory stays.",
@@ -100,12 +103,9 @@ def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
             )
 
 
-@check(
+@READABLE_FLOOR_CHECKS.check(
     "floor-without-why",
-    scope="vault",
     severity=Severity.WARNING,
-    units=_units,
-    skips=(NO_FLOORS, FLOORS_UNREADABLE),
     summary="a floor without its `reason`, or a floor or affirm act with `affirmed_by` or "
     "`why` but not both",
     remedy="Re-affirm through Bastra with both `affirmed_by` and a `why` (a floor without its "
@@ -167,12 +167,9 @@ def _half(affirmed_by: str, why: str, *, act: bool) -> str | None:
     return None
 
 
-@check(
+@READABLE_FLOOR_CHECKS.check(
     "floor-target",
-    scope="vault",
     severity=Severity.WARNING,
-    units=_units,
-    skips=(NO_FLOORS, FLOORS_UNREADABLE),
     summary="a floor on a memory id that is trashed or unknown",
     remedy="Release the floor's condition through Bastra, or restore the memory it pins.",
     explanation="""
@@ -196,12 +193,9 @@ def floor_target(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
         )
 
 
-@check(
+@READABLE_FLOOR_CHECKS.check(
     "floor-cap",
-    scope="vault",
     severity=Severity.WARNING,
-    units=_units,
-    skips=(NO_FLOORS, FLOORS_UNREADABLE),
     summary=f"more than {MAX_FLOORS} floors on this machine: over Bastra's cap",
     remedy="Release conditions through Bastra until no more than "
     f"{MAX_FLOORS} floors remain; the pinned set rations every session's context.",

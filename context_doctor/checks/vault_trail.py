@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.checks.registry import Context, VaultSkipRule, check
+from context_doctor.checks.registry import VAULT_CHECKS, Context, VaultSkipRule
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import AUDIT_LOG
 
@@ -49,9 +49,8 @@ def _log_lines(vault: Vault) -> int:
     return vault.audit_log.lines if vault.audit_log is not None else 0
 
 
-@check(
+@VAULT_CHECKS.check(
     "audit-log-line",
-    scope="vault",
     severity=Severity.WARNING,
     units=_log_lines,
     skips=(NO_TRAIL,),
@@ -94,6 +93,11 @@ def _trail_units(vault: Vault) -> int:
     return len(ids)
 
 
+TRASH_CHECKS = VAULT_CHECKS.within(units=_trail_units, skips=(NO_LOG, LOG_UNREADABLE))
+"""Checks that hold the trash and the audit log to each other, counted per trashed or logged
+id."""
+
+
 def _expected_in_trash(vault: Vault) -> tuple[dict[str, int], dict[str, int], set[str]]:
     """Per id: trash files present, trash files the log accounts for; ids not judged."""
     present = Counter(item.memory_id for item in vault.trash.files)
@@ -110,12 +114,9 @@ def _expected_in_trash(vault: Vault) -> tuple[dict[str, int], dict[str, int], se
     return dict(present), expected, unknown
 
 
-@check(
+@TRASH_CHECKS.check(
     "trash-without-audit",
-    scope="vault",
     severity=Severity.WARNING,
-    units=_trail_units,
-    skips=(NO_LOG, LOG_UNREADABLE),
     summary="a file in .bastra/trash with no delete entry in the audit log",
     remedy="Restore it through Bastra (then delete it again, so the log records it), or keep "
     "it and record why; never move files into the trash by hand.",
@@ -152,12 +153,9 @@ def trash_without_audit(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
-@check(
+@TRASH_CHECKS.check(
     "audit-without-trash",
-    scope="vault",
     severity=Severity.WARNING,
-    units=_trail_units,
-    skips=(NO_LOG, LOG_UNREADABLE),
     summary="a delete entry whose file is gone from .bastra/trash, or a restore of nothing",
     remedy="Find the file (git history, a sync client's own trash, a backup) and put it back "
     "into .bastra/trash under its name; Bastra's restore needs it.",
@@ -244,9 +242,8 @@ def _what_it_lost(rewrite: Rewrite) -> str:
     return f"; it removed or changed the {entries} of memor{'y' if len(rewrite.lost) == 1 else 'ies'} {named}"
 
 
-@check(
+@VAULT_CHECKS.check(
     "audit-log-rewritten",
-    scope="vault",
     severity=Severity.DEFECT,
     units=lambda v: max(1, v.history.log_commits) if v.repository is not None else 1,
     skips=(NO_GIT, SHALLOW, LOG_NOT_IN_GIT),
@@ -280,9 +277,8 @@ def audit_log_rewritten(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
         )
 
 
-@check(
+@VAULT_CHECKS.check(
     "unaudited-change",
-    scope="vault",
     severity=Severity.WARNING,
     units=lambda v: max(1, v.history.memory_changes) if v.repository is not None else 1,
     skips=(NO_GIT, NO_TRAIL, SHALLOW, LOG_NOT_IN_GIT),
