@@ -85,12 +85,7 @@ def _group() -> click.Group:
     """The click group, built on first use (importing click costs more than ``status`` itself)."""
     import click
 
-    from context_doctor.commands.help_format import (
-        WHOLE,
-        DoctorGroup,
-        command_path,
-        doctor_usage_error,
-    )
+    from context_doctor.commands.help_format import DoctorGroup, command_path, doctor_usage_error
 
     class LazyGroup(DoctorGroup):
         """A group whose subcommands are imported on first use (``--help`` imports none).
@@ -138,20 +133,12 @@ def _group() -> click.Group:
                 self.add_command(_load(cmd_name), cmd_name)
             return super().get_command(ctx, cmd_name)
 
-        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        def command_row(self, ctx: click.Context, name: str) -> tuple[str, str] | None:
             # Every summary whole, as DoctorGroup lists them, but a command not imported
             # yet is listed from SHORT_HELP.
-            rows: list[tuple[str, str]] = []
-            for name in self.list_commands(ctx):
-                if name in SHORT_HELP and name not in self.commands:
-                    rows.append((name, SHORT_HELP[name]))
-                    continue
-                command = self.get_command(ctx, name)
-                if command is not None and not command.hidden:
-                    rows.append((name, command.get_short_help_str(WHOLE)))
-            if rows:
-                with formatter.section("Commands"):
-                    formatter.write_dl(rows)
+            if name in SHORT_HELP and name not in self.commands:
+                return (name, SHORT_HELP[name])
+            return super().command_row(ctx, name)
 
     def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         if not value or ctx.resilient_parsing:

@@ -60,14 +60,17 @@ class DoctorGroup(click.Group):
     """A group whose command list gives each summary whole (wrapped, never ``...``)."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(WHOLE)))
+        rows = [row for name in self.list_commands(ctx) if (row := self.command_row(ctx, name))]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    def command_row(self, ctx: click.Context, name: str) -> tuple[str, str] | None:
+        """The command's line in the list (None: hidden, or no such command)."""
+        command = self.get_command(ctx, name)
+        if command is None or command.hidden:
+            return None
+        return (name, command.get_short_help_str(WHOLE))
 
 
 WHOLE = 10_000

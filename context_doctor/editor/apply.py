@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from context_doctor.editor.edit import (
     DecodedText,
@@ -48,7 +48,7 @@ from context_doctor.editor.edit import (
     unified_diff,
 )
 from context_doctor.editor.edits_file import MAX_EDITS, OPS, Edit, parse_edit
-from context_doctor.editor.gates import Gates, judge, last_session
+from context_doctor.editor.gates import Claims, Gates, gates_claimed, judge, last_session
 from context_doctor.errors import DoctorError
 from context_doctor.guards.contain import repository_root
 from context_doctor.model.documents import Document
@@ -404,13 +404,8 @@ def _moved(dirty: list[tuple[int, int]], splices: list[Splice]) -> list[tuple[in
 def apply(
     edits: Sequence[Edit | Mapping[str, Any]],
     *,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    allow_header_ahead: bool = False,
-    dry_run: bool = False,
     cwd: Path | str | None = None,
+    **claims: Unpack[Claims],
 ) -> ApplyResult:
     """Apply ``edits`` (``Edit`` objects or EDITS.json-shaped dicts) in order, gate once, write all.
 
@@ -428,7 +423,7 @@ def apply(
         raise DoctorError("no edits given", "give at least one edit")
     if len(parsed) > MAX_EDITS:
         raise DoctorError(f"{len(parsed)} edits, more than {MAX_EDITS}", "split the batch")
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
+    gates, dry_run = gates_claimed("apply", claims)
     with as_edit_refusal():
         # The project is the first file's that is not the registry beside it.
         first = next((e.file for e in parsed if e.file.name != "index.yaml"), parsed[0].file)
@@ -472,7 +467,8 @@ def _in_batch(refused: EditRefused, number: int, edit: Edit) -> EditRefused:
     return again
 
 
-def _one(edit: Edit, gates: Gates, dry_run: bool) -> EditResult:
+def _one(verb: str, edit: Edit, claims: Claims) -> EditResult:
+    gates, dry_run = gates_claimed(verb, claims)
     with as_edit_refusal():
         batch = Batch(project_root(edit.file), dry_run=dry_run)
         batch.edit(edit)
@@ -496,21 +492,15 @@ def set_field(
     value: str,
     *,
     whole_value: bool = False,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    allow_header_ahead: bool = False,
-    dry_run: bool = False,
     section: str | None = None,
+    **claims: Unpack[Claims],
 ) -> EditResult:
     """Set the one ``**field:**`` header field to ``value`` (inside ``section``, the heading
     the file's layout keeps its record under, when given); raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
     edit = Edit(
         "set-field", Path(path), field=field, value=value, whole_value=whole_value, section=section
     )
-    return _one(edit, gates, dry_run)
+    return _one("set_field", edit, claims)
 
 
 def replace_once(
@@ -519,17 +509,11 @@ def replace_once(
     replacement: str,
     *,
     count: int = 1,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    allow_header_ahead: bool = False,
-    dry_run: bool = False,
+    **claims: Unpack[Claims],
 ) -> EditResult:
     """Replace ``anchor``, which must occur exactly ``count`` times; raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
     edit = Edit("replace", Path(path), anchor=anchor, replacement=replacement, count=count)
-    return _one(edit, gates, dry_run)
+    return _one("replace_once", edit, claims)
 
 
 def insert_before(
@@ -538,17 +522,11 @@ def insert_before(
     text: str,
     *,
     count: int = 1,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    allow_header_ahead: bool = False,
-    dry_run: bool = False,
+    **claims: Unpack[Claims],
 ) -> EditResult:
     """Insert whole lines before the line(s) starting with ``anchor``; raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
     edit = Edit("insert-before", Path(path), anchor=anchor, text=text, count=count)
-    return _one(edit, gates, dry_run)
+    return _one("insert_before", edit, claims)
 
 
 def delete_line(
@@ -556,17 +534,11 @@ def delete_line(
     anchor: str,
     *,
     count: int = 1,
-    max_lines: int | None = None,
-    allow_header_lag: bool = False,
-    allow_stale_body: bool = False,
-    state_reviewed: bool = False,
-    allow_header_ahead: bool = False,
-    dry_run: bool = False,
+    **claims: Unpack[Claims],
 ) -> EditResult:
     """Delete the line(s) starting with ``anchor`` (``count`` of them); raises ``EditRefused``."""
-    gates = Gates(max_lines, allow_header_lag, allow_stale_body, state_reviewed, allow_header_ahead)
     edit = Edit("delete-line", Path(path), anchor=anchor, count=count)
-    return _one(edit, gates, dry_run)
+    return _one("delete_line", edit, claims)
 
 
 __all__ = [

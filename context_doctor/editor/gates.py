@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import zip_longest
 from pathlib import Path
+from typing import TypedDict
 
 from context_doctor.config.settings import DEFAULT_BUDGETS
 from context_doctor.editor.edit import BOLD_FIELD, EditRefused, shell_quoted, text_document
@@ -60,6 +61,35 @@ class Gates:
     allow_stale_body: bool = False
     state_reviewed: bool = False
     allow_header_ahead: bool = False
+
+
+class Claims(TypedDict, total=False):
+    """The keywords every editing verb of the Python API takes: the :class:`Gates` a caller
+    may claim, and ``dry_run`` (check everything, write nothing)."""
+
+    max_lines: int | None
+    allow_header_lag: bool
+    allow_stale_body: bool
+    state_reviewed: bool
+    allow_header_ahead: bool
+    dry_run: bool
+
+
+def gates_claimed(verb: str, claims: Claims) -> tuple[Gates, bool]:
+    """The gates and ``dry_run`` of ``verb``'s keywords; an unknown keyword is the
+    ``TypeError`` Python raises for any function."""
+    known = Claims.__annotations__
+    for name in claims:
+        if name not in known:
+            raise TypeError(f"{verb}() got an unexpected keyword argument {name!r}")
+    gates = Gates(
+        claims.get("max_lines"),
+        claims.get("allow_header_lag", False),
+        claims.get("allow_stale_body", False),
+        claims.get("state_reviewed", False),
+        claims.get("allow_header_ahead", False),
+    )
+    return gates, claims.get("dry_run", False)
 
 
 def last_session(document: Document) -> tuple[date | None, dict[str, int]] | None:

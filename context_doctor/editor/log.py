@@ -279,21 +279,37 @@ def _entries(document: Document, place: LogPlace) -> list[SessionEntry]:
     return layout_entries([], document, log_in_context=True)
 
 
+@dataclass(frozen=True)
+class _NewEntry:
+    """A one-line entry to add to a log (a table row, a list item): the file as the batch
+    holds it, its document and live entries, and the entry's day, title and text."""
+
+    batch: Batch
+    body: str
+    decoded: TextFile
+    path: Path
+    document: Document
+    entries: list[SessionEntry]
+    day: date
+    title: str
+    text: str
+    order: str | None
+
+
 def _insert(batch: Batch, path: Path, day: date, title: str, text: str, place: LogPlace) -> None:
     held = batch.file(path)
     document = Document.from_text(held.body, path, path.name)
     entries = live_entries(document, _entries(document, place))  # never an abandoned log
+    new = _NewEntry(
+        batch, held.body, held.decoded, path, document, entries, day, title, text, place.order
+    )
     rows = {row.line: row for row in document.dated_rows}
     if entries and all(entry.line in rows for entry in entries):
-        _insert_row(
-            batch, held.body, held.decoded, path, document, entries, day, title, text, place.order
-        )
+        _insert_row(new)
         return
     level, separator = new_entry_form(document, entries, in_context=path == place.context)
     if level == ITEM:
-        _insert_item(
-            batch, held.body, held.decoded, path, document, entries, day, title, text, place.order
-        )
+        _insert_item(new)
         return
     headings = [entry for entry in entries if entry.line not in rows]
     heading_text = f"{day.isoformat()}{separator}{title}"
@@ -375,47 +391,38 @@ def _cells(line: str) -> list[str]:
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
-def _insert_row(
-    batch: Batch,
-    body: str,
-    decoded: TextFile,
-    path: Path,
-    document: Document,
-    entries: list[SessionEntry],
-    day: date,
-    title: str,
-    text: str,
-    order: str | None,
-) -> None:
+def _insert_row(new: _NewEntry) -> None:
     """A new row of the table log, in date order, with the cells the table has."""
-    sample = document.lines[entries[-1].line - 1]
+    sample = new.document.lines[new.entries[-1].line - 1]
     width = len(_cells(sample))
-    note = _one_line(text, path, "table rows, and a row is one line")
-    column = _row_column(document, entries)
+    note = _one_line(new.text, new.path, "table rows, and a row is one line")
+    column = _row_column(new.document, new.entries)
     if note and width < 3 + column:
         raise DoctorError(
-            f"{path.name}'s session table has {width} columns: no cell for --text",
+            f"{new.path.name}'s session table has {width} columns: no cell for --text",
             "put the session in --title alone",
         )
-    for entry in entries:
-        cells = _cells(document.lines[entry.line - 1])
+    for entry in new.entries:
+        cells = _cells(new.document.lines[entry.line - 1])
         titled = len(cells) > column + 1
-        if entry.date == day and titled and _normal(cells[column + 1]) == _normal(title):
+        if entry.date == new.day and titled and _normal(cells[column + 1]) == _normal(new.title):
             raise EditRefused(
                 "duplicate-entry",
-                f"{path.name} already has the row `{entry.heading}` (line {entry.line})",
+                f"{new.path.name} already has the row `{entry.heading}` (line {entry.line})",
                 remedy="add to that row with `context-doctor edit replace`, or give another title",
             )
-    values = [day.isoformat(), title.strip(), note]
+    values = [new.day.isoformat(), new.title.strip(), note]
     if column == 1:
-        values.insert(0, _next_label(path, document, entries))
+        values.insert(0, _next_label(new.path, new.document, new.entries))
     values = values[:width]
     values += [""] * (width - len(values))
     escaped = [value.replace("|", "\\|") for value in values]
     row = " | ".join(escaped)
     row = f"| {row} |" if sample.lstrip().startswith("|") else row
-    splice = _line_splice(body, decoded, entries, (day, order), row, entries[-1].line)
-    batch.change(path, [splice], "the new row")
+    splice = _line_splice(
+        new.body, new.decoded, new.entries, (new.day, new.order), row, new.entries[-1].line
+    )
+    new.batch.change(new.path, [splice], "the new row")
 
 
 def _row_column(document: Document, entries: list[SessionEntry]) -> int:
@@ -487,37 +494,26 @@ def _line_splice(
 _ITEM_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
 
 
-def _insert_item(
-    batch: Batch,
-    body: str,
-    decoded: TextFile,
-    path: Path,
-    document: Document,
-    entries: list[SessionEntry],
-    day: date,
-    title: str,
-    text: str,
-    order: str | None,
-) -> None:
+def _insert_item(new: _NewEntry) -> None:
     """A new item of a log kept as dated list items, in date order, marked and separated
     as the log's first item is; the item is one line, so --text must be one line too."""
-    note = _one_line(text, path, "list items, and an item is one line here")
-    _, separator = new_entry_form(document, entries, in_context=False)
-    for entry in entries:
-        if _normal(entry.heading).startswith(_normal(f"{day.isoformat()} {title}")):
+    note = _one_line(new.text, new.path, "list items, and an item is one line here")
+    _, separator = new_entry_form(new.document, new.entries, in_context=False)
+    for entry in new.entries:
+        if _normal(entry.heading).startswith(_normal(f"{new.day.isoformat()} {new.title}")):
             raise EditRefused(
                 "duplicate-entry",
-                f"{path.name} already has the item `{entry.heading}` (line {entry.line})",
+                f"{new.path.name} already has the item `{entry.heading}` (line {entry.line})",
                 remedy="add to that item with `context-doctor edit replace`, or give another title",
             )
-    lines = document.lines
-    marker = _ITEM_MARKER.match(lines[entries[0].line - 1])
+    lines = new.document.lines
+    marker = _ITEM_MARKER.match(lines[new.entries[0].line - 1])
     lead = marker.group(0) if marker else "- "
-    item = f"{lead}{day.isoformat()}{separator}{title}" + (f" {note}" if note else "")
+    item = f"{lead}{new.day.isoformat()}{separator}{new.title}" + (f" {note}" if note else "")
     # After the last item's own lines: an item's continuation lines stay with it.
-    end = _item_end(lines, entries[-1].line)
-    splice = _line_splice(body, decoded, entries, (day, order), item, end)
-    batch.change(path, [splice], "the new item")
+    end = _item_end(lines, new.entries[-1].line)
+    splice = _line_splice(new.body, new.decoded, new.entries, (new.day, new.order), item, end)
+    new.batch.change(new.path, [splice], "the new item")
 
 
 def _item_end(lines: list[str], line: int) -> int:

@@ -283,67 +283,41 @@ def _day(year: str, month: int, day: str) -> dt.date | None:
 def _found(match: re.Match[str]) -> FoundDate | None:
     groups = match.groupdict()
     base = match.start()
-
-    def span(name: str) -> tuple[int, int]:
-        return match.start(name) - base, match.end(name) - base
-
     spelled = match.group(0).rstrip()
+
+    def found(form: str, parts: str, month: int, language: str = "") -> FoundDate:
+        """The date of ``form``, its day, month and year in the groups ``parts`` names."""
+        day, month_part, year = parts.split()
+        spans = tuple((match.start(g) - base, match.end(g) - base) for g in (day, month_part, year))
+        return FoundDate(
+            base,
+            base + len(spelled),
+            spelled,
+            _day(groups[year], month, groups[day]),
+            form,
+            (spans[0], spans[1], spans[2]),
+            language,
+        )
+
     if groups.get("iy") is not None:
-        day = _day(groups["iy"], int(groups["im"]), groups["id"])
-        return FoundDate(
-            base, base + len(spelled), spelled, day, "iso", (span("id"), span("im"), span("iy"))
-        )
+        return found("iso", "id im iy", int(groups["im"]))
     if groups.get("dy") is not None:
-        day = _day(groups["dy"], int(groups["dm"]), groups["dd"])
-        return FoundDate(
-            base, base + len(spelled), spelled, day, "dots", (span("dd"), span("dm"), span("dy"))
-        )
+        return found("dots", "dd dm dy", int(groups["dm"]))
     if groups.get("sy") is not None:
         first, second = int(groups["sa"]), int(groups["sb"])
         if first > 12 >= second or first == second:
-            order, day_part, month_part = "slashes-dmy", "sa", "sb"
-        elif second > 12 >= first:
-            order, day_part, month_part = "slashes-mdy", "sb", "sa"
-        else:
-            return None  # 04/05/2026: April 5 or May 4; the doctor does not guess
-        day = _day(groups["sy"], int(groups[month_part]), groups[day_part])
-        return FoundDate(
-            base,
-            base + len(spelled),
-            spelled,
-            day,
-            order,
-            (span(day_part), span(month_part), span("sy")),
-        )
+            return found("slashes-dmy", "sa sb sy", second)
+        if second > 12 >= first:
+            return found("slashes-mdy", "sb sa sy", first)
+        return None  # 04/05/2026: April 5 or May 4; the doctor does not guess
     if groups.get("my") is not None:
         language, month = _language(groups["mn"], dotted_day=False)
-        day = _day(groups["my"], month, groups["md"])
-        return FoundDate(
-            base,
-            base + len(spelled),
-            spelled,
-            day,
-            "month-first",
-            (span("md"), span("mn"), span("my")),
-            language,
-        )
+        return found("month-first", "md mn my", month, language)
     if groups.get("ny") is not None:
         dotted = match.group(0)[match.end("nd") - base :].lstrip("stndrh").startswith(".")
         language, month = _language(groups["nn"], dotted_day=dotted)
-        day = _day(groups["ny"], month, groups["nd"])
-        return FoundDate(
-            base,
-            base + len(spelled),
-            spelled,
-            day,
-            "day-first",
-            (span("nd"), span("nn"), span("ny")),
-            language,
-        )
-    day = _day(groups["cy"], int(groups["cm"]), groups["cd"])
-    return FoundDate(
-        base, base + len(spelled), spelled, day, "cjk", (span("cd"), span("cm"), span("cy"))
-    )
+        return found("day-first", "nd nn ny", month, language)
+    return found("cjk", "cd cm cy", int(groups["cm"]))
 
 
 def find_date(text: str, start: int = 0) -> FoundDate | None:

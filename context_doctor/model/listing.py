@@ -69,21 +69,23 @@ class Listing:
 
     def is_file(self, name: str) -> bool:
         """``(directory / name).is_file()``."""
-        entry = self.plain(name)
-        if entry is not None:
-            return entry.is_file(follow_symlinks=False)
-        if self.absent(name):
-            return False
-        return self.path(name).is_file()
+        return self._is(name, directory=False)
 
     def is_dir(self, name: str) -> bool:
         """``(directory / name).is_dir()``."""
+        return self._is(name, directory=True)
+
+    def _is(self, name: str, *, directory: bool) -> bool:
+        """A listed plain entry answers from the listing; one not there at all is neither;
+        anything else (a symlink, a folder that could not be listed) is asked of the file
+        system, following links."""
         entry = self.plain(name)
         if entry is not None:
-            return entry.is_dir(follow_symlinks=False)
+            return (entry.is_dir if directory else entry.is_file)(follow_symlinks=False)
         if self.absent(name):
             return False
-        return self.path(name).is_dir()
+        path = self.path(name)
+        return path.is_dir() if directory else path.is_file()
 
     def is_plain_dir(self, name: str) -> bool:
         """A listed directory that is not a symlink."""

@@ -20,259 +20,72 @@ anchors, ``~``, absolute and home paths (counted as outside, never judged), plac
 aliases (``@/``, ``#/``), MIME types, branch names, API routes, ``@scope/package`` names
 and code (``a.b(``, ``process.env``).
 
-This module is pure: text in, :class:`Reference` values out.  Whether a reference
-resolves is :mod:`context_doctor.model.references`' question.
+This module reads the lines (fences, spans, links, imports, what a line says is gone or
+another repository's); what a path-shaped token is lives in
+:mod:`context_doctor.model.reference_paths`, what a command runs in
+:mod:`context_doctor.model.reference_commands`. It is pure: text in, :class:`Reference`
+values out.  Whether a reference resolves is :mod:`context_doctor.model.references`'
+question.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 from urllib.parse import unquote
 
 from context_doctor.guards.patterns import LazyPattern
-
-LINK = "link"  # a Markdown link, image or reference definition: relative to the file
-IMPORT = "import"  # a Claude `@path` import: relative to the file
-SPAN = "span"  # a code span holding one path: relative to the file or to any folder above it
-SCRIPT = "script"  # the file a command runs (`python X`, `./X`)
-PACKAGE_SCRIPT = "package-script"  # `npm run X`: a script of a package.json
-RECIPE = "recipe"  # `make X`, `just X`: a target of a Makefile or justfile
-OUTSIDE_PATH = (
-    "outside"  # `~/x`, `/etc/x.conf`: a file outside the repository, counted, never judged
+from context_doctor.model.reference_commands import (
+    COMMAND_BREAKS,
+    PACKAGE_RUNNERS,
+    PATH_RUNNERS,
+    RECIPE_RUNNERS,
+    commands_in,
+    runs_as_program,
 )
-KINDS = (LINK, IMPORT, SPAN, SCRIPT, PACKAGE_SCRIPT, RECIPE, OUTSIDE_PATH)
-
-ROOT_BASE = "/"
-"""``Reference.base`` for a path written relative to the repository's top (``mdc:``, ``/x``)."""
-
-
-class Reference(NamedTuple):
-    """One reference on one line.
-
-    ``target`` is the path (or script, or recipe) as it is looked up: a fragment,
-    query, title, ``file.py::Symbol`` or ``:12`` suffix dropped, percent-decoding
-    undone for a link. ``written``/``column`` locate the exact text a fix rewrites
-    (0-based, in the line). ``base`` is ``""`` (the file's directory, and for spans
-    and commands the folders above it), :data:`ROOT_BASE`, or a folder a ``cd``
-    moved to (relative to the file's directory). ``tool`` is the runner of a
-    command (``npm``, ``make``, ``just``, ``python``...), ``""`` otherwise;
-    ``filtered`` says a package script was asked of another package (``--filter``,
-    ``-w``, ``yarn workspace P``). ``home_twin``: the line also names this path
-    under ``~/`` (a list of where a tool looks, not a file of this tree).
-    """
-
-    kind: str
-    target: str
-    line: int
-    column: int
-    written: str
-    base: str = ""
-    tool: str = ""
-    filtered: bool = False
-    home_twin: bool = False
-
-
-KNOWN_EXTENSIONS = frozenset(
-    [
-        "md",
-        "mdx",
-        "mdc",
-        "markdown",
-        "rst",
-        "txt",
-        "adoc",
-        "py",
-        "pyi",
-        "ipynb",
-        "ts",
-        "tsx",
-        "js",
-        "jsx",
-        "mjs",
-        "cjs",
-        "vue",
-        "svelte",
-        "astro",
-        "json",
-        "jsonc",
-        "json5",
-        "yaml",
-        "yml",
-        "toml",
-        "ini",
-        "cfg",
-        "conf",
-        "sh",
-        "bash",
-        "zsh",
-        "fish",
-        "ps1",
-        "bat",
-        "rb",
-        "go",
-        "rs",
-        "java",
-        "kt",
-        "kts",
-        "scala",
-        "swift",
-        "m",
-        "mm",
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "hpp",
-        "cs",
-        "fs",
-        "php",
-        "pl",
-        "lua",
-        "r",
-        "sql",
-        "graphql",
-        "gql",
-        "proto",
-        "css",
-        "scss",
-        "sass",
-        "less",
-        "html",
-        "htm",
-        "xml",
-        "csv",
-        "tsv",
-        "lock",
-        "env",
-        "tf",
-        "hcl",
-        "dockerfile",
-        "gradle",
-        "properties",
-        "sbt",
-        "ex",
-        "exs",
-        "erl",
-        "clj",
-        "dart",
-        "zig",
-        "nim",
-        "ml",
-        "mli",
-        "hs",
-        "elm",
-        "jl",
-        "cabal",
-        "nix",
-        "prisma",
-        "ejs",
-        "hbs",
-        "njk",
-        "liquid",
-        "j2",
-        "tmpl",
-        "tpl",
-    ]
+from context_doctor.model.reference_paths import (
+    IMPORT,
+    KINDS,
+    KNOWN_EXTENSIONS,
+    LINK,
+    OUTSIDE_PATH,
+    PACKAGE_SCRIPT,
+    RECIPE,
+    ROOT_BASE,
+    SCHEME,
+    SCRIPT,
+    SPAN,
+    Reference,
+    is_outside,
+    path_token,
+    plain_path,
 )
-"""Extensions that make a token without ``/`` a file name (``parser.py``); others are prose."""
 
-SCRIPT_EXTENSIONS = frozenset(
-    [
-        "py",
-        "sh",
-        "bash",
-        "zsh",
-        "js",
-        "mjs",
-        "cjs",
-        "ts",
-        "mts",
-        "cts",
-        "tsx",
-        "jsx",
-        "rb",
-        "pl",
-        "php",
-        "lua",
-        "ps1",
-        "bat",
-        "r",
-        "jl",
-        "swift",
-        "go",
-    ]
-)
-"""What a file a runner runs ends in (``python X``, ``node X``): else it is a module or a tool."""
+# The vocabulary of references is offered here too, where readers of a text look for it.
+__all__ = [
+    "IMPORT",
+    "KINDS",
+    "LINK",
+    "OUTSIDE_PATH",
+    "PACKAGE_SCRIPT",
+    "RECIPE",
+    "ROOT_BASE",
+    "SCRIPT",
+    "SPAN",
+    "Reference",
+    "commands_in",
+    "fence_languages",
+    "references_in",
+    "span_references",
+]
 
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "terminal", "shell-session"})
 """The fences whose lines are commands (an info string naming another language holds code)."""
 
-PATH_RUNNERS = frozenset(
-    {
-        "python",
-        "python3",
-        "py",
-        "bash",
-        "sh",
-        "zsh",
-        "node",
-        "ruby",
-        "perl",
-        "tsx",
-        "ts-node",
-        "bun",
-        "deno",
-        "php",
-        "pwsh",
-    }
-)
-"""Runners whose first plain argument is a file to run."""
-
-PACKAGE_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
-RECIPE_RUNNERS = frozenset({"make", "just"})
-_TRANSPARENT = frozenset({"sudo", "time", "exec", "env", "command", "nohup"})
-_COMMAND_BREAKS = LazyPattern(r"\s*(?:&&|\|\||;|\|)\s*")
 _BACKTICKS = LazyPattern(r"`+")
 _LINK = LazyPattern(r"!?\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s)]+)")
 _DEFINITION = LazyPattern(r"^ {0,3}\[[^\]\n]+\]:\s*(<[^>\n]*>|\S+)")
 _IMPORT = LazyPattern(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
-_SCHEME = LazyPattern(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_LINE_SUFFIX = LazyPattern(r"(?::\d+(?:[:\-]\d+)?|#L\d+(?:-L?\d+)?|::?[A-Za-z_][\w.]*\(?\)?)$")
-_PLACEHOLDER = LazyPattern(
-    r"<[^>]*>|\{[^}]*\}|\$\{|\$[A-Za-z_(]|\.\.\.|…|\bY{2,4}\b|\bMM\b|\bDD\b|\bXX+\b|\bN{2,}\b"
-    r"|(?:^|/)(?:path/to|foo|bar|baz|qux|example|your[-_][\w-]+|my[-_][\w-]+|some[-_][\w-]+"
-    r"|xxx+|placeholder|sample)(?:/|\.|$)|yyyymmdd|YYYYMMDD",
-    0,
-)
-_GLOB = frozenset("*?[]")
-_SPAN_CODE = LazyPattern(r"[()=;,\"'|&<>!]|\s")
-_MIME_TOPS = frozenset(
-    {"application", "text", "image", "audio", "video", "multipart", "font", "message", "model"}
-)
-_BRANCH_TOPS = frozenset(
-    {
-        "origin",
-        "upstream",
-        "refs",
-        "heads",
-        "remotes",
-        "feat",
-        "feature",
-        "fix",
-        "bugfix",
-        "hotfix",
-        "release",
-        "chore",
-        "users",
-        "renovate",
-        "dependabot",
-    }
-)
-_RECIPE_NAME = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9_.:/\-]*")
-_PACKAGE_SCRIPT_NAME = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9_.:\-]*")
 _FENCE_OPEN = LazyPattern(r"^\s{0,3}(?:>\s?)*\s*(`{3,}|~{3,})\s*([^`\s{]*)")
 
 
@@ -329,7 +142,7 @@ def _references_of_lines(lines: list[str], code: dict[int, tuple[int, str]]) -> 
             words = stripped.split()
             if words[:1] in (["$"], ["%"]):
                 words = words[1:]
-            if words[:1] == ["cd"] and not _COMMAND_BREAKS.search(stripped):
+            if words[:1] == ["cd"] and not COMMAND_BREAKS.search(stripped):
                 fence_base[start] = base  # a line that only moves: the lines after run there
             found += _located(commands, line, stripped)
             continue
@@ -533,7 +346,7 @@ def _link(raw: str, column: int, number: int) -> list[Reference]:
     base = ""
     if written.startswith("mdc:"):
         written, column, base = written[4:], column + 4, ROOT_BASE
-    elif _SCHEME.match(written):
+    elif SCHEME.match(written):
         return []  # a URL, mailto:, data:... never a file of this tree
     path = written.split("#", 1)[0].split("?", 1)[0]
     if not path:
@@ -541,7 +354,7 @@ def _link(raw: str, column: int, number: int) -> list[Reference]:
     target = unquote(path)
     if base == "" and target.startswith("/"):
         base, target = ROOT_BASE, target.lstrip("/")
-    if not target or not _plain_path(target, link=True):
+    if not target or not plain_path(target, link=True):
         return []
     return [Reference(LINK, target, number, column, path, base)]
 
@@ -551,7 +364,7 @@ def _import(raw: str, column: int, number: int) -> list[Reference]:
     extension, or a bare ``NAME.md``; never ``@scope/pkg``, ``@user`` or a decorator."""
     written = raw.rstrip(".,;:!?)]}'\"")
     path = written.split("#", 1)[0].replace("\\ ", " ")
-    if _is_outside(path):
+    if is_outside(path):
         return [Reference(OUTSIDE_PATH, path, number, column, written)]  # counted, never judged
     if not path or path.startswith(("~", "/")):
         return []
@@ -559,7 +372,7 @@ def _import(raw: str, column: int, number: int) -> list[Reference]:
     last = path.rsplit("/", 1)[-1]
     extension = last.rpartition(".")[2].lower() if "." in last else ""
     shaped = relative or ("/" in path and extension in KNOWN_EXTENSIONS) or extension in ("md",)
-    if not shaped or not _plain_path(path, link=False):
+    if not shaped or not plain_path(path, link=False):
         return []
     return [Reference(IMPORT, path, number, column, written.split("#", 1)[0])]
 
@@ -577,228 +390,8 @@ def span_references(text: str, column: int, number: int) -> list[Reference]:
     if " " in content or first in PATH_RUNNERS | PACKAGE_RUNNERS | RECIPE_RUNNERS:
         commands, _ = commands_in(content, number, column, "")
         return commands
-    if content.startswith(("./", "../")) and _runs_as_program(content):
+    if content.startswith(("./", "../")) and runs_as_program(content):
         commands, _ = commands_in(content, number, column, "")
         if commands:
             return commands
-    return _path_token(SPAN, content, number, column, "")
-
-
-def _runs_as_program(token: str) -> bool:
-    """``./gradlew``, ``./scripts/run.sh``: a program; ``./docs/a.md`` is a path."""
-    last = token.rstrip("/").rsplit("/", 1)[-1]
-    extension = last.rpartition(".")[2].lower() if "." in last.lstrip(".") else ""
-    return not token.endswith("/") and (not extension or extension in SCRIPT_EXTENSIONS)
-
-
-def _path_token(kind: str, token: str, number: int, column: int, base: str) -> list[Reference]:
-    """A token that may name a file: trimmed, suffixes dropped, judged path-shaped or not."""
-    written = token.strip("'\"").rstrip(".,;:!?)")
-    column += token.find(written) if written else 0
-    target = _LINE_SUFFIX.sub("", written)
-    written = written[: len(target)] if written.startswith(target) else target
-    if _is_outside(target):
-        return [Reference(OUTSIDE_PATH, target, number, column, written, base)]
-    if not target or target.startswith(("~", "/", "$", "-", "@", "#", "\\")):
-        return []  # a variable, an option, an alias or package, a route...
-    if _SCHEME.match(target) or target.startswith("www."):
-        return []
-    if not _plain_path(target, link=False):
-        return []
-    if "/" in target:
-        head = target.split("/", 1)[0]
-        if head in _MIME_TOPS or head.lower() in _BRANCH_TOPS:
-            return []
-        if "." in head and head not in (".", "..") and not head.startswith("."):
-            return []  # a domain (`github.com/x`) or a dotted name, not a top folder
-    else:
-        if "." not in target.strip("."):
-            return []  # no folder and no extension: a word
-        extension = target.rsplit(".", 1)[1].lower()
-        stem = target.rsplit(".", 1)[0]
-        if extension not in KNOWN_EXTENSIONS or not stem or stem.startswith("."):
-            return []  # `.tsx`, `Next.js`... an extension mention, a dotted name
-    return [Reference(kind, target, number, column, written, base)]
-
-
-def _is_outside(path: str) -> bool:
-    """A home path (``~/x``) or an absolute path to a file (``/etc/x.conf``; one without an
-    extension is an API or site route): a file outside the repository."""
-    if path.startswith("~/"):
-        return _plain_path(path[2:], link=False)
-    if path.startswith("/") and not path.startswith("//"):
-        last = path.rsplit("/", 1)[-1]
-        return "." in last.lstrip(".") and _plain_path(path.lstrip("/"), link=False)
-    return False
-
-
-def _plain_path(path: str, *, link: bool) -> bool:
-    """Not a glob, a placeholder, code or a bare ``.``/``..``."""
-    if path in (".", "..", "./", "../") or path.strip("./") == "":
-        return False
-    if _GLOB & set(path) or _PLACEHOLDER.search(path):
-        return False
-    if not link and _SPAN_CODE.search(path):
-        return False
-    return "//" not in path and not path.startswith("../../../../")
-
-
-def commands_in(text: str, number: int, column: int, base: str) -> tuple[list[Reference], str]:
-    """The references a command line makes, and the base a ``cd`` in it leaves for the next."""
-    found: list[Reference] = []
-    position = 0
-    for part in _COMMAND_BREAKS.split(text):
-        start = text.find(part, position)
-        position = start + len(part)
-        words = part.split()
-        while (
-            words and ("=" in words[0] or words[0] in _TRANSPARENT) and not words[0].startswith("=")
-        ):
-            words = words[1:]
-        if words and words[0] in ("$", "%", ">"):
-            words = words[1:]
-        if not words:
-            continue
-        if words[0] == "cd" and len(words) >= 2:
-            base = _moved(base, words[1])
-            continue
-        here = column + start
-        found += _command(words, part, number, here, base)
-    return found, base
-
-
-def _moved(base: str, folder: str) -> str:
-    folder = folder.strip("'\"")
-    if not folder or folder.startswith(("~", "/", "$", "-")) or _PLACEHOLDER.search(folder):
-        return "\x00"  # somewhere the text cannot follow: nothing after it is judged
-    if base == "\x00":
-        return base
-    return posixpath.normpath(posixpath.join(base, folder)) if base else posixpath.normpath(folder)
-
-
-def _column_of(part: str, word: str, here: int, after: int = 0) -> int:
-    found = part.find(word, after)
-    return here + (found if found >= 0 else 0)
-
-
-def _command(words: list[str], part: str, number: int, here: int, base: str) -> list[Reference]:
-    if base == "\x00":
-        return []
-    runner = words[0]
-    if runner.startswith(("./", "../")):
-        if not _runs_as_program(runner):
-            return []
-        return _script(runner, part, number, here, base, "exec")
-    if runner in RECIPE_RUNNERS:
-        return _recipe(words, part, number, here, base)
-    if runner in PACKAGE_RUNNERS:
-        found = _package_script(words, part, number, here, base)
-        if found is not None:
-            return found
-    if runner in PATH_RUNNERS:
-        rest = words[1:]
-        if runner in ("deno", "bun") and rest[:1] == ["run"]:
-            rest = rest[1:]
-        for word in rest:
-            if word.startswith("-"):
-                if word in ("-m", "-c", "-e", "--eval", "-p"):
-                    return []  # a module or inline code, not a file
-                continue
-            return _script(word, part, number, here, base, runner)
-    return []
-
-
-def _script(
-    word: str, part: str, number: int, here: int, base: str, runner: str
-) -> list[Reference]:
-    token = word.strip("'\"")
-    last = token.rsplit("/", 1)[-1]
-    extension = last.rpartition(".")[2].lower() if "." in last else ""
-    if runner != "exec" and extension not in SCRIPT_EXTENSIONS and "/" not in token:
-        return []  # `python manage` is no file; `node script` neither
-    if runner != "exec" and extension not in SCRIPT_EXTENSIONS:
-        return []
-    found = _path_token(SCRIPT, token, number, _column_of(part, token, here), base)
-    return [ref._replace(tool=runner) for ref in found]
-
-
-def _recipe(words: list[str], part: str, number: int, here: int, base: str) -> list[Reference]:
-    tool = words[0]
-    rest = words[1:]
-    targets: list[str] = []
-    skip = False
-    for index, word in enumerate(rest):
-        if skip:
-            skip = False
-            continue
-        if word in ("-C", "--directory", "-d", "--working-directory"):
-            if index + 1 < len(rest):
-                base = _moved(base, rest[index + 1])
-            skip = True
-            continue
-        if word.startswith("--directory=") or word.startswith("--working-directory="):
-            base = _moved(base, word.split("=", 1)[1])
-            continue
-        if word in ("-f", "--file", "--justfile", "-j", "--jobs", "-I", "-o", "-W"):
-            return []  # another recipe file, or a flag whose value could be read as a target
-        if word.startswith("-") or "=" in word:
-            continue
-        targets.append(word)
-    if base == "\x00" or not targets:
-        return []
-    name = targets[0]
-    if not _RECIPE_NAME.fullmatch(name) or _PLACEHOLDER.search(name):
-        return []
-    return [
-        Reference(RECIPE, name, number, _column_of(part, name, here, len(tool)), name, base, tool)
-    ]
-
-
-def _package_script(
-    words: list[str], part: str, number: int, here: int, base: str
-) -> list[Reference] | None:
-    """``npm run X`` (pnpm, yarn, bun): a package script. None: not a ``run`` form (the caller
-    may still read ``bun X.ts``); ``[]``: a run form with nothing to judge."""
-    tool = words[0]
-    rest = words[1:]
-    filtered = False
-    found: str | None = None
-    saw_run = False
-    index = 0
-    while index < len(rest):
-        word = rest[index]
-        if word in ("--filter", "-F", "-w", "--workspace", "--prefix", "-C", "--dir", "--cwd"):
-            filtered = True
-            index += 2
-            continue
-        if word.startswith(("--filter=", "--workspace=", "--prefix=", "--dir=", "--cwd=")):
-            filtered = True
-            index += 1
-            continue
-        if word in ("-r", "--recursive", "-ws", "--workspaces", "--if-present", "-W"):
-            filtered = True
-            index += 1
-            continue
-        if tool == "yarn" and word == "workspace" and not saw_run:
-            filtered = True
-            index += 2
-            continue
-        if word.startswith("-"):
-            index += 1
-            continue
-        if not saw_run:
-            if word in ("run", "run-script"):
-                saw_run = True
-                index += 1
-                continue
-            return None  # `pnpm X`, `yarn workspace P X`: a script or a dependency's binary
-        found = word
-        break
-    if found is None:
-        return [] if saw_run else None
-    if not _PACKAGE_SCRIPT_NAME.fullmatch(found) or _PLACEHOLDER.search(found):
-        return []
-    if tool == "bun" and "." in found.rsplit("/", 1)[-1]:
-        return None  # `bun run x.ts` runs a file
-    column = _column_of(part, found, here, len(tool))
-    return [Reference(PACKAGE_SCRIPT, found, number, column, found, base, tool, filtered)]
+    return path_token(SPAN, content, number, column, "")

@@ -62,18 +62,24 @@ def source_for_directory(path: Path, what: str) -> Source:
         return declared
     if (path / DEFAULT_PROJECTS_DIR).is_dir():
         return source_at(path.name, path, DEFAULT_PROJECTS_DIR)
-    detected = detect(path)
+    found = _without_projects(path, detect(path), path)
+    if found is not None:
+        return found
+    raise no_layout_error(path, what)
+
+
+def _without_projects(top: Path, detected: Layout | None, graded_root: Path) -> Source | None:
+    """The source of a tree with no declared layout and no ``projects/``: its ``detected``
+    layout (at ``top``), else its graded files alone (below ``graded_root``: docs/output.md's
+    "nothing to audit" is no project *and* no graded file), else its instruction files
+    alone; None when it holds none of them."""
     if detected is not None:
-        return _layout_source(path, detected, repository_for(path))
-    if next(discover_files(path), None) is not None:
-        # docs/output.md: nothing to audit is no project *and* no graded file.
-        source = source_at(path.name, path, DEFAULT_PROJECTS_DIR)
+        return _layout_source(top, detected, repository_for(top))
+    if next(discover_files(graded_root), None) is not None:
+        source = source_at(graded_root.name, graded_root, DEFAULT_PROJECTS_DIR)
         source.grades_only = True
         return source
-    instructions = _instructions_source(path)
-    if instructions is not None:
-        return instructions
-    raise no_layout_error(path, what)
+    return _instructions_source(top)
 
 
 def _instructions_source(path: Path) -> Source | None:
@@ -278,18 +284,10 @@ def source_for_working_directory(here: Path) -> Source:
     if declared is not None:
         return declared
     detected = None if (top / DEFAULT_PROJECTS_DIR).is_dir() else detect(top)
-    if detected is not None:
-        return _layout_source(top, detected, repository_for(top))
-    graded_root = top if here.is_relative_to(top) else here
-    if next(discover_files(graded_root), None) is not None:
-        # A tree of graded files without projects (a LifeOS install): docs/output.md's "nothing
-        # to audit" is no project *and* no graded file. The whole work tree is graded.
-        source = source_at(graded_root.name, graded_root, DEFAULT_PROJECTS_DIR)
-        source.grades_only = True
-        return source
-    instructions = _instructions_source(top)
-    if instructions is not None:
-        return instructions
+    # A tree of graded files without projects (a LifeOS install): the whole work tree.
+    found = _without_projects(top, detected, top if here.is_relative_to(top) else here)
+    if found is not None:
+        return found
     raise DoctorError(
         f"current directory {here}: no projects/index.yaml at or above it in its repository "
         f"({top}), no layout at the repository root (none of {shapes_sentence()}), and no "
