@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import shlex
 from collections import Counter
+from collections.abc import Callable
 from datetime import date
 
 from context_doctor.git.commits import ProjectCommit
 from context_doctor.model.currency import AsOfMarker, lags
 from context_doctor.model.header import fields_named
 from context_doctor.model.project import Project
+from context_doctor.model.sessions import SessionEntry
 
 MAX_NAMED = 5  # commits named in one message
 
@@ -192,21 +194,52 @@ def log_session_remedy(project: Project, day: date, commits: list[ProjectCommit]
     )
 
 
-def add_header_remedy(project: Project) -> str:
+def by_newest_work(
+    project: Project,
+    entry: Callable[[SessionEntry], str],
+    commit: Callable[[ProjectCommit], str],
+    otherwise: str,
+) -> str:
+    """A remedy naming what dates the project's last working session: its newest dated
+    session-log entry, else (with history) its newest session commit, else ``otherwise``."""
     newest = project.newest_session
     if newest is not None and newest.date is not None:
-        return (
-            f"Add `**Last session:** {newest.date}` to the header of {project.context.rel_path} "
-            f"(the newest session-log entry, {newest.path}:{newest.line})."
-        )
+        return entry(newest)
     latest = project.newest_session_commit if project.history_available else None
-    if latest is not None:
-        return (
+    return commit(latest) if latest is not None else otherwise
+
+
+def add_header_remedy(project: Project) -> str:
+    record = project.context.rel_path
+    return by_newest_work(
+        project,
+        lambda newest: (
+            f"Add `**Last session:** {newest.date}` to the header of {record} "
+            f"(the newest session-log entry, {newest.path}:{newest.line})."
+        ),
+        lambda latest: (
             f"Add `**Last session:** {latest.commit.work_date}` to the header of "
-            f"{project.context.rel_path} (the work date of commit {latest.commit.short}, the "
-            "newest session commit), or the day of the last working session if it was another."
-        )
-    return (
+            f"{record} (the work date of commit {latest.commit.short}, the newest session commit), "
+            "or the day of the last working session if it was another."
+        ),
         "Add a `**Last session:**` line giving the day of the last working session (a "
-        f"year-month-day date) to the header of {project.context.rel_path}."
+        f"year-month-day date) to the header of {record}.",
+    )
+
+
+def completed_date_remedy(project: Project) -> str:
+    """Name the evidence a person dates the completion from; the date itself is their claim."""
+    where = f"to the `{project.id}` entry in {project.source.index_rel_path}"
+    return by_newest_work(
+        project,
+        lambda newest: (
+            f"Add `completed_date:` (the day it was completed) {where}; its newest "
+            f"session-log entry is {newest.date} ({newest.path}:{newest.line})."
+        ),
+        lambda latest: (
+            "Add `completed_date:` (the day it was completed, as a year-month-day "
+            f"date) {where}; its newest session commit is {latest.commit.short} of "
+            f"{latest.commit.work_date}."
+        ),
+        f"Add `completed_date:` (the day it was completed, as a year-month-day date) {where}.",
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from context_doctor.checks._session_evidence import completed_date_remedy
 from context_doctor.checks.registry import (
     INDEX_ENTRY_CHECKS,
     NOT_TERMINAL,
@@ -12,7 +13,6 @@ from context_doctor.checks.registry import (
     Context,
     SkipRule,
 )
-from context_doctor.checks.terminal import completed_date_remedy
 from context_doctor.guards.text import is_valid_unicode
 from context_doctor.model.header import deciding_field
 from context_doctor.model.project import Project

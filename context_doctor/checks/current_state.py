@@ -116,24 +116,28 @@ def _hash_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
 
 def _last_session_issues(project: Project, state: StructuredState) -> Iterator[Issue]:
     recorded = date.fromisoformat(state.data["last_session"])
+    later: list[tuple[date, str]] = []  # each record of a session, and where it says so
     newest = project.newest_session
-    if newest is not None and newest.date is not None and newest.date > recorded:
-        yield Issue(
-            f"last_session {recorded} is older than the newest session entry {newest.date} "
-            f"({newest.path}:{newest.line})",
-            state.rel_path,
-            state.line_of("last_session"),
-            remedy=f'Set `"last_session": "{newest.date}"` and run `{_compile_command(project)}`.',
+    if newest is not None and newest.date is not None:
+        later.append(
+            (newest.date, f"the newest session entry {newest.date} ({newest.path}:{newest.line})")
         )
     header = project.header_last_session
-    if header is not None and header[1] is not None and header[1] > recorded:
-        yield Issue(
-            f"last_session {recorded} is older than the CONTEXT.md header's Last session "
-            f"{header[1]} (line {header[0].line})",
-            state.rel_path,
-            state.line_of("last_session"),
-            remedy=f'Set `"last_session": "{header[1]}"` and run `{_compile_command(project)}`.',
+    if header is not None and header[1] is not None:
+        later.append(
+            (
+                header[1],
+                f"the CONTEXT.md header's Last session {header[1]} (line {header[0].line})",
+            )
         )
+    for day, record in later:
+        if day > recorded:
+            yield Issue(
+                f"last_session {recorded} is older than {record}",
+                state.rel_path,
+                state.line_of("last_session"),
+                remedy=f'Set `"last_session": "{day}"` and run `{_compile_command(project)}`.',
+            )
 
 
 def _block_issues(project: Project, state: StructuredState) -> Iterator[Issue]:

@@ -27,6 +27,10 @@ TYPES = (
 )
 
 
+NOTE_CHECKS = VAULT_CHECKS.within(units=lambda v: len(v.notes))
+"""Checks of every Markdown note of the vault, memory or not: coverage counts notes."""
+
+
 def _unread(vault: Vault) -> Iterator[Unverified]:
     """Notes and directories the doctor could not read: their memories are unknown."""
     unreadable = sum(1 for note in vault.notes if note.facts and note.facts.status == UNREADABLE)
@@ -165,10 +169,9 @@ def _invalid_optional(note: Note, unit: str) -> Iterator[Issue]:
         )
 
 
-@VAULT_CHECKS.check(
+@NOTE_CHECKS.check(
     "memory-type-unknown",
     severity=Severity.DEFECT,
-    units=lambda v: len(v.notes),
     summary="a note with `id` and `recall_when` whose `type` Bastra does not know: never loaded",
     remedy=f"Set `type` to one of Bastra's types ({TYPES}); Bastra loads it on its next pass.",
     explanation=f"""
@@ -223,10 +226,9 @@ def memory_id_duplicate(vault: Vault, ctx: Context) -> Iterator[Issue | Unverifi
             )
 
 
-@VAULT_CHECKS.check(
+@NOTE_CHECKS.check(
     "memory-empty",
     severity=Severity.WARNING,
-    units=lambda v: len(v.notes),
     summary="a 0-byte (or blank) Markdown file in the vault",
     remedy="Delete the empty file, or write the memory it stands for through Bastra's "
     "`save_memory`.",
@@ -337,44 +339,31 @@ def _joined(kinds: list[str]) -> str:
 def _pairing(vault: Vault, memory_id: str, note: Note) -> Iterator[Issue]:
     facts = note.facts
     assert facts is not None
+
+    def at(field: str, message: str) -> Issue:
+        return Issue(message, note.rel_path, facts.line_of(field), unit=memory_id)
+
     if facts.replaces:
         older = vault.index.get(facts.replaces)
         back = older.facts.superseded_by if older is not None and older.facts else None
         if older is None:
             state = _target_state(vault, facts.replaces) or "not a live memory"
-            yield Issue(
-                f"`replaces: {facts.replaces}`, which is {state}",
-                note.rel_path,
-                facts.line_of("replaces"),
-                unit=memory_id,
-            )
+            yield at("replaces", f"`replaces: {facts.replaces}`, which is {state}")
         elif back != memory_id:
             said = f"says `superseded_by: {back}`" if back else "has no `superseded_by`"
-            yield Issue(
-                f"`replaces: {facts.replaces}`, but `{facts.replaces}` {said}",
-                note.rel_path,
-                facts.line_of("replaces"),
-                unit=memory_id,
-            )
+            yield at("replaces", f"`replaces: {facts.replaces}`, but `{facts.replaces}` {said}")
     if facts.superseded_by:
         newer = vault.index.get(facts.superseded_by)
         forward = newer.facts.replaces if newer is not None and newer.facts else None
         if newer is not None and forward != memory_id:
             said = f"says `replaces: {forward}`" if forward else "has no `replaces`"
-            yield Issue(
+            yield at(
+                "superseded_by",
                 f"`superseded_by: {facts.superseded_by}`, but `{facts.superseded_by}` {said}",
-                note.rel_path,
-                facts.line_of("superseded_by"),
-                unit=memory_id,
             )
         elif newer is None:
             state = _target_state(vault, facts.superseded_by) or "not a live memory"
-            yield Issue(
-                f"`superseded_by: {facts.superseded_by}`, which is {state}",
-                note.rel_path,
-                facts.line_of("superseded_by"),
-                unit=memory_id,
-            )
+            yield at("superseded_by", f"`superseded_by: {facts.superseded_by}`, which is {state}")
 
 
 def _secret_units(vault: Vault) -> int:

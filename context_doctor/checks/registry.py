@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from context_doctor.config.plugins import BUILTIN_PACKAGE, entry_point_modules, plugins_enabled
 from context_doctor.config.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported
@@ -223,6 +223,30 @@ class VaultSkipRule:
     description: str
     matches: Callable[[Vault], bool]
     shape: bool = False
+
+
+class _VaultFile(Protocol):
+    @property
+    def problem(self) -> str | None: ...
+
+
+def absent_and_unreadable(
+    read: Callable[[Vault], _VaultFile | None],
+    absent: tuple[str, str],
+    unreadable: tuple[str, str],
+) -> tuple[VaultSkipRule, VaultSkipRule]:
+    """The two reasons, ``(reason, description)`` each, a vault check cannot judge one of the
+    vault's files (``read``): it is not there (a shape: there is nothing to judge), or it is
+    there and cannot be read (a gate, shown: one check reports the file itself)."""
+
+    def broken(vault: Vault) -> bool:
+        found = read(vault)
+        return found is not None and found.problem is not None
+
+    return (
+        VaultSkipRule(*absent, lambda v: read(v) is None, shape=True),
+        VaultSkipRule(*unreadable, broken),
+    )
 
 
 ProjectCheck = Callable[["Project", Context], Iterable[Issue]]

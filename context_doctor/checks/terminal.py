@@ -47,24 +47,6 @@ TERMINAL_CHECKS = SEED_CHECKS.within(skips=(LIVE, PAUSED))
 EVIDENCE_SHOWN = 3
 
 
-def completed_date_remedy(project: Project) -> str:
-    """Name the evidence a person dates the completion from; the date itself is their claim."""
-    where = f"to the `{project.id}` entry in {project.source.index_rel_path}"
-    newest = project.newest_session
-    if newest is not None and newest.date is not None:
-        return (
-            f"Add `completed_date:` (the day it was completed) {where}; its newest session-log "
-            f"entry is {newest.date} ({newest.path}:{newest.line})."
-        )
-    latest = project.newest_session_commit if project.history_available else None
-    if latest is not None:
-        return (
-            f"Add `completed_date:` (the day it was completed, as a year-month-day date) {where}; "
-            f"its newest session commit is {latest.commit.short} of {latest.commit.work_date}."
-        )
-    return f"Add `completed_date:` (the day it was completed, as a year-month-day date) {where}."
-
-
 @TERMINAL_CHECKS.check(
     "terminal-project-active",
     severity=Severity.WARNING,

@@ -12,10 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.checks.registry import VAULT_CHECKS, Context, VaultSkipRule
+from context_doctor.checks.registry import (
+    VAULT_CHECKS,
+    Context,
+    absent_and_unreadable,
+)
 from context_doctor.report.findings import Issue, Severity, Unverified
 
 if TYPE_CHECKING:  # the vault model (PyYAML among it) loads only for a vault
+    from context_doctor.vault.floors import Floor
     from context_doctor.vault.model import Vault
 
 GROUP = "memory-vault"
@@ -27,16 +32,13 @@ MAX_FLOORS = 12  # Bastra's cap: its API refuses a 13th floor
 # Floors are a feature a machine uses or not: without a floors file there is nothing these
 # checks are about (a shape, docs/checks.md: counted as not applicable, not a coverage skip). A
 # floors file that is there and cannot be read is a gate: floor-stale reports it.
-NO_FLOORS = VaultSkipRule(
-    "no floors",
-    "this machine has no Bastra floors file",
-    lambda v: v.floors is None,
-    shape=True,
-)
-FLOORS_UNREADABLE = VaultSkipRule(
-    "floors unreadable",
-    "the floors file is a symlink, not JSON or not Bastra's shape (floor-stale reports it)",
-    lambda v: v.floors is not None and v.floors.problem is not None,
+NO_FLOORS, FLOORS_UNREADABLE = absent_and_unreadable(
+    lambda v: v.floors,
+    ("no floors", "this machine has no Bastra floors file"),
+    (
+        "floors unreadable",
+        "the floors file is a symlink, not JSON or not Bastra's shape (floor-stale reports it)",
+    ),
 )
 
 
@@ -53,6 +55,14 @@ READABLE_FLOOR_CHECKS = FLOOR_CHECKS.within(skips=(FLOORS_UNREADABLE,))
 def _where(vault: Vault) -> str:
     assert vault.floors is not None
     return str(vault.floors.path)
+
+
+def _about(vault: Vault, floor: Floor, said: str) -> Issue:
+    """A finding about one floor, ``said`` of it after its name (``floor on `id```): at its
+    line of the floors file, counted under its memory."""
+    return Issue(
+        f"floor on `{floor.memory_id}`{said}", _where(vault), floor.line, unit=floor.memory_id
+    )
 
 
 @FLOOR_CHECKS.check(
@@ -93,13 +103,12 @@ def floor_stale(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
             continue
         age = (ctx.today - day).days
         if age >= STALE_DAYS:
-            yield Issue(
-                f"floor on `{floor.memory_id}` was last affirmed {day.isoformat()}, {age} days "
+            yield _about(
+                vault,
+                floor,
+                f" was last affirmed {day.isoformat()}, {age} days "
                 f"before {ctx.today.isoformat()} ({age // 7} weeks: Bastra asks for a "
                 f"re-affirmation from {STALE_WEEKS})",
-                _where(vault),
-                floor.line,
-                unit=floor.memory_id,
             )
 
 
@@ -125,20 +134,17 @@ def floor_without_why(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified
     mine = {floor.memory_id for floor in vault.my_floors()}
     for floor in vault.my_floors():
         if not floor.reason.strip():
-            yield Issue(
-                f"floor on `{floor.memory_id}` has an empty `reason` (Bastra refuses a floor "
-                "without its why)",
-                _where(vault),
-                floor.line,
-                unit=floor.memory_id,
+            yield _about(
+                vault,
+                floor,
+                " has an empty `reason` (Bastra refuses a floor without its why)",
             )
         half = _half(floor.affirmed_by or "", floor.why or "", act=False)
         if half is not None:
-            yield Issue(
-                f"floor on `{floor.memory_id}` {half}",
-                _where(vault),
-                floor.line,
-                unit=floor.memory_id,
+            yield _about(
+                vault,
+                floor,
+                f" {half}",
             )
     for act in floors.acts:
         if act.memory_id not in mine:
@@ -185,11 +191,10 @@ def floor_target(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
         if floor.memory_id in vault.index:
             continue
         state = "soft-deleted (in the trash)" if floor.memory_id in trashed else "not a memory id"
-        yield Issue(
-            f"floor on `{floor.memory_id}`, which is {state} in vault {vault.name}",
-            _where(vault),
-            floor.line,
-            unit=floor.memory_id,
+        yield _about(
+            vault,
+            floor,
+            f", which is {state} in vault {vault.name}",
         )
 
 
@@ -213,10 +218,9 @@ def floor_cap(vault: Vault, ctx: Context) -> Iterator[Issue | Unverified]:
     total = len(floors.floors)
     for position, floor in enumerate(floors.floors[MAX_FLOORS:], start=MAX_FLOORS + 1):
         if id(floor) in mine:
-            yield Issue(
-                f"floor on `{floor.memory_id}` is floor {position} of {total} on this machine, "
+            yield _about(
+                vault,
+                floor,
+                f" is floor {position} of {total} on this machine, "
                 f"over Bastra's cap of {MAX_FLOORS} (its API refuses a floor past the cap)",
-                _where(vault),
-                floor.line,
-                unit=floor.memory_id,
             )

@@ -14,7 +14,12 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from context_doctor.checks.registry import VAULT_CHECKS, Context, VaultSkipRule
+from context_doctor.checks.registry import (
+    VAULT_CHECKS,
+    Context,
+    VaultSkipRule,
+    absent_and_unreadable,
+)
 from context_doctor.report.findings import Issue, Severity, Unverified
 from context_doctor.vault import AUDIT_LOG
 
@@ -32,16 +37,13 @@ NO_LOG = VaultSkipRule(
     "the vault has no .bastra/audit-log.ndjson to account for its trash",
     lambda v: v.audit_log is None,
 )
-NO_TRAIL = VaultSkipRule(
-    "no log",
-    "the vault keeps no audit log (.bastra/audit-log.ndjson): there is no trail to judge",
-    lambda v: v.audit_log is None,
-    shape=True,
-)
-LOG_UNREADABLE = VaultSkipRule(
-    "log unreadable",
-    "the audit log cannot be read (a symlink, not a regular file, unreadable)",
-    lambda v: v.audit_log is not None and v.audit_log.problem is not None,
+NO_TRAIL, LOG_UNREADABLE = absent_and_unreadable(
+    lambda v: v.audit_log,
+    (
+        "no log",
+        "the vault keeps no audit log (.bastra/audit-log.ndjson): there is no trail to judge",
+    ),
+    ("log unreadable", "the audit log cannot be read (a symlink, not a regular file, unreadable)"),
 )
 
 
